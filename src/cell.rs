@@ -1,0 +1,258 @@
+//! The borrowed row and cell events handed to the user.
+
+use std::fmt;
+
+use crate::date::DateTime;
+
+/// The largest column index (0-based): XFD.
+pub const MAX_COLUMN: u32 = 16_383;
+/// The largest row index (0-based): row 1,048,576.
+pub const MAX_ROW: u32 = 1_048_575;
+
+/// A cell's value, borrowing its text from the reader.
+///
+/// Text borrows from the scan buffer, the shared strings table or the
+/// reader's per-row arena; none of it is copied to the heap per cell. Call
+/// [`Value::to_owned_text`] or copy what you need to keep past the row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value<'a> {
+    /// A number (`t="n"`, or no type) whose style is not a date format.
+    Number(f64),
+    /// Text: a shared string, an inline string, or a formula's string result.
+    Text(&'a str),
+    /// A boolean.
+    Bool(bool),
+    /// An error value such as `#DIV/0!`.
+    Error(&'a str),
+    /// A date, time or duration: a number whose style is a date/time
+    /// format, or an ISO 8601 `t="d"` cell.
+    DateTime(DateTime),
+}
+
+impl Value<'_> {
+    /// The number, if this is a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::Number(number) => Some(number),
+            _ => None,
+        }
+    }
+
+    /// The text, if this is text.
+    pub fn as_str(&self) -> Option<&str> {
+        match *self {
+            Value::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The text as an owned `String`, if this is text.
+    pub fn to_owned_text(&self) -> Option<String> {
+        self.as_str().map(str::to_owned)
+    }
+}
+
+/// One non-empty cell of a row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cell<'a> {
+    pub(crate) row: u32,
+    pub(crate) column: u32,
+    pub(crate) style: u32,
+    pub(crate) value: Value<'a>,
+    pub(crate) formula: Option<&'a str>,
+}
+
+impl<'a> Cell<'a> {
+    /// The row index, 0-based (row 1 is 0).
+    pub fn row(&self) -> u32 {
+        self.row
+    }
+
+    /// The column index, 0-based (column A is 0).
+    pub fn column(&self) -> u32 {
+        self.column
+    }
+
+    /// The cell's A1 reference.
+    pub fn reference(&self) -> CellRef {
+        CellRef {
+            row: self.row,
+            column: self.column,
+        }
+    }
+
+    /// The index of the cell's style (`cellXfs` entry); 0 when it has none.
+    pub fn style(&self) -> u32 {
+        self.style
+    }
+
+    /// The value.
+    pub fn value(&self) -> Value<'a> {
+        self.value
+    }
+
+    /// The formula text, when the reader was asked for formulas
+    /// ([`SheetRows::with_formulas`](crate::SheetRows::with_formulas)) and
+    /// the cell has one written out (cells that share a formula written on
+    /// another cell have none of their own).
+    pub fn formula(&self) -> Option<&'a str> {
+        self.formula
+    }
+}
+
+/// One row of a sheet: its index and its non-empty cells in file order.
+#[derive(Debug, Clone, Copy)]
+pub struct Row<'a> {
+    pub(crate) index: u32,
+    pub(crate) cells: &'a [Cell<'a>],
+}
+
+impl<'a> Row<'a> {
+    /// The row index, 0-based (row 1 is 0).
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The cells that hold a value, in the order the file stores them.
+    pub fn cells(&self) -> &'a [Cell<'a>] {
+        self.cells
+    }
+
+    /// The cell in a column (0-based), if it holds a value.
+    pub fn get(&self, column: u32) -> Option<&'a Cell<'a>> {
+        self.cells.iter().find(|cell| cell.column == column)
+    }
+}
+
+/// A cell position, shown in A1 notation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CellRef {
+    /// Row index, 0-based.
+    pub row: u32,
+    /// Column index, 0-based.
+    pub column: u32,
+}
+
+impl fmt::Display for CellRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut letters = [0u8; 3];
+        write!(
+            f,
+            "{}{}",
+            column_name(self.column, &mut letters),
+            u64::from(self.row) + 1
+        )
+    }
+}
+
+/// Writes the letters of a 0-based column index into `buf` and returns them
+/// (`0` is `A`, `16383` is `XFD`). Indices past XFD are clamped to XFD.
+pub(crate) fn column_name(column: u32, buf: &mut [u8; 3]) -> &str {
+    let mut n = column.min(MAX_COLUMN) + 1;
+    let mut len = 0;
+    let mut reversed = [0u8; 3];
+    while n > 0 {
+        let digit = ((n - 1) % 26) as u8;
+        reversed[len] = b'A' + digit;
+        len += 1;
+        n = (n - 1) / 26;
+    }
+    for i in 0..len {
+        buf[i] = reversed[len - 1 - i];
+    }
+    std::str::from_utf8(&buf[..len]).unwrap_or("A")
+}
+
+/// Parses an A1 reference (`B3`, `xfd1048576`; a `$` before either part is
+/// allowed) into a 0-based row (None when the reference has no row digits)
+/// and column. Returns None when it is malformed or past XFD1048576.
+pub(crate) fn parse_reference(text: &[u8]) -> Option<(Option<u32>, u32)> {
+    let mut pos = 0;
+    if text.first() == Some(&b'$') {
+        pos += 1;
+    }
+    let mut column: u32 = 0;
+    let letters_start = pos;
+    while let Some(&byte) = text.get(pos) {
+        if !byte.is_ascii_alphabetic() {
+            break;
+        }
+        column = column * 26 + u32::from(byte.to_ascii_uppercase() - b'A' + 1);
+        pos += 1;
+        if pos - letters_start > 3 {
+            return None;
+        }
+    }
+    if pos == letters_start || column - 1 > MAX_COLUMN {
+        return None;
+    }
+    if text.get(pos) == Some(&b'$') {
+        pos += 1;
+    }
+    if pos == text.len() {
+        return Some((None, column - 1));
+    }
+    let row = parse_row_number(&text[pos..])?;
+    Some((Some(row), column - 1))
+}
+
+/// Parses a 1-based row number into a 0-based index, refusing 0 and rows
+/// past 1,048,576.
+pub(crate) fn parse_row_number(digits: &[u8]) -> Option<u32> {
+    if digits.is_empty() || digits.len() > 7 {
+        return None;
+    }
+    let mut row: u32 = 0;
+    for &digit in digits {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        row = row * 10 + u32::from(digit - b'0');
+    }
+    (1..=MAX_ROW + 1).contains(&row).then(|| row - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_names_round_trip() {
+        let mut buf = [0u8; 3];
+        for (index, name) in [
+            (0, "A"),
+            (25, "Z"),
+            (26, "AA"),
+            (701, "ZZ"),
+            (702, "AAA"),
+            (16383, "XFD"),
+        ] {
+            assert_eq!(column_name(index, &mut buf), name);
+            assert_eq!(parse_reference(name.as_bytes()), Some((None, index)));
+        }
+    }
+
+    #[test]
+    fn parses_and_bounds_references() {
+        assert_eq!(parse_reference(b"B3"), Some((Some(2), 1)));
+        assert_eq!(parse_reference(b"$b$3"), Some((Some(2), 1)));
+        assert_eq!(
+            parse_reference(b"XFD1048576"),
+            Some((Some(1_048_575), 16_383))
+        );
+        assert_eq!(parse_reference(b"XFE1"), None);
+        assert_eq!(parse_reference(b"A1048577"), None);
+        assert_eq!(parse_reference(b"A0"), None);
+        assert_eq!(parse_reference(b"1"), None);
+        assert_eq!(parse_reference(b"AAAA1"), None);
+        assert_eq!(parse_reference(b"A1x"), None);
+        assert_eq!(
+            CellRef {
+                row: 1_048_575,
+                column: 16_383
+            }
+            .to_string(),
+            "XFD1048576"
+        );
+    }
+}

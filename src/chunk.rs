@@ -1,0 +1,137 @@
+//! The window of inflated bytes a scanner works on.
+//!
+//! A part is read in fixed-size chunks into one reusable buffer. Scanners
+//! consume whole units (a row, a shared string item) from the front of the
+//! window; a unit cut off by the end of a chunk stays in the window, is moved
+//! to the front, and the next chunk is appended behind it. The buffer grows
+//! only when a single unit is larger than it, so memory follows the largest
+//! unit, never the part.
+
+use std::io::Read;
+
+use crate::error::{Error, Result};
+
+/// Bytes asked of the inflater per read.
+pub(crate) const CHUNK_SIZE: usize = 128 * 1024;
+
+pub(crate) struct ChunkBuffer {
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Offset in the part of `buf[0]`.
+    base: u64,
+    eof: bool,
+    max_unit_bytes: u64,
+}
+
+impl ChunkBuffer {
+    pub(crate) fn new(max_unit_bytes: u64) -> ChunkBuffer {
+        ChunkBuffer {
+            buf: vec![0; CHUNK_SIZE],
+            start: 0,
+            end: 0,
+            base: 0,
+            eof: false,
+            max_unit_bytes,
+        }
+    }
+
+    /// The bytes read and not yet consumed.
+    pub(crate) fn window(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    /// The part offset of the first byte of the window.
+    pub(crate) fn window_offset(&self) -> u64 {
+        self.base + self.start as u64
+    }
+
+    /// Whether the window holds the rest of the part.
+    pub(crate) fn is_eof(&self) -> bool {
+        self.eof
+    }
+
+    pub(crate) fn consume(&mut self, count: usize) {
+        debug_assert!(self.start + count <= self.end);
+        self.start = (self.start + count).min(self.end);
+    }
+
+    /// Appends at least one more byte to the window, or marks the end of the
+    /// part. Moves the window to the front of the buffer first, and grows the
+    /// buffer only when the window fills it.
+    pub(crate) fn fill(&mut self, reader: &mut impl Read) -> Result<()> {
+        if self.eof {
+            return Ok(());
+        }
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.base += self.start as u64;
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            if self.end as u64 >= self.max_unit_bytes {
+                return Err(Error::limit("row or string item size", self.max_unit_bytes)
+                    .with_offset(self.base));
+            }
+            let cap = usize::try_from(self.max_unit_bytes)
+                .unwrap_or(usize::MAX)
+                .saturating_add(1);
+            let grown = (self.buf.len() * 2).min(cap);
+            self.buf.resize(grown.max(self.end + 1), 0);
+        }
+        loop {
+            let count = reader.read(&mut self.buf[self.end..])?;
+            if count == 0 {
+                self.eof = true;
+                return Ok(());
+            }
+            self.end += count;
+            if self.end == self.buf.len() {
+                return Ok(());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn carries_the_unconsumed_tail_over() {
+        let data: Vec<u8> = (0..(3 * CHUNK_SIZE + 10)).map(|i| i as u8).collect();
+        let mut reader = &data[..];
+        let mut buffer = ChunkBuffer::new(u64::MAX);
+        buffer.fill(&mut reader).unwrap();
+        assert_eq!(buffer.window().len(), CHUNK_SIZE);
+        buffer.consume(CHUNK_SIZE - 3);
+        buffer.fill(&mut reader).unwrap();
+        assert_eq!(buffer.window_offset(), (CHUNK_SIZE - 3) as u64);
+        assert_eq!(&buffer.window()[..3], &data[CHUNK_SIZE - 3..CHUNK_SIZE]);
+        // Nothing consumed: the buffer grows to hold a bigger unit.
+        buffer.fill(&mut reader).unwrap();
+        assert!(buffer.window().len() > CHUNK_SIZE);
+        let offset = buffer.window_offset() as usize;
+        assert_eq!(
+            buffer.window(),
+            &data[offset..offset + buffer.window().len()]
+        );
+    }
+
+    #[test]
+    fn refuses_a_unit_larger_than_the_limit() {
+        let data = vec![b'x'; 4 * CHUNK_SIZE];
+        let mut reader = &data[..];
+        let mut buffer = ChunkBuffer::new(CHUNK_SIZE as u64 * 2);
+        let mut result = Ok(());
+        for _ in 0..8 {
+            result = buffer.fill(&mut reader);
+            if result.is_err() {
+                break;
+            }
+        }
+        let err = result.unwrap_err();
+        assert!(err.to_string().contains("row or string item size"), "{err}");
+    }
+}

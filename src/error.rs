@@ -1,0 +1,266 @@
+//! One error type for everything that can go wrong while reading a workbook.
+//!
+//! An [`Error`] is a kind (what went wrong) plus a [`Location`] (where): the
+//! package part, the sheet, the row and column, and the byte offset inside the
+//! inflated part. Each layer fills in what it knows as the error travels up,
+//! so the message a user sees names the place precisely.
+
+use std::fmt;
+use std::io;
+
+/// A specialised `Result` for sheetstream.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An error from opening or reading a workbook.
+///
+/// The kind says what went wrong ([`Error::kind`]); the location says where
+/// ([`Error::location`]). `Display` prints both on one line.
+pub struct Error(Box<ErrorInner>);
+
+struct ErrorInner {
+    kind: ErrorKind,
+    location: Location,
+}
+
+/// What went wrong.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Reading the underlying file or stream failed.
+    Io(io::Error),
+    /// The input is not a ZIP archive. `detail` says what it looks like instead.
+    NotZip {
+        /// What the input looks like (an OLE2 compound file, an empty file, ...).
+        detail: &'static str,
+    },
+    /// The ZIP container is damaged or uses a feature that cannot be read.
+    Zip(String),
+    /// The package is not a usable OOXML spreadsheet package.
+    Package(String),
+    /// A part the workbook needs is missing.
+    MissingPart(String),
+    /// The XML of a part is malformed.
+    Xml(String),
+    /// A part is not valid UTF-8.
+    InvalidUtf8,
+    /// A cell refers to a shared string that does not exist.
+    SharedStringIndex {
+        /// The index the cell names.
+        index: u64,
+        /// How many shared strings the workbook has.
+        count: usize,
+    },
+    /// A cell value cannot be read as its type says.
+    InvalidValue(String),
+    /// A cell or row reference is malformed or past XFD1048576.
+    CellReference(String),
+    /// A configured limit was exceeded (see [`Limits`](crate::Limits)).
+    LimitExceeded {
+        /// Which limit.
+        limit: &'static str,
+        /// The configured maximum.
+        max: u64,
+    },
+    /// The requested sheet does not exist.
+    SheetNotFound(String),
+}
+
+/// Where an error happened. Every field is optional: it is filled in as far
+/// as the reader knows it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Location {
+    /// The package part, e.g. `xl/worksheets/sheet1.xml`.
+    pub part: Option<String>,
+    /// The sheet name.
+    pub sheet: Option<String>,
+    /// The row number, 1-based as in Excel.
+    pub row: Option<u32>,
+    /// The column number, 1-based (A is 1).
+    pub column: Option<u32>,
+    /// The byte offset in the inflated part.
+    pub offset: Option<u64>,
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind) -> Error {
+        Error(Box::new(ErrorInner {
+            kind,
+            location: Location::default(),
+        }))
+    }
+
+    pub(crate) fn xml(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Xml(message.into()))
+    }
+
+    pub(crate) fn package(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Package(message.into()))
+    }
+
+    pub(crate) fn invalid_value(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::InvalidValue(message.into()))
+    }
+
+    pub(crate) fn limit(limit: &'static str, max: u64) -> Error {
+        Error::new(ErrorKind::LimitExceeded { limit, max })
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.0.kind
+    }
+
+    /// Where it went wrong, as far as known.
+    pub fn location(&self) -> &Location {
+        &self.0.location
+    }
+
+    pub(crate) fn with_part(mut self, part: &str) -> Error {
+        self.0.location.part.get_or_insert_with(|| part.to_owned());
+        self
+    }
+
+    pub(crate) fn with_sheet(mut self, sheet: &str) -> Error {
+        self.0
+            .location
+            .sheet
+            .get_or_insert_with(|| sheet.to_owned());
+        self
+    }
+
+    pub(crate) fn with_row(mut self, row: u32) -> Error {
+        self.0.location.row.get_or_insert(row);
+        self
+    }
+
+    pub(crate) fn with_column(mut self, column: u32) -> Error {
+        self.0.location.column.get_or_insert(column);
+        self
+    }
+
+    pub(crate) fn with_offset(mut self, offset: u64) -> Error {
+        self.0.location.offset.get_or_insert(offset);
+        self
+    }
+
+    /// Adds an offset relative to a base, keeping an offset already set as
+    /// relative to the same base.
+    pub(crate) fn shift_offset(mut self, base: u64) -> Error {
+        if let Some(offset) = self.0.location.offset.as_mut() {
+            *offset += base;
+        }
+        self
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ErrorKind::Io(err) => write!(f, "I/O error: {err}"),
+            ErrorKind::NotZip { detail } => write!(f, "not an .xlsx file: {detail}"),
+            ErrorKind::Zip(message) => write!(f, "damaged ZIP container: {message}"),
+            ErrorKind::Package(message) => write!(f, "not a spreadsheet package: {message}"),
+            ErrorKind::MissingPart(part) => write!(f, "missing part {part}"),
+            ErrorKind::Xml(message) => write!(f, "malformed XML: {message}"),
+            ErrorKind::InvalidUtf8 => f.write_str("invalid UTF-8"),
+            ErrorKind::SharedStringIndex { index, count } => write!(
+                f,
+                "shared string index {index} out of range (the workbook has {count})"
+            ),
+            ErrorKind::InvalidValue(message) => write!(f, "invalid cell value: {message}"),
+            ErrorKind::CellReference(message) => write!(f, "invalid cell reference: {message}"),
+            ErrorKind::LimitExceeded { limit, max } => {
+                write!(f, "limit exceeded: {limit} (maximum {max}; see Limits)")
+            }
+            ErrorKind::SheetNotFound(name) => write!(f, "no sheet {name}"),
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut separator = "";
+        let mut item = |f: &mut fmt::Formatter<'_>, args: fmt::Arguments<'_>| {
+            let result = write!(f, "{separator}{args}");
+            separator = ", ";
+            result
+        };
+        if let Some(sheet) = &self.sheet {
+            item(f, format_args!("sheet '{sheet}'"))?;
+        }
+        if let Some(part) = &self.part {
+            item(f, format_args!("part {part}"))?;
+        }
+        match (self.row, self.column) {
+            (Some(row), Some(column)) => {
+                let mut letters = [0u8; 3];
+                let name = crate::cell::column_name(column.saturating_sub(1), &mut letters);
+                item(f, format_args!("cell {name}{row}"))?
+            }
+            (Some(row), None) => item(f, format_args!("row {row}"))?,
+            (None, Some(column)) => item(f, format_args!("column {column}"))?,
+            (None, None) => {}
+        }
+        if let Some(offset) = self.offset {
+            item(f, format_args!("byte {offset}"))?;
+        }
+        Ok(())
+    }
+}
+
+impl Location {
+    fn is_empty(&self) -> bool {
+        self == &Location::default()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.kind)?;
+        if !self.0.location.is_empty() {
+            write!(f, " (at {})", self.0.location)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.0.kind)
+            .field("location", &self.0.location)
+            .finish()
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.0.kind {
+            ErrorKind::Io(err) => Some(err),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(err: io::Error) -> Error {
+        // Our own limit and format errors travel through `io::Read` as
+        // `io::Error`s wrapping an `Error`; unwrap them again here.
+        if err.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+            if let Some(inner) = err.into_inner()
+                && let Ok(ours) = inner.downcast::<Error>()
+            {
+                return *ours;
+            }
+            return Error::new(ErrorKind::Io(io::Error::other("I/O error")));
+        }
+        Error::new(ErrorKind::Io(err))
+    }
+}
+
+impl From<Error> for io::Error {
+    fn from(err: Error) -> io::Error {
+        io::Error::other(err)
+    }
+}

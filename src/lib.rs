@@ -1,0 +1,76 @@
+//! Streaming reader for Excel `.xlsx` workbooks.
+//!
+//! sheetstream reads a worksheet's XML straight out of the inflate stream
+//! and hands each row to you as borrowed events: text points into the scan
+//! buffer or the shared strings table, numbers are parsed from the bytes in
+//! place, and per-row scratch lives in an arena reset between rows. Nothing
+//! is allocated per cell, and memory follows the largest row plus the shared
+//! strings, never the size of the sheet.
+//!
+//! # Quick start
+//!
+//! ```
+//! use sheetstream::{Value, Workbook};
+//!
+//! # fn main() -> Result<(), sheetstream::Error> {
+//! let mut workbook = Workbook::open("examples/data/sales.xlsx")?;
+//! for sheet in workbook.sheets() {
+//!     println!("{} ({:?})", sheet.name(), sheet.kind());
+//! }
+//!
+//! // Sum column B of the sheet named "Data", skipping the header row.
+//! let mut total = 0.0;
+//! workbook.for_each_row("Data", |row| {
+//!     if let Some(Value::Number(amount)) = row.get(1).map(|cell| cell.value()) {
+//!         total += amount;
+//!     }
+//! })?;
+//! assert_eq!(total, 60.0);
+//!
+//! // Or pull rows one at a time, stopping whenever you like.
+//! let mut rows = workbook.rows(0)?;
+//! let header = rows.next_row()?.expect("a header row");
+//! assert_eq!(header.cells()[0].value(), Value::Text("Item"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Values
+//!
+//! Each [`Cell`] carries a [`Value`]: a number, text, a boolean, an error
+//! code, or a [`DateTime`] when the cell's number format shows a date or
+//! time (or the cell is an ISO 8601 `t="d"` cell). A `DateTime` keeps the
+//! serial number and the workbook's [`DateSystem`];
+//! [`DateTime::to_civil`] converts it to a calendar date and time.
+//!
+//! # Errors and limits
+//!
+//! Every failure is an [`Error`] whose [`Location`] names the part, sheet,
+//! row, column and byte offset where it applies. Hostile input (ZIP bombs,
+//! giant rows, huge shared string tables) is refused by [`Limits`], which
+//! can be raised through [`OpenOptions`].
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod cell;
+mod chunk;
+mod date;
+mod error;
+mod limits;
+mod number_format;
+mod package;
+mod rows;
+mod scan;
+mod shared_strings;
+mod styles;
+mod workbook;
+mod xml;
+
+pub use cell::{Cell, CellRef, MAX_COLUMN, MAX_ROW, Row, Value};
+pub use date::{CivilDateTime, DateSystem, DateTime};
+pub use error::{Error, ErrorKind, Location, Result};
+pub use limits::Limits;
+pub use package::{SheetInfo, SheetKind, SheetState};
+pub use rows::SheetRows;
+pub use shared_strings::SharedStrings;
+pub use workbook::{OpenOptions, RowFlow, SheetSelector, Workbook};

@@ -1,0 +1,180 @@
+//! The `sheetstream` command-line tool.
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use sheetstream::{SheetKind, SheetState, Value, Workbook};
+
+const USAGE: &str = "\
+sheetstream: stream the contents of .xlsx workbooks
+
+Usage:
+  sheetstream sheets FILE   list the sheets: position, name, state, kind
+  sheetstream cells FILE    print every non-empty cell of every worksheet as
+                            one JSON object a line (the conformance dump format)
+
+Exit status: 0 on success, 1 when the workbook cannot be read, 2 on bad usage.";
+
+enum Failure {
+    Usage(String),
+    Read(sheetstream::Error),
+    Output(io::Error),
+}
+
+impl From<sheetstream::Error> for Failure {
+    fn from(err: sheetstream::Error) -> Failure {
+        Failure::Read(err)
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(err: io::Error) -> Failure {
+        Failure::Output(err)
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(message)) => {
+            eprintln!("sheetstream: {message}\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Read(err)) => {
+            eprintln!("sheetstream: {err}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Output(err)) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Output(err)) => {
+            eprintln!("sheetstream: cannot write output: {err}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), Failure> {
+    match args {
+        [flag] if flag == "-h" || flag == "--help" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        [command, file] if command == "sheets" => sheets(file),
+        [command, file] if command == "cells" => cells(file),
+        [] => Err(Failure::Usage("no command given".into())),
+        [command, ..] if command == "sheets" || command == "cells" => Err(Failure::Usage(format!(
+            "`{command}` takes exactly one FILE"
+        ))),
+        [command, ..] => Err(Failure::Usage(format!("unknown command `{command}`"))),
+    }
+}
+
+fn sheets(file: &str) -> Result<(), Failure> {
+    let workbook = Workbook::open(file)?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for (position, sheet) in workbook.sheets().iter().enumerate() {
+        let state = match sheet.state() {
+            SheetState::Visible => "visible",
+            SheetState::Hidden => "hidden",
+            SheetState::VeryHidden => "veryHidden",
+        };
+        writeln!(
+            out,
+            "{position}\t{}\t{state}\t{}",
+            sheet.name(),
+            kind_name(sheet.kind())
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn kind_name(kind: SheetKind) -> &'static str {
+    match kind {
+        SheetKind::Worksheet => "worksheet",
+        SheetKind::Chartsheet => "chartsheet",
+        SheetKind::Dialogsheet => "dialogsheet",
+        SheetKind::Macrosheet => "macrosheet",
+    }
+}
+
+fn cells(file: &str) -> Result<(), Failure> {
+    let mut workbook = Workbook::open(file)?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let worksheets: Vec<(usize, String)> = workbook
+        .sheets()
+        .iter()
+        .enumerate()
+        .filter(|(_, sheet)| sheet.kind() == SheetKind::Worksheet)
+        .map(|(position, sheet)| (position, sheet.name().to_owned()))
+        .collect();
+    let mut line = Vec::with_capacity(256);
+    let mut quoted_name = Vec::new();
+    for (position, name) in worksheets {
+        quoted_name.clear();
+        write_json_string(&mut quoted_name, &name);
+        let mut rows = workbook.rows(position)?;
+        while let Some(row) = rows.next_row()? {
+            for cell in row.cells() {
+                line.clear();
+                line.extend_from_slice(b"{\"sheet\":");
+                line.extend_from_slice(&quoted_name);
+                write!(line, ",\"ref\":\"{}\",", cell.reference())?;
+                write_value(&mut line, cell.value())?;
+                line.extend_from_slice(b"}\n");
+                out.write_all(&line)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn write_value(line: &mut Vec<u8>, value: Value<'_>) -> io::Result<()> {
+    match value {
+        Value::Number(number) => write!(line, "\"t\":\"n\",\"v\":{number}"),
+        Value::Text(text) => {
+            line.extend_from_slice(b"\"t\":\"s\",\"v\":");
+            write_json_string(line, text);
+            Ok(())
+        }
+        Value::Bool(flag) => write!(line, "\"t\":\"b\",\"v\":{flag}"),
+        Value::Error(code) => {
+            line.extend_from_slice(b"\"t\":\"e\",\"v\":");
+            write_json_string(line, code);
+            Ok(())
+        }
+        Value::DateTime(date) => match date.to_civil() {
+            Some(civil) => write!(line, "\"t\":\"d\",\"v\":\"{civil}\""),
+            None => write!(line, "\"t\":\"n\",\"v\":{}", date.serial()),
+        },
+    }
+}
+
+fn write_json_string(out: &mut Vec<u8>, text: &str) {
+    out.push(b'"');
+    let bytes = text.as_bytes();
+    let mut copied = 0;
+    for (at, &byte) in bytes.iter().enumerate() {
+        let escape: &[u8] = match byte {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x00..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[copied..at]);
+        if escape.is_empty() {
+            out.extend_from_slice(format!("\\u{byte:04x}").as_bytes());
+        } else {
+            out.extend_from_slice(escape);
+        }
+        copied = at + 1;
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    out.push(b'"');
+}

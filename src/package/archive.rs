@@ -1,0 +1,232 @@
+//! The ZIP container: the central directory read once, parts found by their
+//! OPC name (case-insensitively), and each part read through a guard that
+//! enforces the size and compression-ratio limits.
+
+use std::collections::HashMap;
+use std::io::{self, Read, Seek, SeekFrom};
+
+use zip::ZipArchive;
+use zip::result::ZipError;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Limits;
+use crate::package::encoding;
+
+const OLE2_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+
+/// The opened ZIP archive and an index of its entries by normalised part name.
+pub(crate) struct Archive<R> {
+    zip: ZipArchive<R>,
+    /// Normalised (lower-case, no leading `/`, forward slashes) name to entry index.
+    index: HashMap<String, usize>,
+}
+
+/// Normalises a part name for lookup: OPC part names compare
+/// case-insensitively; some writers use backslashes or a leading slash.
+pub(crate) fn normalise_part_name(name: &str) -> String {
+    let trimmed = name.trim_start_matches(['/', '\\']);
+    let mut out = String::with_capacity(trimmed.len());
+    for ch in trimmed.chars() {
+        out.push(if ch == '\\' {
+            '/'
+        } else {
+            ch.to_ascii_lowercase()
+        });
+    }
+    out
+}
+
+fn sniff(reader: &mut (impl Read + Seek)) -> Result<()> {
+    let mut magic = [0u8; 8];
+    reader.seek(SeekFrom::Start(0))?;
+    let mut filled = 0;
+    while filled < magic.len() {
+        match reader.read(&mut magic[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    reader.seek(SeekFrom::Start(0))?;
+    let detail = if filled == 0 {
+        "the file is empty"
+    } else if magic == OLE2_MAGIC {
+        "it is an OLE2 compound file (an encrypted workbook or a legacy .xls)"
+    } else if magic.starts_with(b"PK") {
+        return Ok(());
+    } else if magic.starts_with(b"<?xml") || magic.starts_with(b"<") {
+        "it is an XML or HTML text file, not a ZIP package"
+    } else {
+        "it does not start with a ZIP signature"
+    };
+    Err(Error::new(ErrorKind::NotZip { detail }))
+}
+
+pub(crate) fn zip_error(err: ZipError) -> Error {
+    match err {
+        ZipError::Io(err) => {
+            if err.kind() == io::ErrorKind::InvalidData {
+                Error::new(ErrorKind::Zip(err.to_string()))
+            } else {
+                Error::from(err)
+            }
+        }
+        ZipError::UnsupportedArchive(message) => {
+            Error::new(ErrorKind::Zip(format!("unsupported: {message}")))
+        }
+        ZipError::InvalidPassword => Error::new(ErrorKind::Zip("the entry is encrypted".into())),
+        other => Error::new(ErrorKind::Zip(other.to_string())),
+    }
+}
+
+impl<R: Read + Seek> Archive<R> {
+    /// Reads the central directory and indexes the entries.
+    pub(crate) fn new(mut reader: R) -> Result<Archive<R>> {
+        sniff(&mut reader)?;
+        let zip = ZipArchive::new(reader).map_err(|err| match err {
+            ZipError::InvalidArchive(message) => Error::new(ErrorKind::NotZip {
+                detail: if message.contains("end of central directory") || message.contains("EOCD")
+                {
+                    "no ZIP central directory was found (truncated or not a ZIP file)"
+                } else {
+                    "the ZIP central directory is damaged"
+                },
+            }),
+            other => zip_error(other),
+        })?;
+        if zip.has_duplicate_names() {
+            return Err(Error::new(ErrorKind::Zip(
+                "the archive has duplicate entry names".into(),
+            )));
+        }
+        let mut index = HashMap::with_capacity(zip.len());
+        for (position, raw) in zip.file_names_raw().enumerate() {
+            let name = normalise_part_name(&String::from_utf8_lossy(raw));
+            if index.insert(name.clone(), position).is_some() {
+                return Err(Error::new(ErrorKind::Zip(format!(
+                    "the archive has two entries named {name}"
+                ))));
+            }
+        }
+        Ok(Archive { zip, index })
+    }
+
+    /// Whether a part exists (`name` is a part name, any case).
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.index.contains_key(&normalise_part_name(name))
+    }
+
+    fn entry_index(&self, name: &str) -> Result<usize> {
+        self.index
+            .get(&normalise_part_name(name))
+            .copied()
+            .ok_or_else(|| Error::new(ErrorKind::MissingPart(name.to_owned())))
+    }
+
+    /// Opens a part for streaming, guarded by the limits, with at most
+    /// `max_bytes` inflated bytes. The stream is UTF-8: a UTF-16 part (rare,
+    /// but legal XML) is transcoded whole, up to the metadata size limit.
+    pub(crate) fn open_part(
+        &mut self,
+        name: &str,
+        max_bytes: u64,
+        limits: &Limits,
+    ) -> Result<Box<dyn Read + '_>> {
+        let index = self.entry_index(name)?;
+        let file = self
+            .zip
+            .by_index(index)
+            .map_err(|err| zip_error(err).with_part(name))?;
+        if file.encrypted() {
+            return Err(Error::new(ErrorKind::Zip("the entry is encrypted".into())).with_part(name));
+        }
+        let compressed = file.compressed_size();
+        let mut reader = PartReader {
+            inner: file,
+            inflated: 0,
+            compressed,
+            max_bytes,
+            limits: *limits,
+        };
+        let mut head = [0u8; 4];
+        let mut filled = 0;
+        while filled < head.len() {
+            match reader
+                .read(&mut head[filled..])
+                .map_err(|err| Error::from(err).with_part(name))?
+            {
+                0 => break,
+                count => filled += count,
+            }
+        }
+        let head = &head[..filled];
+        match encoding::utf16_byte_order(head) {
+            None => Ok(Box::new(io::Cursor::new(head.to_vec()).chain(reader))),
+            Some(big_endian) => {
+                reader.max_bytes = max_bytes.min(limits.max_metadata_part_bytes);
+                let mut bytes = head.to_vec();
+                reader
+                    .read_to_end(&mut bytes)
+                    .map_err(|err| Error::from(err).with_part(name))?;
+                let text = encoding::utf16_to_utf8(&bytes, big_endian)
+                    .ok_or_else(|| Error::new(ErrorKind::InvalidUtf8).with_part(name))?;
+                Ok(Box::new(io::Cursor::new(text.into_bytes())))
+            }
+        }
+    }
+
+    /// Reads a whole (small) part into memory, up to the metadata size limit.
+    pub(crate) fn read_part(&mut self, name: &str, limits: &Limits) -> Result<Vec<u8>> {
+        let mut reader = self.open_part(name, limits.max_metadata_part_bytes, limits)?;
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|err| Error::from(err).with_part(name))?;
+        Ok(bytes)
+    }
+}
+
+/// A part's inflated bytes, with the limits enforced as they are read.
+pub(crate) struct PartReader<R> {
+    inner: R,
+    inflated: u64,
+    compressed: u64,
+    max_bytes: u64,
+    limits: Limits,
+}
+
+impl<R: Read> PartReader<R> {
+    /// Checks the limits after `inflated` bytes, returning the error to stop with.
+    fn check(&self) -> Option<Error> {
+        if self.inflated > self.max_bytes {
+            return Some(Error::limit("inflated part size", self.max_bytes));
+        }
+        if self.inflated > self.limits.ratio_threshold_bytes
+            && self.inflated / self.compressed.max(1) > self.limits.max_compression_ratio
+        {
+            return Some(Error::limit(
+                "compression ratio",
+                self.limits.max_compression_ratio,
+            ));
+        }
+        None
+    }
+}
+
+impl<R: Read> Read for PartReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let count = self.inner.read(buf).map_err(|err| {
+            if err.kind() == io::ErrorKind::InvalidData
+                || err.kind() == io::ErrorKind::UnexpectedEof
+            {
+                io::Error::from(Error::new(ErrorKind::Zip(err.to_string())))
+            } else {
+                err
+            }
+        })?;
+        self.inflated += count as u64;
+        match self.check() {
+            Some(err) => Err(err.into()),
+            None => Ok(count),
+        }
+    }
+}

@@ -1,0 +1,366 @@
+//! The OPC package: from the ZIP container to the workbook's parts.
+//!
+//! The workbook part is found through the package relationships
+//! (`_rels/.rels`), the sheets, shared strings and styles through the
+//! workbook's relationships. Targets are resolved relative to their source
+//! part, and part names compare case-insensitively.
+
+pub(crate) mod archive;
+mod encoding;
+
+use std::io::{Read, Seek};
+
+use crate::date::DateSystem;
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Limits;
+use crate::xml::{self, Token};
+use archive::Archive;
+
+/// Whether a sheet is shown in Excel's tab bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SheetState {
+    /// Shown.
+    Visible,
+    /// Hidden; the user can unhide it.
+    Hidden,
+    /// Hidden; only a macro can unhide it.
+    VeryHidden,
+}
+
+/// What a sheet holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SheetKind {
+    /// A grid of cells.
+    Worksheet,
+    /// A sheet that holds only a chart.
+    Chartsheet,
+    /// An Excel 5 dialog sheet.
+    Dialogsheet,
+    /// An Excel 4 macro sheet (XLM).
+    Macrosheet,
+}
+
+/// A sheet as the workbook lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SheetInfo {
+    name: String,
+    state: SheetState,
+    kind: SheetKind,
+    part: String,
+}
+
+impl SheetInfo {
+    /// The sheet's name as shown on its tab.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Visible, hidden or very hidden.
+    pub fn state(&self) -> SheetState {
+        self.state
+    }
+
+    /// Worksheet, chart sheet, dialog sheet or macro sheet.
+    pub fn kind(&self) -> SheetKind {
+        self.kind
+    }
+
+    /// The name of the package part holding the sheet's XML.
+    pub fn part(&self) -> &str {
+        &self.part
+    }
+}
+
+/// Where the workbook's parts are, and what the workbook part says.
+pub(crate) struct Layout {
+    pub sheets: Vec<SheetInfo>,
+    pub shared_strings_part: Option<String>,
+    pub styles_part: Option<String>,
+    pub date_system: DateSystem,
+}
+
+struct Relationship {
+    id: String,
+    kind: String,
+    target: String,
+}
+
+/// The relationships part for a source part: `xl/workbook.xml` has
+/// `xl/_rels/workbook.xml.rels`.
+fn relationships_part_of(source: &str) -> String {
+    match source.rfind('/') {
+        Some(slash) => format!("{}/_rels/{}.rels", &source[..slash], &source[slash + 1..]),
+        None => format!("_rels/{source}.rels"),
+    }
+}
+
+/// Resolves a relationship target against its source part's folder.
+pub(crate) fn resolve_target(source: &str, target: &str) -> String {
+    let target = percent_decode(target);
+    let mut segments: Vec<&str> = Vec::new();
+    let absolute = target.starts_with('/') || target.starts_with('\\');
+    if !absolute && let Some(slash) = source.rfind('/') {
+        segments.extend(source[..slash].split('/').filter(|s| !s.is_empty()));
+    }
+    for segment in target.split(['/', '\\']) {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            other => segments.push(other),
+        }
+    }
+    segments.join("/")
+}
+
+fn percent_decode(text: &str) -> String {
+    if !text.contains('%') {
+        return text.to_owned();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
+}
+
+/// The last segment of a relationship type URI (`.../worksheet`), which is
+/// the same in the Transitional and Strict namespaces.
+fn type_suffix(kind: &str) -> &str {
+    kind.rsplit('/').next().unwrap_or(kind)
+}
+
+fn xml_error(part: &str) -> impl Fn(xml::XmlError) -> Error + '_ {
+    move |err| err.into_error().with_part(part)
+}
+
+fn read_relationships<R: Read + Seek>(
+    archive: &mut Archive<R>,
+    source: &str,
+    limits: &Limits,
+) -> Result<Vec<Relationship>> {
+    let part = relationships_part_of(source);
+    if !archive.contains(&part) {
+        return Ok(Vec::new());
+    }
+    let bytes = archive.read_part(&part, limits)?;
+    let mut relationships = Vec::new();
+    xml::walk(&bytes, |token| {
+        let Token::Start {
+            name, attributes, ..
+        } = token
+        else {
+            return Ok(());
+        };
+        if xml::local_name(name.of(&bytes)) != b"Relationship" {
+            return Ok(());
+        }
+        let (mut id, mut kind, mut target, mut external) = (None, None, None, false);
+        for attribute in xml::Attributes::new(&bytes, attributes) {
+            let (key, value) = attribute?;
+            let value = value.of(&bytes);
+            match key {
+                b"Id" => id = Some(xml::decode_owned(value, false)?),
+                b"Type" => kind = Some(xml::decode_owned(value, false)?),
+                b"Target" => target = Some(xml::decode_owned(value, false)?),
+                b"TargetMode" => external = value.eq_ignore_ascii_case(b"External"),
+                _ => {}
+            }
+        }
+        if let (Some(id), Some(kind), Some(target), false) = (id, kind, target, external) {
+            relationships.push(Relationship {
+                id,
+                kind,
+                target: resolve_target(source, target.trim()),
+            });
+        }
+        Ok(())
+    })
+    .map_err(xml_error(&part))?;
+    Ok(relationships)
+}
+
+/// The first existing part among the relationships of one type, or a
+/// conventional fallback name when the relationship is missing.
+fn part_of_type<R: Read + Seek>(
+    archive: &Archive<R>,
+    relationships: &[Relationship],
+    suffix: &str,
+    fallback: &str,
+) -> Option<String> {
+    relationships
+        .iter()
+        .filter(|r| type_suffix(&r.kind).eq_ignore_ascii_case(suffix))
+        .map(|r| r.target.clone())
+        .find(|target| archive.contains(target))
+        .or_else(|| archive.contains(fallback).then(|| fallback.to_owned()))
+}
+
+/// Finds the workbook part and reads the sheet list and workbook properties.
+pub(crate) fn read_layout<R: Read + Seek>(
+    archive: &mut Archive<R>,
+    limits: &Limits,
+) -> Result<Layout> {
+    let package_relationships = read_relationships(archive, "", limits)?;
+    let workbook_part = part_of_type(archive, &package_relationships, "officeDocument", "xl/workbook.xml")
+        .ok_or_else(|| {
+            if archive.contains("content.xml") {
+                Error::package("it is an OpenDocument spreadsheet (.ods), not an .xlsx workbook")
+            } else if archive.contains("word/document.xml") || archive.contains("ppt/presentation.xml") {
+                Error::package("it is a Word or PowerPoint document, not a workbook")
+            } else {
+                Error::new(ErrorKind::MissingPart(
+                    "the workbook part (no officeDocument relationship in _rels/.rels, no xl/workbook.xml)".into(),
+                ))
+            }
+        })?;
+    let relationships = read_relationships(archive, &workbook_part, limits)?;
+    let bytes = archive.read_part(&workbook_part, limits)?;
+
+    let mut sheets = Vec::new();
+    let mut date_system = DateSystem::V1900;
+    let mut problem: Option<Error> = None;
+    xml::walk(&bytes, |token| {
+        let Token::Start {
+            name, attributes, ..
+        } = token
+        else {
+            return Ok(());
+        };
+        match xml::local_name(name.of(&bytes)) {
+            b"workbookPr" => {
+                if let Some(value) = xml::attribute(&bytes, attributes, b"date1904")?
+                    && (value == b"1" || value.eq_ignore_ascii_case(b"true"))
+                {
+                    date_system = DateSystem::V1904;
+                }
+            }
+            b"sheet" => {
+                let (mut sheet_name, mut state, mut id) = (None, SheetState::Visible, None);
+                for attribute in xml::Attributes::new(&bytes, attributes) {
+                    let (key, value) = attribute?;
+                    let value = value.of(&bytes);
+                    match key {
+                        b"name" => sheet_name = Some(xml::decode_owned(value, false)?),
+                        b"state" => {
+                            state = match value {
+                                b"hidden" => SheetState::Hidden,
+                                b"veryHidden" => SheetState::VeryHidden,
+                                _ => SheetState::Visible,
+                            }
+                        }
+                        b"id" => id = Some(xml::decode_owned(value, false)?),
+                        _ => {}
+                    }
+                }
+                let Some(id) = id.filter(|id| !id.is_empty()) else {
+                    // Old VBA module sheets have no relationship: not a sheet we can read.
+                    return Ok(());
+                };
+                let sheet_name = sheet_name.unwrap_or_default();
+                let Some(relationship) = relationships.iter().find(|r| r.id == id) else {
+                    problem.get_or_insert_with(|| {
+                        Error::new(ErrorKind::MissingPart(format!(
+                            "the relationship {id} of sheet '{sheet_name}'"
+                        )))
+                    });
+                    return Ok(());
+                };
+                let kind = match type_suffix(&relationship.kind) {
+                    "chartsheet" => SheetKind::Chartsheet,
+                    "dialogsheet" => SheetKind::Dialogsheet,
+                    "xlMacrosheet" | "xlIntlMacrosheet" => SheetKind::Macrosheet,
+                    _ => SheetKind::Worksheet,
+                };
+                sheets.push(SheetInfo {
+                    name: sheet_name,
+                    state,
+                    kind,
+                    part: relationship.target.clone(),
+                });
+            }
+            _ => {}
+        }
+        Ok(())
+    })
+    .map_err(xml_error(&workbook_part))?;
+    if let Some(problem) = problem {
+        return Err(problem.with_part(&workbook_part));
+    }
+    let workbook_folder = workbook_part
+        .rsplit_once('/')
+        .map_or("", |(folder, _)| folder);
+    let conventional = |file: &str| {
+        if workbook_folder.is_empty() {
+            file.to_owned()
+        } else {
+            format!("{workbook_folder}/{file}")
+        }
+    };
+    Ok(Layout {
+        sheets,
+        shared_strings_part: part_of_type(
+            archive,
+            &relationships,
+            "sharedStrings",
+            &conventional("sharedStrings.xml"),
+        ),
+        styles_part: part_of_type(
+            archive,
+            &relationships,
+            "styles",
+            &conventional("styles.xml"),
+        ),
+        date_system,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_relative_parent_and_absolute_targets() {
+        assert_eq!(
+            resolve_target("xl/workbook.xml", "worksheets/sheet1.xml"),
+            "xl/worksheets/sheet1.xml"
+        );
+        assert_eq!(
+            resolve_target("xl/workbook.xml", "/xl/worksheets/sheet1.xml"),
+            "xl/worksheets/sheet1.xml"
+        );
+        assert_eq!(
+            resolve_target("xl/workbook.xml", "../xl/./sheet%201.xml"),
+            "xl/sheet 1.xml"
+        );
+        assert_eq!(resolve_target("", "xl/workbook.xml"), "xl/workbook.xml");
+        assert_eq!(
+            resolve_target("workbook.xml", "sheets\\s.xml"),
+            "sheets/s.xml"
+        );
+    }
+
+    #[test]
+    fn relationships_part_sits_beside_its_source() {
+        assert_eq!(
+            relationships_part_of("xl/workbook.xml"),
+            "xl/_rels/workbook.xml.rels"
+        );
+        assert_eq!(relationships_part_of(""), "_rels/.rels");
+    }
+}

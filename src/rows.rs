@@ -1,0 +1,325 @@
+//! The streaming row reader: inflate, scan, resolve, hand out borrowed rows.
+//!
+//! [`SheetRows`] pulls a sheet's inflated XML through a [`ChunkBuffer`],
+//! lets the [`SheetScanner`] find each row, then resolves the raw cells into
+//! values: shared strings by reference, numbers parsed from the borrowed
+//! bytes, dates by style, decoded text in a bumpalo arena that is reset
+//! before the next row. After the first rows have sized the buffers nothing
+//! here touches the heap.
+
+use std::io::{self, Read};
+
+use bumpalo::Bump;
+
+use crate::cell::{Cell, Row, Value};
+use crate::chunk::ChunkBuffer;
+use crate::date::{DateSystem, DateTime, parse_iso_datetime};
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Limits;
+use crate::scan::{CellKind, PieceRange, RawCell, RawRow, Scan, SheetScanner};
+use crate::shared_strings::SharedStrings;
+use crate::styles::Styles;
+use crate::xml::Piece;
+
+/// What a sheet's values are resolved against: read once at open, shared
+/// read-only by every reader.
+#[derive(Clone, Copy)]
+pub(crate) struct SheetContext<'a> {
+    pub shared_strings: Option<&'a SharedStrings>,
+    pub styles: &'a Styles,
+    pub date_system: DateSystem,
+}
+
+/// Rows of one sheet, read one at a time.
+///
+/// Each [`Row`] borrows the reader, so it must be dropped before the next
+/// call to [`SheetRows::next_row`]; the borrow checker enforces this. Get one
+/// from [`Workbook::rows`](crate::Workbook::rows).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+/// let mut rows = workbook.rows(0)?;
+/// while let Some(row) = rows.next_row()? {
+///     for cell in row.cells() {
+///         println!("{} = {:?}", cell.reference(), cell.value());
+///     }
+/// }
+/// # Ok(())
+/// # }
+/// ```
+pub struct SheetRows<'a> {
+    /// The inflated part, boxed so the reader's type does not depend on
+    /// where the bytes come from (one dynamic call per chunk, not per cell).
+    source: Box<dyn Read + 'a>,
+    buffer: ChunkBuffer,
+    scanner: SheetScanner,
+    raw: RawRow,
+    arena: Bump,
+    context: SheetContext<'a>,
+    sheet_name: &'a str,
+    part: &'a str,
+    /// Bytes of the window the previous row occupied, dropped on the next call.
+    pending: usize,
+    formulas: bool,
+    finished: bool,
+}
+
+impl<'a> SheetRows<'a> {
+    pub(crate) fn new(
+        source: Box<dyn Read + 'a>,
+        context: SheetContext<'a>,
+        sheet_name: &'a str,
+        part: &'a str,
+        limits: &Limits,
+    ) -> Self {
+        SheetRows {
+            source,
+            buffer: ChunkBuffer::new(limits.max_row_bytes),
+            scanner: SheetScanner::new(),
+            raw: RawRow::default(),
+            arena: Bump::new(),
+            context,
+            sheet_name,
+            part,
+            pending: 0,
+            formulas: false,
+            finished: false,
+        }
+    }
+
+    /// Also decode formula text, available through [`Cell::formula`].
+    pub fn with_formulas(mut self, formulas: bool) -> Self {
+        self.formulas = formulas;
+        self
+    }
+
+    /// The next row, or None after the last. Rows without cells (written
+    /// only for their formatting) are returned too, with no cells.
+    ///
+    /// # Errors
+    ///
+    /// Malformed XML, invalid UTF-8, a bad cell value or reference, a limit
+    /// hit, or a damaged archive; the error names the sheet, part, row,
+    /// column and byte offset where known. After an error the reader yields
+    /// no more rows.
+    pub fn next_row(&mut self) -> Result<Option<Row<'_>>> {
+        if self.finished {
+            return Ok(None);
+        }
+        self.buffer.consume(self.pending);
+        self.pending = 0;
+        self.arena.reset();
+        let result = self.advance();
+        match result {
+            Ok(Some(consumed)) => {
+                self.pending = consumed;
+                let window = &self.buffer.window()[..consumed];
+                let offset = self.buffer.window_offset();
+                build_row(window, &self.raw, &self.arena, self.context, self.formulas)
+                    .map(Some)
+                    .map_err(|err| {
+                        self.finished = true;
+                        locate(err, self.sheet_name, self.part, offset)
+                    })
+            }
+            Ok(None) => {
+                self.finished = true;
+                Ok(None)
+            }
+            Err(err) => {
+                self.finished = true;
+                Err(locate(
+                    err,
+                    self.sheet_name,
+                    self.part,
+                    self.buffer.window_offset(),
+                ))
+            }
+        }
+    }
+
+    /// Scans until a row is complete in the window; returns its length.
+    fn advance(&mut self) -> Result<Option<usize>> {
+        loop {
+            let complete = self.buffer.is_eof();
+            match self
+                .scanner
+                .scan(self.buffer.window(), complete, &mut self.raw)?
+            {
+                Scan::Row { consumed } => return Ok(Some(consumed)),
+                Scan::NeedMore { consumed } => {
+                    self.buffer.consume(consumed);
+                    if complete {
+                        return Err(Error::xml("the part ends inside a row"));
+                    }
+                    self.buffer.fill(&mut self.source)?;
+                }
+                Scan::End => {
+                    // Read the rest so the archive's CRC check runs.
+                    io::copy(&mut self.source, &mut io::sink())?;
+                    return Ok(None);
+                }
+            }
+        }
+    }
+}
+
+fn locate(err: Error, sheet: &str, part: &str, base: u64) -> Error {
+    err.shift_offset(base).with_sheet(sheet).with_part(part)
+}
+
+/// Resolves the raw cells of one row into values.
+fn build_row<'r>(
+    window: &'r [u8],
+    raw: &'r RawRow,
+    arena: &'r Bump,
+    context: SheetContext<'r>,
+    formulas: bool,
+) -> Result<Row<'r>> {
+    let text = simdutf8::basic::from_utf8(window).map_err(|_| {
+        let valid = std::str::from_utf8(window).map_or_else(|e| e.valid_up_to(), |_| 0);
+        Error::new(ErrorKind::InvalidUtf8)
+            .with_row(raw.index + 1)
+            .with_offset(valid as u64)
+    })?;
+    let mut cells = bumpalo::collections::Vec::with_capacity_in(raw.cells.len(), arena);
+    for cell in &raw.cells {
+        let locate = |err: Error| {
+            err.with_row(cell.row + 1)
+                .with_column(cell.column + 1)
+                .with_offset(cell.offset as u64)
+        };
+        let Some(value) = resolve_value(text, raw, cell, arena, context).map_err(locate)? else {
+            continue;
+        };
+        let formula = match cell.formula {
+            Some(range) if formulas => {
+                Some(join_pieces(text, &raw.pieces, range, false, arena).map_err(locate)?)
+            }
+            _ => None,
+        };
+        cells.push(Cell {
+            row: cell.row,
+            column: cell.column,
+            style: cell.style,
+            value,
+            formula,
+        });
+    }
+    Ok(Row {
+        index: raw.index,
+        cells: cells.into_bump_slice(),
+    })
+}
+
+/// The text of a range of pieces: borrowed when it is one piece that needs
+/// no decoding, otherwise decoded into the arena.
+fn join_pieces<'r>(
+    text: &'r str,
+    pieces: &[Piece],
+    range: PieceRange,
+    escapes: bool,
+    arena: &'r Bump,
+) -> Result<&'r str> {
+    let pieces = &pieces[range.start as usize..range.end as usize];
+    match pieces {
+        [] => Ok(""),
+        [piece] if !piece.needs_decoding(text.as_bytes(), escapes) => {
+            Ok(&text[piece.span.start..piece.span.end])
+        }
+        _ => {
+            let mut out = bumpalo::collections::String::new_in(arena);
+            for piece in pieces {
+                piece
+                    .decode_into(text, escapes, &mut out)
+                    .map_err(|err| err.into_error())?;
+            }
+            Ok(out.into_bump_str())
+        }
+    }
+}
+
+fn resolve_value<'r>(
+    text: &'r str,
+    raw: &RawRow,
+    cell: &RawCell,
+    arena: &'r Bump,
+    context: SheetContext<'r>,
+) -> Result<Option<Value<'r>>> {
+    let Some(range) = cell.value else {
+        return Ok(None);
+    };
+    let value = match cell.kind {
+        CellKind::FormulaString | CellKind::InlineString => {
+            Value::Text(join_pieces(text, &raw.pieces, range, true, arena)?)
+        }
+        kind => {
+            let content = join_pieces(text, &raw.pieces, range, false, arena)?;
+            let trimmed = content.trim_matches(|c: char| c.is_ascii_whitespace());
+            if trimmed.is_empty() {
+                return Ok(None);
+            }
+            match kind {
+                CellKind::Number => {
+                    let number = parse_number(trimmed)?;
+                    if context.styles.is_date(cell.style) {
+                        Value::DateTime(DateTime::from_serial(number, context.date_system))
+                    } else {
+                        Value::Number(number)
+                    }
+                }
+                CellKind::SharedString => {
+                    let index: u64 = trimmed.parse().map_err(|_| {
+                        Error::invalid_value(format!(
+                            "shared string index `{trimmed}` is not a number"
+                        ))
+                    })?;
+                    let strings = context.shared_strings.ok_or_else(|| {
+                        Error::new(ErrorKind::MissingPart(
+                            "the shared strings part, which a cell refers to".into(),
+                        ))
+                    })?;
+                    let found = usize::try_from(index).ok().and_then(|i| strings.get(i));
+                    Value::Text(found.ok_or_else(|| {
+                        Error::new(ErrorKind::SharedStringIndex {
+                            index,
+                            count: strings.len(),
+                        })
+                    })?)
+                }
+                CellKind::Bool => match trimmed {
+                    "1" | "true" | "TRUE" => Value::Bool(true),
+                    "0" | "false" | "FALSE" => Value::Bool(false),
+                    other => {
+                        return Err(Error::invalid_value(format!("`{other}` is not a boolean")));
+                    }
+                },
+                CellKind::Error => Value::Error(trimmed),
+                CellKind::Date => {
+                    Value::DateTime(parse_iso_datetime(trimmed).ok_or_else(|| {
+                        Error::invalid_value(format!(
+                            "`{trimmed}` is not an ISO 8601 date, time or duration"
+                        ))
+                    })?)
+                }
+                CellKind::FormulaString | CellKind::InlineString => unreachable!("handled above"),
+            }
+        }
+    };
+    Ok(Some(value))
+}
+
+/// Parses a number as Excel writes it, refusing the `inf` and `NaN`
+/// spellings Rust's parser would accept.
+fn parse_number(text: &str) -> Result<f64> {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let plausible = digits
+        .as_bytes()
+        .first()
+        .is_some_and(|b| b.is_ascii_digit() || *b == b'.');
+    match text.parse::<f64>() {
+        Ok(number) if plausible && number.is_finite() => Ok(number),
+        _ => Err(Error::invalid_value(format!("`{text}` is not a number"))),
+    }
+}

@@ -1,0 +1,674 @@
+//! The sheet scanner: worksheet XML bytes in, one raw row at a time out.
+//!
+//! Read this first: the scanner owns no buffer, does no I/O and knows
+//! nothing of ZIP, shared strings or styles. It is handed the unconsumed
+//! window of a sheet's XML and either finds one complete `<row>` in it
+//! ([`Scan::Row`]), or says how much can be dropped and that it needs more
+//! input ([`Scan::NeedMore`]), or that the sheet data has ended
+//! ([`Scan::End`]). A row cut off by the end of the window is scanned again
+//! from its start once more bytes are there, so the caller can feed chunks
+//! of any size. Positions in a [`RawRow`] are offsets into the window; the
+//! reader resolves them into values.
+
+use crate::cell::{MAX_COLUMN, parse_reference, parse_row_number};
+use crate::error::{Error, ErrorKind, Result};
+use crate::xml::{self, Attributes, Piece, Span, Step, Token};
+
+/// A cell's type, from its `t` attribute (and `<is>` child).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CellKind {
+    /// `t="n"` or no type.
+    Number,
+    /// `t="s"`: `<v>` holds an index into the shared strings.
+    SharedString,
+    /// `t="inlineStr"`, or a cell with an `<is>` child.
+    InlineString,
+    /// `t="str"`: a formula's string result.
+    FormulaString,
+    /// `t="b"`.
+    Bool,
+    /// `t="e"`.
+    Error,
+    /// `t="d"`: ISO 8601 text.
+    Date,
+}
+
+/// A range of pieces in [`RawRow::pieces`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct PieceRange {
+    pub start: u32,
+    pub end: u32,
+}
+
+/// A cell as scanned: positions, not values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawCell {
+    pub row: u32,
+    pub column: u32,
+    pub style: u32,
+    pub kind: CellKind,
+    /// The text of `<v>` (or of an inline string's `<t>`s), when present.
+    pub value: Option<PieceRange>,
+    /// The text of `<f>`, when present.
+    pub formula: Option<PieceRange>,
+    /// Offset of the cell's start tag in the window.
+    pub offset: usize,
+}
+
+/// One row as scanned. Reused from row to row, so its vectors stop growing
+/// once they fit the widest row.
+#[derive(Debug, Default)]
+pub(crate) struct RawRow {
+    pub index: u32,
+    pub cells: Vec<RawCell>,
+    pub pieces: Vec<Piece>,
+}
+
+/// What the scanner found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scan {
+    /// A row: its events are in the [`RawRow`]; the first `consumed` bytes
+    /// of the window can be dropped once the row has been used.
+    Row { consumed: usize },
+    /// No complete row in the window; drop `consumed` bytes and supply more.
+    NeedMore { consumed: usize },
+    /// The sheet data has ended (or the part has none).
+    End,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before `<sheetData>`.
+    Prologue,
+    /// Inside `<sheetData>`.
+    Data,
+    /// After `</sheetData>`.
+    Done,
+}
+
+/// The scanner's state between calls: where in the sheet it is and the
+/// index the next row gets when it has no `r`.
+#[derive(Debug)]
+pub(crate) struct SheetScanner {
+    state: State,
+    next_row: u32,
+}
+
+impl Default for SheetScanner {
+    fn default() -> Self {
+        SheetScanner::new()
+    }
+}
+
+fn name_is(input: &[u8], name: Span, wanted: &[u8]) -> bool {
+    xml::local_name(name.of(input)) == wanted
+}
+
+fn xml_error(err: xml::XmlError) -> Error {
+    err.into_error()
+}
+
+impl SheetScanner {
+    pub(crate) fn new() -> SheetScanner {
+        SheetScanner {
+            state: State::Prologue,
+            next_row: 0,
+        }
+    }
+
+    /// Scans `input` for the next row. `complete` says that `input` runs to
+    /// the end of the part. Errors carry offsets relative to `input`.
+    pub(crate) fn scan(&mut self, input: &[u8], complete: bool, row: &mut RawRow) -> Result<Scan> {
+        let mut pos = 0;
+        if self.state == State::Prologue {
+            loop {
+                match xml::next_token(input, pos, complete).map_err(xml_error)? {
+                    Step::Token(
+                        Token::Start {
+                            name, self_closing, ..
+                        },
+                        next,
+                    ) if name_is(input, name, b"sheetData") => {
+                        pos = next;
+                        if self_closing {
+                            self.state = State::Done;
+                            return Ok(Scan::End);
+                        }
+                        self.state = State::Data;
+                        break;
+                    }
+                    Step::Token(_, next) => pos = next,
+                    Step::Incomplete => return Ok(Scan::NeedMore { consumed: pos }),
+                    Step::End => {
+                        self.state = State::Done;
+                        return Ok(Scan::End);
+                    }
+                }
+            }
+        }
+        if self.state == State::Done {
+            return Ok(Scan::End);
+        }
+        loop {
+            match xml::next_token(input, pos, complete).map_err(xml_error)? {
+                Step::Token(
+                    Token::Start {
+                        name,
+                        attributes,
+                        self_closing,
+                    },
+                    next,
+                ) if name_is(input, name, b"row") => {
+                    match self.scan_row(
+                        input,
+                        pos,
+                        next,
+                        attributes,
+                        self_closing,
+                        complete,
+                        row,
+                    )? {
+                        Some(end) => return Ok(Scan::Row { consumed: end }),
+                        None => return Ok(Scan::NeedMore { consumed: pos }),
+                    }
+                }
+                Step::Token(Token::End { name }, _) if name_is(input, name, b"sheetData") => {
+                    self.state = State::Done;
+                    return Ok(Scan::End);
+                }
+                Step::Token(_, next) => pos = next,
+                Step::Incomplete => return Ok(Scan::NeedMore { consumed: pos }),
+                Step::End => {
+                    return Err(
+                        Error::xml("the part ends inside `<sheetData>`").with_offset(pos as u64)
+                    );
+                }
+            }
+        }
+    }
+
+    /// Scans one row whose start tag spans `tag_start..body_start`. Returns
+    /// the end of the row, or None when the input ends inside it.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_row(
+        &mut self,
+        input: &[u8],
+        tag_start: usize,
+        body_start: usize,
+        attributes: Span,
+        self_closing: bool,
+        complete: bool,
+        row: &mut RawRow,
+    ) -> Result<Option<usize>> {
+        row.cells.clear();
+        row.pieces.clear();
+        let mut index = self.next_row;
+        for attribute in Attributes::new(input, attributes) {
+            let (key, value) = attribute.map_err(xml_error)?;
+            if key == b"r" {
+                let value = value.of(input);
+                index = parse_row_number(trim(value)).ok_or_else(|| {
+                    Error::new(ErrorKind::CellReference(format!(
+                        "row number `{}` is not between 1 and 1048576",
+                        String::from_utf8_lossy(value)
+                    )))
+                    .with_offset(tag_start as u64)
+                })?;
+            }
+        }
+        if index > crate::cell::MAX_ROW {
+            return Err(
+                Error::new(ErrorKind::CellReference("more than 1048576 rows".into()))
+                    .with_offset(tag_start as u64),
+            );
+        }
+        row.index = index;
+        if self_closing {
+            self.next_row = index + 1;
+            return Ok(Some(body_start));
+        }
+        let mut pos = body_start;
+        let mut next_column: u32 = 0;
+        loop {
+            match xml::next_token(input, pos, complete).map_err(xml_error)? {
+                Step::Token(
+                    Token::Start {
+                        name,
+                        attributes,
+                        self_closing,
+                    },
+                    next,
+                ) if name_is(input, name, b"c") => {
+                    let mut cell = RawCell {
+                        row: index,
+                        column: next_column,
+                        style: 0,
+                        kind: CellKind::Number,
+                        value: None,
+                        formula: None,
+                        offset: pos,
+                    };
+                    read_cell_attributes(input, attributes, &mut cell)
+                        .map_err(|err| err.with_row(index + 1).with_offset(pos as u64))?;
+                    if cell.column > MAX_COLUMN {
+                        return Err(Error::new(ErrorKind::CellReference(
+                            "more than 16384 columns (past XFD)".into(),
+                        ))
+                        .with_row(index + 1)
+                        .with_offset(pos as u64));
+                    }
+                    next_column = cell.column + 1;
+                    pos = next;
+                    if !self_closing {
+                        match scan_cell_body(input, pos, complete, &mut cell, &mut row.pieces)? {
+                            Some(end) => pos = end,
+                            None => return Ok(None),
+                        }
+                    }
+                    if cell.value.is_some() {
+                        row.cells.push(cell);
+                    }
+                }
+                Step::Token(Token::End { name }, next) if name_is(input, name, b"row") => {
+                    self.next_row = index + 1;
+                    return Ok(Some(next));
+                }
+                Step::Token(Token::End { name }, _) if name_is(input, name, b"sheetData") => {
+                    return Err(Error::xml("`</sheetData>` before `</row>`")
+                        .with_row(index + 1)
+                        .with_offset(pos as u64));
+                }
+                Step::Token(_, next) => pos = next,
+                Step::Incomplete => return Ok(None),
+                Step::End => {
+                    return Err(Error::xml("the part ends inside a `<row>`")
+                        .with_row(index + 1)
+                        .with_offset(tag_start as u64));
+                }
+            }
+        }
+    }
+}
+
+fn trim(bytes: &[u8]) -> &[u8] {
+    bytes.trim_ascii()
+}
+
+fn read_cell_attributes(input: &[u8], attributes: Span, cell: &mut RawCell) -> Result<()> {
+    for attribute in Attributes::new(input, attributes) {
+        let (key, value) = attribute.map_err(xml_error)?;
+        let value = value.of(input);
+        match key {
+            b"r" => {
+                let (row, column) = parse_reference(trim(value)).ok_or_else(|| {
+                    Error::new(ErrorKind::CellReference(format!(
+                        "`{}` is not a cell reference within XFD1048576",
+                        String::from_utf8_lossy(value)
+                    )))
+                })?;
+                cell.column = column;
+                if let Some(row) = row {
+                    cell.row = row;
+                }
+            }
+            b"s" => cell.style = parse_style(value),
+            b"t" => {
+                cell.kind = match value {
+                    b"s" => CellKind::SharedString,
+                    b"str" => CellKind::FormulaString,
+                    b"inlineStr" => CellKind::InlineString,
+                    b"b" => CellKind::Bool,
+                    b"e" => CellKind::Error,
+                    b"d" => CellKind::Date,
+                    _ => CellKind::Number,
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn parse_style(value: &[u8]) -> u32 {
+    let mut style: u32 = 0;
+    for &digit in trim(value) {
+        if !digit.is_ascii_digit() {
+            return 0;
+        }
+        style = style
+            .saturating_mul(10)
+            .saturating_add(u32::from(digit - b'0'));
+    }
+    style
+}
+
+/// Which child of `<c>` the text being read belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Collecting {
+    Nothing,
+    Value,
+    Formula,
+    /// Inside `<is>`; text counts only inside `<t>` and outside `<rPh>`.
+    Inline {
+        in_text: bool,
+        phonetic_depth: u32,
+    },
+}
+
+fn piece_index(pieces: &[Piece]) -> u32 {
+    pieces.len() as u32
+}
+
+/// Scans the children of a `<c>` from `pos` to its end tag. Returns the
+/// position after `</c>`, or None when the input ends first.
+fn scan_cell_body(
+    input: &[u8],
+    mut pos: usize,
+    complete: bool,
+    cell: &mut RawCell,
+    pieces: &mut Vec<Piece>,
+) -> Result<Option<usize>> {
+    let mut collecting = Collecting::Nothing;
+    let mut range_start = piece_index(pieces);
+    let mut inline: Option<PieceRange> = None;
+    loop {
+        let (token, next) = match xml::next_token(input, pos, complete).map_err(xml_error)? {
+            Step::Token(token, next) => (token, next),
+            Step::Incomplete => return Ok(None),
+            Step::End => {
+                return Err(
+                    Error::xml("the part ends inside a `<c>`").with_offset(cell.offset as u64)
+                );
+            }
+        };
+        match token {
+            Token::Start {
+                name, self_closing, ..
+            } => {
+                let local = xml::local_name(name.of(input));
+                match (collecting, local) {
+                    (Collecting::Nothing, b"v") => {
+                        range_start = piece_index(pieces);
+                        if self_closing {
+                            cell.value = Some(PieceRange {
+                                start: range_start,
+                                end: range_start,
+                            });
+                        } else {
+                            collecting = Collecting::Value;
+                        }
+                    }
+                    (Collecting::Nothing, b"f") if !self_closing => {
+                        range_start = piece_index(pieces);
+                        collecting = Collecting::Formula;
+                    }
+                    (Collecting::Nothing, b"is") => {
+                        range_start = piece_index(pieces);
+                        if self_closing {
+                            inline = Some(PieceRange {
+                                start: range_start,
+                                end: range_start,
+                            });
+                        } else {
+                            collecting = Collecting::Inline {
+                                in_text: false,
+                                phonetic_depth: 0,
+                            };
+                        }
+                    }
+                    (Collecting::Inline { phonetic_depth, .. }, b"t") if !self_closing => {
+                        collecting = Collecting::Inline {
+                            in_text: true,
+                            phonetic_depth,
+                        };
+                    }
+                    (
+                        Collecting::Inline {
+                            in_text,
+                            phonetic_depth,
+                        },
+                        b"rPh",
+                    ) if !self_closing => {
+                        collecting = Collecting::Inline {
+                            in_text,
+                            phonetic_depth: phonetic_depth + 1,
+                        };
+                    }
+                    _ => {}
+                }
+            }
+            Token::End { name } => {
+                let local = xml::local_name(name.of(input));
+                let range = PieceRange {
+                    start: range_start,
+                    end: piece_index(pieces),
+                };
+                match (collecting, local) {
+                    (Collecting::Value, b"v") => {
+                        cell.value = Some(range);
+                        collecting = Collecting::Nothing;
+                    }
+                    (Collecting::Formula, b"f") => {
+                        cell.formula = Some(range);
+                        collecting = Collecting::Nothing;
+                    }
+                    (Collecting::Inline { phonetic_depth, .. }, b"t") => {
+                        collecting = Collecting::Inline {
+                            in_text: false,
+                            phonetic_depth,
+                        };
+                    }
+                    (
+                        Collecting::Inline {
+                            in_text,
+                            phonetic_depth,
+                        },
+                        b"rPh",
+                    ) => {
+                        collecting = Collecting::Inline {
+                            in_text,
+                            phonetic_depth: phonetic_depth.saturating_sub(1),
+                        };
+                    }
+                    (Collecting::Inline { .. }, b"is") => {
+                        inline = Some(range);
+                        collecting = Collecting::Nothing;
+                    }
+                    (_, b"c") => {
+                        if let Some(inline) = inline {
+                            cell.kind = CellKind::InlineString;
+                            cell.value = Some(inline);
+                        } else if cell.kind == CellKind::InlineString {
+                            // An inline string's text is in `<is>`; a `<v>` there is not it.
+                            cell.value = None;
+                        }
+                        return Ok(Some(next));
+                    }
+                    (_, b"row") | (_, b"sheetData") => {
+                        return Err(Error::xml("`</c>` not found before the end of the row")
+                            .with_offset(cell.offset as u64));
+                    }
+                    _ => {}
+                }
+            }
+            Token::Text(_) | Token::CData(_) => {
+                let keep = match collecting {
+                    Collecting::Value | Collecting::Formula => true,
+                    Collecting::Inline {
+                        in_text,
+                        phonetic_depth,
+                    } => in_text && phonetic_depth == 0,
+                    Collecting::Nothing => false,
+                };
+                if keep {
+                    pieces.extend(Piece::of_token(token));
+                }
+            }
+            Token::Skip => {}
+        }
+        pos = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scanned cell with its text joined (raw, not decoded).
+    #[derive(Debug, PartialEq)]
+    struct Seen {
+        row: u32,
+        column: u32,
+        kind: CellKind,
+        style: u32,
+        value: String,
+        formula: Option<String>,
+    }
+
+    fn text_of(input: &[u8], row: &RawRow, range: PieceRange) -> String {
+        row.pieces[range.start as usize..range.end as usize]
+            .iter()
+            .map(|piece| String::from_utf8_lossy(piece.span.of(input)).into_owned())
+            .collect()
+    }
+
+    /// Feeds `xml` to the scanner in chunks of `chunk` bytes, the way the
+    /// reader does, and returns every row seen.
+    fn scan_in_chunks(xml: &str, chunk: usize) -> Result<Vec<(u32, Vec<Seen>)>> {
+        let bytes = xml.as_bytes();
+        let mut scanner = SheetScanner::new();
+        let mut row = RawRow::default();
+        let mut window_start = 0;
+        let mut window_end = chunk.min(bytes.len());
+        let mut rows = Vec::new();
+        loop {
+            let window = &bytes[window_start..window_end];
+            let complete = window_end == bytes.len();
+            match scanner.scan(window, complete, &mut row)? {
+                Scan::Row { consumed } => {
+                    let cells = row
+                        .cells
+                        .iter()
+                        .map(|cell| Seen {
+                            row: cell.row,
+                            column: cell.column,
+                            kind: cell.kind,
+                            style: cell.style,
+                            value: text_of(window, &row, cell.value.unwrap()),
+                            formula: cell.formula.map(|f| text_of(window, &row, f)),
+                        })
+                        .collect();
+                    rows.push((row.index, cells));
+                    window_start += consumed;
+                }
+                Scan::NeedMore { consumed } => {
+                    window_start += consumed;
+                    assert!(!complete, "need more at the end of the input");
+                    window_end = (window_end + chunk).min(bytes.len());
+                }
+                Scan::End => return Ok(rows),
+            }
+        }
+    }
+
+    fn scan_every_way(xml: &str) -> Vec<(u32, Vec<Seen>)> {
+        let whole = scan_in_chunks(xml, xml.len()).unwrap();
+        for chunk in [1, 7, 4096] {
+            assert_eq!(
+                scan_in_chunks(xml, chunk).unwrap(),
+                whole,
+                "chunk size {chunk}"
+            );
+        }
+        whole
+    }
+
+    fn seen(row: u32, column: u32, kind: CellKind, value: &str) -> Seen {
+        Seen {
+            row,
+            column,
+            kind,
+            style: 0,
+            value: value.into(),
+            formula: None,
+        }
+    }
+
+    const SHEET: &str = concat!(
+        "\u{feff}<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n",
+        "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\">",
+        "<dimension ref=\"A1:C4\"/><sheetViews><sheetView workbookViewId=\"0\"/></sheetViews>",
+        "<sheetData>\n",
+        "<row r=\"1\" spans=\"1:3\"><c r=\"A1\" t=\"s\"><v>0</v></c><c r=\"B1\" s=\"2\"><v>1.5</v></c>",
+        "<c r=\"C1\" t=\"str\"><f>A1&amp;\"x\"</f><v>a&lt;b</v></c></row>",
+        "<row r=\"3\"/>",
+        "<row><c t=\"b\"><v>1</v></c><!-- note --><c t=\"e\"><v>#N/A</v></c><c r=\"E4\" s=\"1\"/>",
+        "<c t=\"inlineStr\"><is><r><t>ri</t></r><r><t xml:space=\"preserve\">ch</t></r>",
+        "<rPh><t>ignored</t></rPh></is></c></row>",
+        "<x:row r='6' x:spans='1:1'><x:c r='B6' t='d'><x:v><![CDATA[2024-01-02]]></x:v></x:c></x:row>",
+        "</sheetData><mergeCells count=\"1\"><mergeCell ref=\"A1:B1\"/></mergeCells></worksheet>"
+    );
+
+    #[test]
+    fn scans_the_same_rows_in_any_chunking() {
+        let rows = scan_every_way(SHEET);
+        let indices: Vec<u32> = rows.iter().map(|(index, _)| *index).collect();
+        assert_eq!(indices, [0, 2, 3, 5]);
+        assert_eq!(
+            rows[0].1,
+            [
+                seen(0, 0, CellKind::SharedString, "0"),
+                Seen {
+                    style: 2,
+                    ..seen(0, 1, CellKind::Number, "1.5")
+                },
+                Seen {
+                    formula: Some("A1&amp;\"x\"".into()),
+                    ..seen(0, 2, CellKind::FormulaString, "a&lt;b")
+                },
+            ]
+        );
+        assert!(rows[1].1.is_empty());
+        assert_eq!(
+            rows[2].1,
+            [
+                seen(3, 0, CellKind::Bool, "1"),
+                seen(3, 1, CellKind::Error, "#N/A"),
+                seen(3, 5, CellKind::InlineString, "rich"),
+            ]
+        );
+        assert_eq!(rows[3].1, [seen(5, 1, CellKind::Date, "2024-01-02")]);
+    }
+
+    #[test]
+    fn a_sheet_without_rows_ends_cleanly() {
+        assert!(scan_every_way("<worksheet><sheetData/></worksheet>").is_empty());
+        assert!(scan_every_way("<chartsheet><drawing/></chartsheet>").is_empty());
+    }
+
+    #[test]
+    fn references_past_xfd1048576_are_errors() {
+        for bad in [
+            "<c r=\"XFE1\"><v>1</v></c>",
+            "<c r=\"A1048577\"><v>1</v></c>",
+        ] {
+            let xml = format!("<worksheet><sheetData><row>{bad}</row></sheetData></worksheet>");
+            let err = scan_in_chunks(&xml, 5).unwrap_err();
+            assert!(matches!(err.kind(), ErrorKind::CellReference(_)), "{err}");
+        }
+        let xml = "<worksheet><sheetData><row r=\"1048577\"/></sheetData></worksheet>";
+        assert!(scan_in_chunks(xml, 3).is_err());
+    }
+
+    #[test]
+    fn truncated_sheets_are_errors() {
+        for cut in [
+            "<worksheet><sheetData><row><c><v>1</v>",
+            "<worksheet><sheetData><row>",
+            "<worksheet><sheetData>",
+        ] {
+            let err = scan_in_chunks(cut, 4).unwrap_err();
+            assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{cut}: {err}");
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! The shared strings table: parsed once, stored as one contiguous string
+//! plus end offsets, handed out by reference.
+//!
+//! The part is streamed item by item (`<si>`), so its XML is never held
+//! whole. Rich text runs are concatenated, phonetic runs (`<rPh>`) left out,
+//! entities and `_xHHHH_` escapes decoded. The `count` and `uniqueCount`
+//! attributes are ignored: storage grows with the text actually read.
+
+use std::io::Read;
+
+use crate::chunk::ChunkBuffer;
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Limits;
+use crate::xml::{self, Piece, Step, Token};
+
+/// All shared strings of a workbook.
+#[derive(Debug, Default, Clone)]
+pub struct SharedStrings {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl SharedStrings {
+    pub(crate) const fn empty() -> SharedStrings {
+        SharedStrings {
+            text: String::new(),
+            ends: Vec::new(),
+        }
+    }
+
+    /// The number of strings.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The string at `index`, if there is one.
+    pub fn get(&self, index: usize) -> Option<&str> {
+        let end = *self.ends.get(index)?;
+        let start = if index == 0 { 0 } else { self.ends[index - 1] };
+        self.text.get(start..end)
+    }
+
+    /// Total bytes of text.
+    pub fn text_bytes(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Parses the shared strings part from its inflated bytes.
+    pub(crate) fn parse(mut reader: impl Read, limits: &Limits) -> Result<SharedStrings> {
+        let mut strings = SharedStrings::default();
+        let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
+        let mut pieces: Vec<Piece> = Vec::new();
+        loop {
+            let complete = buffer.is_eof();
+            let window = buffer.window();
+            match next_item(window, complete, &mut pieces)
+                .map_err(|err| err.shift_offset(buffer.window_offset()))?
+            {
+                Item::Found { consumed, has_item } => {
+                    if has_item {
+                        let unit = &window[..consumed];
+                        let text = simdutf8::basic::from_utf8(unit).map_err(|_| {
+                            Error::new(ErrorKind::InvalidUtf8).with_offset(buffer.window_offset())
+                        })?;
+                        for piece in &pieces {
+                            piece
+                                .decode_into(text, true, &mut strings.text)
+                                .map_err(|err| {
+                                    err.into_error().shift_offset(buffer.window_offset())
+                                })?;
+                        }
+                        if strings.text.len() as u64 > limits.max_shared_string_bytes {
+                            return Err(Error::limit(
+                                "shared string bytes",
+                                limits.max_shared_string_bytes,
+                            ));
+                        }
+                        if strings.ends.len() as u64 >= limits.max_shared_strings {
+                            return Err(Error::limit(
+                                "shared string count",
+                                limits.max_shared_strings,
+                            ));
+                        }
+                        strings.ends.push(strings.text.len());
+                    }
+                    buffer.consume(consumed);
+                }
+                Item::NeedMore { skip } => {
+                    buffer.consume(skip);
+                    if complete {
+                        break;
+                    }
+                    buffer.fill(&mut reader)?;
+                }
+            }
+        }
+        strings.text.shrink_to_fit();
+        strings.ends.shrink_to_fit();
+        Ok(strings)
+    }
+}
+
+enum Item {
+    /// `consumed` bytes hold one complete `<si>` (when `has_item`) or
+    /// something to skip.
+    Found { consumed: usize, has_item: bool },
+    /// The window ends inside an item; `skip` leading bytes can be dropped.
+    NeedMore { skip: usize },
+}
+
+/// Finds the next `<si>` item in `input` and records its text pieces (text
+/// and CDATA inside `<t>`, but not inside `<rPh>`).
+fn next_item(input: &[u8], complete: bool, pieces: &mut Vec<Piece>) -> Result<Item> {
+    pieces.clear();
+    let mut pos = 0;
+    // Skip to the next `<si>` start tag.
+    let item_start = loop {
+        match xml::next_token(input, pos, complete).map_err(xml::XmlError::into_error)? {
+            Step::Token(
+                Token::Start {
+                    name, self_closing, ..
+                },
+                next,
+            ) if xml::local_name(name.of(input)) == b"si" => {
+                if self_closing {
+                    return Ok(Item::Found {
+                        consumed: next,
+                        has_item: true,
+                    });
+                }
+                break next;
+            }
+            Step::Token(_, next) => pos = next,
+            Step::Incomplete => return Ok(Item::NeedMore { skip: pos }),
+            Step::End => return Ok(Item::NeedMore { skip: pos }),
+        }
+    };
+    if pos > 0 {
+        // Drop what came before the item first, so offsets stay small.
+        return Ok(Item::Found {
+            consumed: pos,
+            has_item: false,
+        });
+    }
+    pos = item_start;
+    let mut in_text = false;
+    let mut phonetic_depth = 0u32;
+    loop {
+        match xml::next_token(input, pos, complete).map_err(xml::XmlError::into_error)? {
+            Step::Token(token, next) => {
+                match token {
+                    Token::Start {
+                        name, self_closing, ..
+                    } => match xml::local_name(name.of(input)) {
+                        b"t" if !self_closing => in_text = true,
+                        b"rPh" if !self_closing => phonetic_depth += 1,
+                        _ => {}
+                    },
+                    Token::End { name } => match xml::local_name(name.of(input)) {
+                        b"t" => in_text = false,
+                        b"rPh" => phonetic_depth = phonetic_depth.saturating_sub(1),
+                        b"si" => {
+                            return Ok(Item::Found {
+                                consumed: next,
+                                has_item: true,
+                            });
+                        }
+                        _ => {}
+                    },
+                    _ => {
+                        if in_text && phonetic_depth == 0 {
+                            pieces.extend(Piece::of_token(token));
+                        }
+                    }
+                }
+                pos = next;
+            }
+            Step::Incomplete => return Ok(Item::NeedMore { skip: 0 }),
+            Step::End => return Err(Error::xml("a shared string item `<si>` is not closed")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(xml: &str) -> SharedStrings {
+        SharedStrings::parse(xml.as_bytes(), &Limits::default()).unwrap()
+    }
+
+    #[test]
+    fn reads_plain_rich_and_phonetic_items() {
+        let strings = parse(concat!(
+            r#"<?xml version="1.0"?><sst xmlns="x" count="999999999" uniqueCount="4">"#,
+            "<si><t>plain</t></si>",
+            r#"<si><r><rPr><b/></rPr><t>ri</t></r><r><t xml:space="preserve">ch &amp; </t></r></si>"#,
+            "<si><t>漢字</t><rPh sb=\"0\" eb=\"2\"><t>かんじ</t></rPh></si>",
+            "<si/><si><t/></si><x:si><x:t>a_x000D_b</x:t></x:si>",
+            "</sst>"
+        ));
+        let all: Vec<_> = (0..strings.len())
+            .map(|i| strings.get(i).unwrap())
+            .collect();
+        assert_eq!(all, ["plain", "rich & ", "漢字", "", "", "a\rb"]);
+        assert_eq!(strings.get(6), None);
+    }
+
+    #[test]
+    fn cdata_text_is_literal() {
+        let strings = parse("<sst><si><t><![CDATA[a&b]]></t></si></sst>");
+        assert_eq!(strings.get(0), Some("a&b"));
+    }
+
+    #[test]
+    fn refuses_an_unclosed_item() {
+        let err = SharedStrings::parse(&b"<sst><si><t>x</t>"[..], &Limits::default()).unwrap_err();
+        assert!(err.to_string().contains("not closed"), "{err}");
+    }
+}

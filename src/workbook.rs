@@ -1,0 +1,262 @@
+//! The entry point: an opened workbook.
+
+use std::fs::File;
+use std::io::{BufReader, Cursor, Read, Seek};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use crate::cell::Row;
+use crate::date::DateSystem;
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Limits;
+use crate::package::archive::Archive;
+use crate::package::{self, SheetInfo};
+use crate::rows::{SheetContext, SheetRows};
+use crate::shared_strings::SharedStrings;
+use crate::styles::Styles;
+
+/// An opened `.xlsx` / `.xlsm` workbook.
+///
+/// Opening reads the ZIP central directory, the workbook part, the styles
+/// and the shared strings; sheets are read only when asked for, as a stream.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+/// let mut total = 0.0;
+/// workbook.for_each_row("Data", |row| {
+///     if let Some(amount) = row.get(1).and_then(|cell| cell.value().as_f64()) {
+///         total += amount;
+///     }
+/// })?;
+/// assert_eq!(total, 60.0);
+/// # Ok(())
+/// # }
+/// ```
+pub struct Workbook<R = BufReader<File>> {
+    archive: Archive<R>,
+    sheets: Vec<SheetInfo>,
+    shared_strings: Option<SharedStrings>,
+    styles: Styles,
+    date_system: DateSystem,
+    limits: Limits,
+}
+
+/// Names a sheet: by position in [`Workbook::sheets`] (`usize`) or by name (`&str`).
+pub trait SheetSelector {
+    /// The position of the sheet in `sheets`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::SheetNotFound`] when there is no such sheet.
+    fn position(&self, sheets: &[SheetInfo]) -> Result<usize>;
+}
+
+impl SheetSelector for usize {
+    fn position(&self, sheets: &[SheetInfo]) -> Result<usize> {
+        if *self < sheets.len() {
+            Ok(*self)
+        } else {
+            Err(Error::new(ErrorKind::SheetNotFound(format!(
+                "at position {self} (the workbook has {})",
+                sheets.len()
+            ))))
+        }
+    }
+}
+
+impl SheetSelector for &str {
+    fn position(&self, sheets: &[SheetInfo]) -> Result<usize> {
+        sheets
+            .iter()
+            .position(|sheet| sheet.name() == *self)
+            .ok_or_else(|| Error::new(ErrorKind::SheetNotFound(format!("named '{self}'"))))
+    }
+}
+
+/// What a row closure returns to go on or stop: `()` always goes on, a
+/// `bool` goes on while `true`, and `ControlFlow` says it outright.
+pub trait RowFlow {
+    /// Whether to read the next row.
+    fn keep_going(self) -> bool;
+}
+
+impl RowFlow for () {
+    fn keep_going(self) -> bool {
+        true
+    }
+}
+
+impl RowFlow for bool {
+    fn keep_going(self) -> bool {
+        self
+    }
+}
+
+impl<B> RowFlow for ControlFlow<B> {
+    fn keep_going(self) -> bool {
+        self.is_continue()
+    }
+}
+
+/// Options for opening a workbook.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    limits: Limits,
+}
+
+impl OpenOptions {
+    /// Default options.
+    pub fn new() -> OpenOptions {
+        OpenOptions::default()
+    }
+
+    /// Use these limits instead of the defaults.
+    pub fn limits(mut self, limits: Limits) -> OpenOptions {
+        self.limits = limits;
+        self
+    }
+
+    /// Opens a workbook file.
+    ///
+    /// # Errors
+    ///
+    /// As [`Workbook::open`].
+    pub fn open(&self, path: impl AsRef<Path>) -> Result<Workbook> {
+        let file = File::open(path.as_ref())?;
+        self.from_reader(BufReader::new(file))
+    }
+
+    /// Opens a workbook from any seekable reader.
+    ///
+    /// # Errors
+    ///
+    /// As [`Workbook::open`].
+    pub fn from_reader<R: Read + Seek>(&self, reader: R) -> Result<Workbook<R>> {
+        Workbook::with_limits(reader, self.limits)
+    }
+}
+
+impl Workbook {
+    /// Opens a workbook file with the default [`Limits`].
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read, is not a ZIP archive (an encrypted workbook
+    /// or a legacy `.xls` is an OLE2 file), is not a spreadsheet package, or
+    /// its workbook, styles or shared strings are malformed.
+    pub fn open(path: impl AsRef<Path>) -> Result<Workbook> {
+        OpenOptions::new().open(path)
+    }
+}
+
+impl Workbook<Cursor<Vec<u8>>> {
+    /// Opens a workbook held in memory.
+    ///
+    /// # Errors
+    ///
+    /// As [`Workbook::open`].
+    pub fn from_bytes(bytes: impl Into<Vec<u8>>) -> Result<Workbook<Cursor<Vec<u8>>>> {
+        Workbook::from_reader(Cursor::new(bytes.into()))
+    }
+}
+
+impl<R: Read + Seek> Workbook<R> {
+    /// Opens a workbook from any seekable reader.
+    ///
+    /// # Errors
+    ///
+    /// As [`Workbook::open`].
+    pub fn from_reader(reader: R) -> Result<Workbook<R>> {
+        Workbook::with_limits(reader, Limits::default())
+    }
+
+    fn with_limits(reader: R, limits: Limits) -> Result<Workbook<R>> {
+        let mut archive = Archive::new(reader)?;
+        let layout = package::read_layout(&mut archive, &limits)?;
+        let styles = match &layout.styles_part {
+            Some(part) => {
+                let bytes = archive.read_part(part, &limits)?;
+                Styles::parse(&bytes).map_err(|err| err.with_part(part))?
+            }
+            None => Styles::default(),
+        };
+        let shared_strings = match &layout.shared_strings_part {
+            Some(part) => {
+                let reader = archive.open_part(part, limits.max_part_bytes, &limits)?;
+                Some(SharedStrings::parse(reader, &limits).map_err(|err| err.with_part(part))?)
+            }
+            None => None,
+        };
+        Ok(Workbook {
+            archive,
+            sheets: layout.sheets,
+            shared_strings,
+            styles,
+            date_system: layout.date_system,
+            limits,
+        })
+    }
+
+    /// The sheets in workbook order, hidden ones included.
+    pub fn sheets(&self) -> &[SheetInfo] {
+        &self.sheets
+    }
+
+    /// The workbook's date system (1900, or 1904 for old Mac workbooks).
+    pub fn date_system(&self) -> DateSystem {
+        self.date_system
+    }
+
+    /// The shared strings table (empty when the workbook has none).
+    pub fn shared_strings(&self) -> &SharedStrings {
+        static EMPTY: SharedStrings = SharedStrings::empty();
+        self.shared_strings.as_ref().unwrap_or(&EMPTY)
+    }
+
+    /// A pull reader over the rows of a sheet.
+    ///
+    /// # Errors
+    ///
+    /// No such sheet, or its part is missing from the archive.
+    pub fn rows(&mut self, sheet: impl SheetSelector) -> Result<SheetRows<'_>> {
+        let position = sheet.position(&self.sheets)?;
+        let info = &self.sheets[position];
+        let source = self
+            .archive
+            .open_part(info.part(), self.limits.max_part_bytes, &self.limits)
+            .map_err(|err| err.with_sheet(info.name()))?;
+        let context = SheetContext {
+            shared_strings: self.shared_strings.as_ref(),
+            styles: &self.styles,
+            date_system: self.date_system,
+        };
+        Ok(SheetRows::new(
+            source,
+            context,
+            info.name(),
+            info.part(),
+            &self.limits,
+        ))
+    }
+
+    /// Calls `f` with each row of a sheet, in file order, until it asks to
+    /// stop (see [`RowFlow`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Workbook::rows`] and [`SheetRows::next_row`].
+    pub fn for_each_row<F, T>(&mut self, sheet: impl SheetSelector, mut f: F) -> Result<()>
+    where
+        F: FnMut(Row<'_>) -> T,
+        T: RowFlow,
+    {
+        let mut rows = self.rows(sheet)?;
+        while let Some(row) = rows.next_row()? {
+            if !f(row).keep_going() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,636 @@
+//! A minimal XML tokenizer over bytes, and text decoding.
+//!
+//! Read this first: this is not a general XML parser. It splits a byte slice
+//! into the handful of token kinds SpreadsheetML uses (start and end tags,
+//! text, CDATA; comments and processing instructions are skipped) and never
+//! allocates. It owns no buffer and does no I/O: when a token is cut off by
+//! the end of the input it says so ([`Step::Incomplete`]) and the caller
+//! supplies more bytes. Names are compared by their local part, so
+//! `<x:row>` and `<row>` are the same element. A document type declaration
+//! is refused outright (no entity expansion, ever).
+
+use memchr::{memchr, memchr2, memchr3, memmem};
+
+/// A half-open byte range `[start, end)` into the tokenizer's input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub(crate) fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+
+    pub(crate) fn of<'a>(&self, input: &'a [u8]) -> &'a [u8] {
+        &input[self.start..self.end]
+    }
+}
+
+/// One token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Token {
+    /// Character data between tags, still entity-encoded.
+    Text(Span),
+    /// The content of a CDATA section, taken literally.
+    CData(Span),
+    /// A start tag; `attributes` spans everything after the name.
+    Start {
+        name: Span,
+        attributes: Span,
+        self_closing: bool,
+    },
+    /// An end tag.
+    End { name: Span },
+    /// A comment or processing instruction.
+    Skip,
+}
+
+/// The result of asking for the next token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// A token, and the position just after it.
+    Token(Token, usize),
+    /// The input ends inside a token (or before the next one starts).
+    Incomplete,
+    /// The input ends cleanly at `pos` (only when the caller says the input
+    /// is complete).
+    End,
+}
+
+/// A tokenizer error: what was expected and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct XmlError {
+    pub message: &'static str,
+    pub offset: usize,
+}
+
+impl XmlError {
+    fn at(message: &'static str, offset: usize) -> XmlError {
+        XmlError { message, offset }
+    }
+
+    pub(crate) fn into_error(self) -> crate::Error {
+        crate::Error::xml(self.message).with_offset(self.offset as u64)
+    }
+}
+
+fn is_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// The local part of a qualified name: `x:row` gives `row`.
+pub(crate) fn local_name(name: &[u8]) -> &[u8] {
+    match memchr(b':', name) {
+        Some(colon) => &name[colon + 1..],
+        None => name,
+    }
+}
+
+/// Reads the token starting at `pos`. With `complete` set, the input is
+/// known to end at its last byte, so trailing text is a token and a cut-off
+/// tag is an error rather than [`Step::Incomplete`].
+pub(crate) fn next_token(input: &[u8], pos: usize, complete: bool) -> Result<Step, XmlError> {
+    if pos >= input.len() {
+        return Ok(if complete {
+            Step::End
+        } else {
+            Step::Incomplete
+        });
+    }
+    if input[pos] != b'<' {
+        return Ok(match memchr(b'<', &input[pos..]) {
+            Some(found) => Step::Token(Token::Text(Span::new(pos, pos + found)), pos + found),
+            None if complete => Step::Token(Token::Text(Span::new(pos, input.len())), input.len()),
+            None => Step::Incomplete,
+        });
+    }
+    let incomplete = |message: &'static str| {
+        if complete {
+            Err(XmlError::at(message, pos))
+        } else {
+            Ok(Step::Incomplete)
+        }
+    };
+    let Some(&second) = input.get(pos + 1) else {
+        return incomplete("a tag is cut off by the end of the part");
+    };
+    match second {
+        b'/' => {
+            let name_start = pos + 2;
+            let Some(close) = memchr(b'>', &input[name_start..]) else {
+                return incomplete("an end tag is cut off by the end of the part");
+            };
+            let mut name_end = name_start + close;
+            while name_end > name_start && is_space(input[name_end - 1]) {
+                name_end -= 1;
+            }
+            if name_end == name_start {
+                return Err(XmlError::at("an end tag has no name", pos));
+            }
+            let end = Token::End {
+                name: Span::new(name_start, name_end),
+            };
+            Ok(Step::Token(end, name_start + close + 1))
+        }
+        b'?' => match memmem::find(&input[pos + 2..], b"?>") {
+            Some(found) => Ok(Step::Token(Token::Skip, pos + 2 + found + 2)),
+            None => incomplete("a processing instruction is not closed"),
+        },
+        b'!' => {
+            let rest = &input[pos..];
+            if rest.starts_with(b"<!--") {
+                match memmem::find(&input[pos + 4..], b"-->") {
+                    Some(found) => Ok(Step::Token(Token::Skip, pos + 4 + found + 3)),
+                    None => incomplete("a comment is not closed"),
+                }
+            } else if rest.starts_with(b"<![CDATA[") {
+                let start = pos + 9;
+                match memmem::find(&input[start..], b"]]>") {
+                    Some(found) => {
+                        let cdata = Token::CData(Span::new(start, start + found));
+                        Ok(Step::Token(cdata, start + found + 3))
+                    }
+                    None => incomplete("a CDATA section is not closed"),
+                }
+            } else if rest.len() < 9
+                && (b"<![CDATA[".starts_with(rest) || b"<!--".starts_with(rest))
+            {
+                incomplete("a tag is cut off by the end of the part")
+            } else if rest.len() >= 9 && rest[2..9].eq_ignore_ascii_case(b"DOCTYPE") {
+                Err(XmlError::at(
+                    "a document type declaration (DTD) is not allowed in OOXML",
+                    pos,
+                ))
+            } else if rest.len() < 9 {
+                incomplete("a tag is cut off by the end of the part")
+            } else {
+                Err(XmlError::at("unknown markup declaration `<!`", pos))
+            }
+        }
+        _ => start_tag(input, pos, complete),
+    }
+}
+
+fn start_tag(input: &[u8], pos: usize, complete: bool) -> Result<Step, XmlError> {
+    let name_start = pos + 1;
+    let mut cursor = name_start;
+    while cursor < input.len()
+        && !matches!(input[cursor], b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>')
+    {
+        cursor += 1;
+    }
+    let name_end = cursor;
+    // Attributes: find the closing `>` that is not inside a quoted value.
+    loop {
+        let Some(found) = memchr3(b'>', b'"', b'\'', &input[cursor..]) else {
+            return if complete {
+                Err(XmlError::at("a start tag is not closed", pos))
+            } else {
+                Ok(Step::Incomplete)
+            };
+        };
+        let at = cursor + found;
+        let byte = input[at];
+        if byte == b'>' {
+            if name_end == name_start {
+                return Err(XmlError::at("a start tag has no name", pos));
+            }
+            let self_closing = at > name_end && input[at - 1] == b'/';
+            let attributes_end = if self_closing { at - 1 } else { at };
+            let token = Token::Start {
+                name: Span::new(name_start, name_end),
+                attributes: Span::new(name_end.min(attributes_end), attributes_end),
+                self_closing,
+            };
+            return Ok(Step::Token(token, at + 1));
+        }
+        match memchr(byte, &input[at + 1..]) {
+            Some(close) => cursor = at + 1 + close + 1,
+            None if complete => {
+                return Err(XmlError::at("an attribute value is not closed", at));
+            }
+            None => return Ok(Step::Incomplete),
+        }
+    }
+}
+
+/// Iterates over the attributes of a start tag: `(local name, raw value)`.
+/// The value is still entity-encoded.
+pub(crate) struct Attributes<'a> {
+    input: &'a [u8],
+    pos: usize,
+    end: usize,
+}
+
+impl<'a> Attributes<'a> {
+    pub(crate) fn new(input: &'a [u8], span: Span) -> Attributes<'a> {
+        Attributes {
+            input,
+            pos: span.start,
+            end: span.end,
+        }
+    }
+}
+
+impl<'a> Iterator for Attributes<'a> {
+    type Item = Result<(&'a [u8], Span), XmlError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let input = self.input;
+        while self.pos < self.end && is_space(input[self.pos]) {
+            self.pos += 1;
+        }
+        if self.pos >= self.end {
+            return None;
+        }
+        let name_start = self.pos;
+        let Some(eq) = memchr(b'=', &input[name_start..self.end]) else {
+            self.pos = self.end;
+            return Some(Err(XmlError::at("an attribute has no value", name_start)));
+        };
+        let mut name_end = name_start + eq;
+        while name_end > name_start && is_space(input[name_end - 1]) {
+            name_end -= 1;
+        }
+        let mut value_start = name_start + eq + 1;
+        while value_start < self.end && is_space(input[value_start]) {
+            value_start += 1;
+        }
+        let quote = input
+            .get(value_start)
+            .copied()
+            .filter(|_| value_start < self.end);
+        let Some(quote @ (b'"' | b'\'')) = quote else {
+            self.pos = self.end;
+            return Some(Err(XmlError::at(
+                "an attribute value is not quoted",
+                value_start,
+            )));
+        };
+        let Some(close) = memchr(quote, &input[value_start + 1..self.end]) else {
+            self.pos = self.end;
+            return Some(Err(XmlError::at(
+                "an attribute value is not closed",
+                value_start,
+            )));
+        };
+        let value = Span::new(value_start + 1, value_start + 1 + close);
+        self.pos = value.end + 1;
+        Some(Ok((local_name(&input[name_start..name_end]), value)))
+    }
+}
+
+/// Something decoded text can be appended to.
+pub(crate) trait TextSink {
+    fn push_str(&mut self, text: &str);
+    fn push(&mut self, ch: char);
+}
+
+impl TextSink for String {
+    fn push_str(&mut self, text: &str) {
+        String::push_str(self, text);
+    }
+    fn push(&mut self, ch: char) {
+        String::push(self, ch);
+    }
+}
+
+impl TextSink for bumpalo::collections::String<'_> {
+    fn push_str(&mut self, text: &str) {
+        bumpalo::collections::String::push_str(self, text);
+    }
+    fn push(&mut self, ch: char) {
+        bumpalo::collections::String::push(self, ch);
+    }
+}
+
+/// A piece of character data: text between tags, or a CDATA section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub span: Span,
+    /// CDATA content is literal: `&` is not an entity there.
+    pub cdata: bool,
+}
+
+impl Piece {
+    /// The piece of character data a token carries, if any.
+    pub(crate) fn of_token(token: Token) -> Option<Piece> {
+        match token {
+            Token::Text(span) => Some(Piece { span, cdata: false }),
+            Token::CData(span) => Some(Piece { span, cdata: true }),
+            _ => None,
+        }
+    }
+
+    /// Whether the piece needs [`decode_text`] (entities, carriage returns,
+    /// and with `escapes` set, `_xHHHH_` escapes).
+    pub(crate) fn needs_decoding(&self, input: &[u8], escapes: bool) -> bool {
+        let raw = self.span.of(input);
+        let special = if self.cdata {
+            memchr(b'\r', raw)
+        } else {
+            memchr2(b'&', b'\r', raw)
+        };
+        special.is_some() || (escapes && memmem::find(raw, b"_x").is_some())
+    }
+
+    /// Appends the decoded piece to `out`.
+    pub(crate) fn decode_into(
+        &self,
+        text: &str,
+        escapes: bool,
+        out: &mut impl TextSink,
+    ) -> Result<(), XmlError> {
+        let raw = &text[self.span.start..self.span.end];
+        decode_text(raw, !self.cdata, escapes, out)
+            .map_err(|message| XmlError::at(message, self.span.start))
+    }
+}
+
+/// Appends raw XML text to `out`, decoding (with `entities`) entity and
+/// character references, normalising line ends (CRLF and CR become LF) and,
+/// with `escapes`, decoding OOXML's `_xHHHH_` escapes. An unknown entity is
+/// an error.
+pub(crate) fn decode_text(
+    raw: &str,
+    entities: bool,
+    escapes: bool,
+    out: &mut impl TextSink,
+) -> Result<(), &'static str> {
+    let bytes = raw.as_bytes();
+    let mut pending_high: Option<u16> = None;
+    let mut copied = 0;
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let ampersand = if entities { b'&' } else { b'\r' };
+        let next = if escapes {
+            memchr3(ampersand, b'\r', b'_', &bytes[pos..])
+        } else {
+            memchr2(ampersand, b'\r', &bytes[pos..])
+        };
+        let Some(found) = next else { break };
+        let at = pos + found;
+        match bytes[at] {
+            b'&' => {
+                let Some(semi) = memchr(b';', &bytes[at..]).filter(|&s| s <= 12) else {
+                    return Err("an `&` does not start an entity reference");
+                };
+                let name = &raw[at + 1..at + semi];
+                let ch = match name {
+                    "lt" => '<',
+                    "gt" => '>',
+                    "amp" => '&',
+                    "quot" => '"',
+                    "apos" => '\'',
+                    _ => character_reference(name).ok_or("an unknown entity reference")?,
+                };
+                flush_surrogate(&mut pending_high, out);
+                out.push_str(&raw[copied..at]);
+                out.push(ch);
+                copied = at + semi + 1;
+                pos = copied;
+            }
+            b'\r' => {
+                flush_surrogate(&mut pending_high, out);
+                out.push_str(&raw[copied..at]);
+                out.push('\n');
+                pos = if bytes.get(at + 1) == Some(&b'\n') {
+                    at + 2
+                } else {
+                    at + 1
+                };
+                copied = pos;
+            }
+            _ => {
+                // `_xHHHH_`
+                let escape = bytes.get(at..at + 7).and_then(parse_escape);
+                let Some(unit) = escape else {
+                    pos = at + 1;
+                    continue;
+                };
+                if at != copied {
+                    flush_surrogate(&mut pending_high, out);
+                    out.push_str(&raw[copied..at]);
+                }
+                match unit {
+                    0xD800..=0xDBFF => {
+                        flush_surrogate(&mut pending_high, out);
+                        pending_high = Some(unit);
+                    }
+                    0xDC00..=0xDFFF => match pending_high.take() {
+                        Some(high) => {
+                            let code = 0x10000
+                                + ((u32::from(high) - 0xD800) << 10)
+                                + (u32::from(unit) - 0xDC00);
+                            out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
+                        }
+                        None => out.push(char::REPLACEMENT_CHARACTER),
+                    },
+                    _ => {
+                        flush_surrogate(&mut pending_high, out);
+                        out.push(
+                            char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER),
+                        );
+                    }
+                }
+                copied = at + 7;
+                pos = copied;
+            }
+        }
+    }
+    if copied < bytes.len() {
+        flush_surrogate(&mut pending_high, out);
+        out.push_str(&raw[copied..]);
+    }
+    flush_surrogate(&mut pending_high, out);
+    Ok(())
+}
+
+fn flush_surrogate(pending_high: &mut Option<u16>, out: &mut impl TextSink) {
+    if pending_high.take().is_some() {
+        out.push(char::REPLACEMENT_CHARACTER);
+    }
+}
+
+fn parse_escape(bytes: &[u8]) -> Option<u16> {
+    if bytes.len() != 7 || bytes[0] != b'_' || bytes[1] != b'x' || bytes[6] != b'_' {
+        return None;
+    }
+    let mut unit = 0u16;
+    for &digit in &bytes[2..6] {
+        unit = unit << 4 | (digit as char).to_digit(16)? as u16;
+    }
+    Some(unit)
+}
+
+fn character_reference(name: &str) -> Option<char> {
+    let digits = name.strip_prefix('#')?;
+    let code = match digits.strip_prefix(['x', 'X']) {
+        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+        None => digits.parse::<u32>().ok()?,
+    };
+    char::from_u32(code)
+}
+
+/// Decodes a raw attribute value or text into an owned string (for the
+/// parts that are read once at open, never on the per-cell path).
+pub(crate) fn decode_owned(raw: &[u8], escapes: bool) -> Result<String, XmlError> {
+    let text = simdutf8::basic::from_utf8(raw).map_err(|_| XmlError::at("invalid UTF-8", 0))?;
+    let mut out = String::with_capacity(text.len());
+    decode_text(text, true, escapes, &mut out).map_err(|message| XmlError::at(message, 0))?;
+    Ok(out)
+}
+
+/// Walks every token of a whole in-memory part (the small parts read at
+/// open, never sheets), calling `visit` with each and the input.
+pub(crate) fn walk(
+    input: &[u8],
+    mut visit: impl FnMut(Token) -> Result<(), XmlError>,
+) -> Result<(), XmlError> {
+    let mut pos = 0;
+    loop {
+        match next_token(input, pos, true)? {
+            Step::Token(token, next) => {
+                visit(token)?;
+                pos = next;
+            }
+            Step::End | Step::Incomplete => return Ok(()),
+        }
+    }
+}
+
+/// Finds the attribute with local name `wanted`, returning its raw value.
+pub(crate) fn attribute<'a>(
+    input: &'a [u8],
+    attributes: Span,
+    wanted: &[u8],
+) -> Result<Option<&'a [u8]>, XmlError> {
+    for attribute in Attributes::new(input, attributes) {
+        let (name, value) = attribute?;
+        if name == wanted {
+            return Ok(Some(value.of(input)));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(input: &str) -> Vec<Token> {
+        let mut pos = 0;
+        let mut out = Vec::new();
+        loop {
+            match next_token(input.as_bytes(), pos, true).unwrap() {
+                Step::Token(token, next) => {
+                    out.push(token);
+                    pos = next;
+                }
+                Step::End => return out,
+                Step::Incomplete => panic!("incomplete with complete input"),
+            }
+        }
+    }
+
+    #[test]
+    fn splits_tags_text_and_cdata() {
+        let input =
+            r#"<?xml version="1.0"?><a x="1>2"><!-- c --><b/>t&amp;<![CDATA[<raw>]]></x:a>"#;
+        let got = tokens(input);
+        assert_eq!(got.len(), 7);
+        assert!(matches!(
+            got[1],
+            Token::Start {
+                self_closing: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            got[3],
+            Token::Start {
+                self_closing: true,
+                ..
+            }
+        ));
+        let Token::Text(text) = got[4] else { panic!() };
+        assert_eq!(text.of(input.as_bytes()), b"t&amp;");
+        let Token::CData(span) = got[5] else { panic!() };
+        assert_eq!(span.of(input.as_bytes()), b"<raw>");
+        let Token::End { name } = got[6] else {
+            panic!()
+        };
+        assert_eq!(local_name(name.of(input.as_bytes())), b"a");
+    }
+
+    #[test]
+    fn cut_off_tokens_are_incomplete_until_complete() {
+        for input in [
+            "<a b=\"1", "<a", "<", "<!-", "<![CDA", "<!-- x", "</a", "<?xml",
+        ] {
+            assert_eq!(
+                next_token(input.as_bytes(), 0, false),
+                Ok(Step::Incomplete),
+                "{input}"
+            );
+            assert!(next_token(input.as_bytes(), 0, true).is_err(), "{input}");
+        }
+        assert_eq!(next_token(b"text", 0, false), Ok(Step::Incomplete));
+    }
+
+    #[test]
+    fn refuses_doctype() {
+        let err = next_token(b"<!DOCTYPE x [<!ENTITY a 'b'>]>", 0, true).unwrap_err();
+        assert!(err.message.contains("DTD"));
+    }
+
+    #[test]
+    fn attributes_with_prefixes_and_spaces() {
+        let input = br#"<c r = "A1" x:s='3' t="s">"#;
+        let Step::Token(Token::Start { attributes, .. }, _) = next_token(input, 0, true).unwrap()
+        else {
+            panic!()
+        };
+        let got: Vec<_> = Attributes::new(input, attributes)
+            .map(|a| a.unwrap())
+            .map(|(name, value)| (name.to_vec(), value.of(input).to_vec()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (b"r".to_vec(), b"A1".to_vec()),
+                (b"s".to_vec(), b"3".to_vec()),
+                (b"t".to_vec(), b"s".to_vec())
+            ]
+        );
+    }
+
+    fn decoded(raw: &str, escapes: bool) -> String {
+        let mut out = String::new();
+        decode_text(raw, true, escapes, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn decodes_entities_line_ends_and_escapes() {
+        assert_eq!(
+            decoded("a&lt;b&gt;&amp;&quot;&apos;&#65;&#x42;", false),
+            "a<b>&\"'AB"
+        );
+        assert_eq!(decoded("1\r\n2\r3\n", false), "1\n2\n3\n");
+        assert_eq!(decoded("&#13;", false), "\r");
+        assert_eq!(decoded("a_x000D_b_x005F_x0041_", true), "a\rb_x0041_");
+        assert_eq!(decoded("a_x000D_b", false), "a_x000D_b");
+        assert_eq!(decoded("_xD83D__xDE00_", true), "\u{1F600}");
+        assert_eq!(decoded("_xD83D_x", true), "\u{FFFD}x");
+        assert_eq!(decoded("_xDE00_", true), "\u{FFFD}");
+        assert_eq!(decoded("snake_case_x_", true), "snake_case_x_");
+        let mut out = String::new();
+        assert!(decode_text("a & b", true, false, &mut out).is_err());
+        out.clear();
+        decode_text("a & b&lt;\r", false, false, &mut out).unwrap();
+        assert_eq!(out, "a & b&lt;\n");
+    }
+}
