@@ -26,8 +26,14 @@ pub(crate) struct ChunkBuffer {
 
 impl ChunkBuffer {
     pub(crate) fn new(max_unit_bytes: u64) -> ChunkBuffer {
+        ChunkBuffer::with_chunk_size(CHUNK_SIZE, max_unit_bytes)
+    }
+
+    /// A buffer starting at `chunk_size` bytes (tests and fuzzing use tiny
+    /// ones so that rows straddle chunk boundaries).
+    pub(crate) fn with_chunk_size(chunk_size: usize, max_unit_bytes: u64) -> ChunkBuffer {
         ChunkBuffer {
-            buf: vec![0; CHUNK_SIZE],
+            buf: vec![0; chunk_size.max(1)],
             start: 0,
             end: 0,
             base: 0,

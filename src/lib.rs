@@ -66,6 +66,9 @@ mod styles;
 mod workbook;
 mod xml;
 
+#[doc(hidden)]
+pub mod fuzzing;
+
 pub use cell::{Cell, CellRef, MAX_COLUMN, MAX_ROW, Row, Value};
 pub use date::{CivilDateTime, DateSystem, DateTime};
 pub use error::{Error, ErrorKind, Location, Result};

@@ -88,6 +88,13 @@ impl<'a> SheetRows<'a> {
         }
     }
 
+    /// Replaces the window with one of `chunk_size` bytes (for tests and
+    /// fuzzing: small windows make rows straddle chunk boundaries).
+    pub(crate) fn with_chunk_size(mut self, chunk_size: usize, limits: &Limits) -> Self {
+        self.buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
+        self
+    }
+
     /// Also decode formula text, available through [`Cell::formula`].
     pub fn with_formulas(mut self, formulas: bool) -> Self {
         self.formulas = formulas;

@@ -1,0 +1,57 @@
+//! Entry points for the fuzz targets in `fuzz/` and for tests that drive
+//! internal layers directly. Not part of the public API.
+
+use crate::date::DateSystem;
+use crate::error::Result;
+use crate::limits::Limits;
+use crate::rows::{SheetContext, SheetRows};
+use crate::shared_strings::SharedStrings;
+use crate::styles::Styles;
+
+/// Streams `xml` as a worksheet part through the scanner and the row
+/// reader with a window of `chunk_size` bytes, against a shared strings
+/// table of three strings and a styles part where style 1 is a date.
+/// Returns the number of cells read, and a digest of what was read so
+/// that two runs can be compared.
+pub fn read_sheet_xml(xml: &[u8], chunk_size: usize) -> Result<(usize, String)> {
+    let limits = Limits {
+        max_row_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let shared_strings = SharedStrings::parse(
+        &b"<sst><si><t>zero</t></si><si><t>one</t></si><si><r><t>tw</t></r><r><t>o</t></r></si></sst>"[..],
+        &limits,
+    )?;
+    let styles = Styles::parse(
+        br#"<styleSheet><cellXfs><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>"#,
+    )?;
+    let context = SheetContext {
+        shared_strings: Some(&shared_strings),
+        styles: &styles,
+        date_system: DateSystem::V1900,
+    };
+    let mut rows = SheetRows::new(
+        Box::new(xml),
+        context,
+        "Fuzz",
+        "xl/worksheets/sheet1.xml",
+        &limits,
+    )
+    .with_chunk_size(chunk_size, &limits)
+    .with_formulas(true);
+    let mut cells = 0;
+    let mut digest = String::new();
+    while let Some(row) = rows.next_row()? {
+        digest.push_str(&format!("row {}\n", row.index()));
+        for cell in row.cells() {
+            cells += 1;
+            digest.push_str(&format!(
+                "{} {:?} {:?}\n",
+                cell.reference(),
+                cell.value(),
+                cell.formula()
+            ));
+        }
+    }
+    Ok((cells, digest))
+}
