@@ -54,6 +54,7 @@
 
 mod cell;
 mod chunk;
+mod count;
 mod date;
 mod error;
 mod limits;
@@ -70,6 +71,7 @@ mod xml;
 pub mod fuzzing;
 
 pub use cell::{Cell, CellRef, MAX_COLUMN, MAX_ROW, Row, Value};
+pub use count::SheetCounts;
 pub use date::{CivilDateTime, DateSystem, DateTime};
 pub use error::{Error, ErrorKind, Location, Result};
 pub use limits::Limits;

@@ -3,7 +3,7 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use sheetstream::{SheetKind, SheetState, Value, Workbook};
+use sheetstream::{SheetCounts, SheetKind, SheetState, Value, Workbook};
 
 const USAGE: &str = "\
 sheetstream: stream the contents of .xlsx workbooks
@@ -12,6 +12,9 @@ Usage:
   sheetstream sheets FILE   list the sheets: position, name, state, kind
   sheetstream cells FILE    print every non-empty cell of every worksheet as
                             one JSON object a line (the conformance dump format)
+  sheetstream count FILE    stream every worksheet and print, per sheet, rows,
+                            cells and checksums of numbers, text, booleans,
+                            errors and dates
 
 Exit status: 0 on success, 1 when the workbook cannot be read, 2 on bad usage.";
 
@@ -61,10 +64,11 @@ fn run(args: &[String]) -> Result<(), Failure> {
         }
         [command, file] if command == "sheets" => sheets(file),
         [command, file] if command == "cells" => cells(file),
+        [command, file] if command == "count" => count(file),
         [] => Err(Failure::Usage("no command given".into())),
-        [command, ..] if command == "sheets" || command == "cells" => Err(Failure::Usage(format!(
-            "`{command}` takes exactly one FILE"
-        ))),
+        [command, ..] if ["sheets", "cells", "count"].contains(&command.as_str()) => Err(
+            Failure::Usage(format!("`{command}` takes exactly one FILE")),
+        ),
         [command, ..] => Err(Failure::Usage(format!("unknown command `{command}`"))),
     }
 }
@@ -99,17 +103,39 @@ fn kind_name(kind: SheetKind) -> &'static str {
     }
 }
 
-fn cells(file: &str) -> Result<(), Failure> {
+fn count(file: &str) -> Result<(), Failure> {
     let mut workbook = Workbook::open(file)?;
+    let worksheets = worksheet_positions(&workbook);
     let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let worksheets: Vec<(usize, String)> = workbook
+    let mut out = BufWriter::new(stdout.lock());
+    let mut total = SheetCounts::default();
+    for (position, name) in worksheets {
+        let mut counts = SheetCounts::default();
+        workbook.for_each_row(position, |row| counts.add_row(&row))?;
+        writeln!(out, "{name}\t{counts}")?;
+        total.merge(&counts);
+    }
+    writeln!(out, "(total)\t{total}")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Position and name of each worksheet (chart, dialog and macro sheets left out).
+fn worksheet_positions<R>(workbook: &Workbook<R>) -> Vec<(usize, String)> {
+    workbook
         .sheets()
         .iter()
         .enumerate()
         .filter(|(_, sheet)| sheet.kind() == SheetKind::Worksheet)
         .map(|(position, sheet)| (position, sheet.name().to_owned()))
-        .collect();
+        .collect()
+}
+
+fn cells(file: &str) -> Result<(), Failure> {
+    let mut workbook = Workbook::open(file)?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let worksheets = worksheet_positions(&workbook);
     let mut line = Vec::with_capacity(256);
     let mut quoted_name = Vec::new();
     for (position, name) in worksheets {

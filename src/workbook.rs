@@ -161,6 +161,24 @@ impl Workbook<Cursor<Vec<u8>>> {
     }
 }
 
+impl<R> Workbook<R> {
+    /// The sheets in workbook order, hidden ones included.
+    pub fn sheets(&self) -> &[SheetInfo] {
+        &self.sheets
+    }
+
+    /// The workbook's date system (1900, or 1904 for old Mac workbooks).
+    pub fn date_system(&self) -> DateSystem {
+        self.date_system
+    }
+
+    /// The shared strings table (empty when the workbook has none).
+    pub fn shared_strings(&self) -> &SharedStrings {
+        static EMPTY: SharedStrings = SharedStrings::empty();
+        self.shared_strings.as_ref().unwrap_or(&EMPTY)
+    }
+}
+
 impl<R: Read + Seek> Workbook<R> {
     /// Opens a workbook from any seekable reader.
     ///
@@ -196,22 +214,6 @@ impl<R: Read + Seek> Workbook<R> {
             date_system: layout.date_system,
             limits,
         })
-    }
-
-    /// The sheets in workbook order, hidden ones included.
-    pub fn sheets(&self) -> &[SheetInfo] {
-        &self.sheets
-    }
-
-    /// The workbook's date system (1900, or 1904 for old Mac workbooks).
-    pub fn date_system(&self) -> DateSystem {
-        self.date_system
-    }
-
-    /// The shared strings table (empty when the workbook has none).
-    pub fn shared_strings(&self) -> &SharedStrings {
-        static EMPTY: SharedStrings = SharedStrings::empty();
-        self.shared_strings.as_ref().unwrap_or(&EMPTY)
     }
 
     /// A pull reader over the rows of a sheet.
