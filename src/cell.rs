@@ -166,24 +166,21 @@ pub(crate) fn column_name(column: u32, buf: &mut [u8; 3]) -> &str {
 /// Parses an A1 reference (`B3`, `xfd1048576`; a `$` before either part is
 /// allowed) into a 0-based row (None when the reference has no row digits)
 /// and column. Returns None when it is malformed or past XFD1048576.
+#[inline]
 pub(crate) fn parse_reference(text: &[u8]) -> Option<(Option<u32>, u32)> {
-    let mut pos = 0;
-    if text.first() == Some(&b'$') {
-        pos += 1;
-    }
-    let mut column: u32 = 0;
+    let mut pos = usize::from(text.first() == Some(&b'$'));
     let letters_start = pos;
-    while let Some(&byte) = text.get(pos) {
-        if !byte.is_ascii_alphabetic() {
+    let mut column: u32 = 0;
+    while pos < text.len() && pos - letters_start < 4 {
+        // ASCII letters only; `| 0x20` folds upper case onto lower case.
+        let letter = (text[pos] | 0x20).wrapping_sub(b'a');
+        if letter >= 26 {
             break;
         }
-        column = column * 26 + u32::from(byte.to_ascii_uppercase() - b'A' + 1);
+        column = column * 26 + u32::from(letter) + 1;
         pos += 1;
-        if pos - letters_start > 3 {
-            return None;
-        }
     }
-    if pos == letters_start || column - 1 > MAX_COLUMN {
+    if pos == letters_start || pos - letters_start > 3 || column - 1 > MAX_COLUMN {
         return None;
     }
     if text.get(pos) == Some(&b'$') {

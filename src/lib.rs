@@ -58,6 +58,7 @@ mod count;
 mod date;
 mod error;
 mod limits;
+mod number;
 mod number_format;
 mod package;
 mod rows;

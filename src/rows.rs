@@ -16,7 +16,8 @@ use crate::chunk::ChunkBuffer;
 use crate::date::{DateSystem, DateTime, parse_iso_datetime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::scan::{CellKind, PieceRange, RawCell, RawRow, Scan, SheetScanner};
+use crate::number::{parse_index, parse_number};
+use crate::scan::{CellKind, Parsed, PieceRange, RawCell, RawRow, Scan, SheetScanner};
 use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
 use crate::xml::Piece;
@@ -176,6 +177,35 @@ fn locate(err: Error, sheet: &str, part: &str, base: u64) -> Error {
     err.shift_offset(base).with_sheet(sheet).with_part(part)
 }
 
+/// A number cell's value: a date when its style says so.
+#[inline]
+fn number_value(number: f64, style: u32, context: SheetContext<'_>) -> Value<'static> {
+    if context.styles.is_date(style) {
+        Value::DateTime(DateTime::from_serial(number, context.date_system))
+    } else {
+        Value::Number(number)
+    }
+}
+
+/// Looks up a shared string.
+#[inline]
+fn shared_string<'r>(index: u64, context: SheetContext<'r>) -> Result<&'r str> {
+    let strings = context.shared_strings.ok_or_else(|| {
+        Error::new(ErrorKind::MissingPart(
+            "the shared strings part, which a cell refers to".into(),
+        ))
+    })?;
+    usize::try_from(index)
+        .ok()
+        .and_then(|i| strings.get(i))
+        .ok_or_else(|| {
+            Error::new(ErrorKind::SharedStringIndex {
+                index,
+                count: strings.len(),
+            })
+        })
+}
+
 /// Resolves the raw cells of one row into values.
 fn build_row<'r>(
     window: &'r [u8],
@@ -257,43 +287,38 @@ fn resolve_value<'r>(
     let Some(range) = cell.value else {
         return Ok(None);
     };
+    match cell.parsed {
+        Parsed::No => {}
+        Parsed::Number(number) => return Ok(Some(number_value(number, cell.style, context))),
+        Parsed::SharedString(index) => {
+            return shared_string(index, context).map(|text| Some(Value::Text(text)));
+        }
+        Parsed::Bool(flag) => return Ok(Some(Value::Bool(flag))),
+    }
     let value = match cell.kind {
         CellKind::FormulaString | CellKind::InlineString => {
             Value::Text(join_pieces(text, &raw.pieces, range, true, arena)?)
         }
         kind => {
             let content = join_pieces(text, &raw.pieces, range, false, arena)?;
-            let trimmed = content.trim_matches(|c: char| c.is_ascii_whitespace());
+            let trimmed = content.trim_ascii();
             if trimmed.is_empty() {
                 return Ok(None);
             }
             match kind {
                 CellKind::Number => {
-                    let number = parse_number(trimmed)?;
-                    if context.styles.is_date(cell.style) {
-                        Value::DateTime(DateTime::from_serial(number, context.date_system))
-                    } else {
-                        Value::Number(number)
-                    }
+                    let number = parse_number(trimmed.as_bytes()).ok_or_else(|| {
+                        Error::invalid_value(format!("`{trimmed}` is not a number"))
+                    })?;
+                    number_value(number, cell.style, context)
                 }
                 CellKind::SharedString => {
-                    let index: u64 = trimmed.parse().map_err(|_| {
+                    let index = parse_index(trimmed.as_bytes()).ok_or_else(|| {
                         Error::invalid_value(format!(
                             "shared string index `{trimmed}` is not a number"
                         ))
                     })?;
-                    let strings = context.shared_strings.ok_or_else(|| {
-                        Error::new(ErrorKind::MissingPart(
-                            "the shared strings part, which a cell refers to".into(),
-                        ))
-                    })?;
-                    let found = usize::try_from(index).ok().and_then(|i| strings.get(i));
-                    Value::Text(found.ok_or_else(|| {
-                        Error::new(ErrorKind::SharedStringIndex {
-                            index,
-                            count: strings.len(),
-                        })
-                    })?)
+                    Value::Text(shared_string(index, context)?)
                 }
                 CellKind::Bool => match trimmed {
                     "1" | "true" | "TRUE" => Value::Bool(true),
@@ -315,18 +340,4 @@ fn resolve_value<'r>(
         }
     };
     Ok(Some(value))
-}
-
-/// Parses a number as Excel writes it, refusing the `inf` and `NaN`
-/// spellings Rust's parser would accept.
-fn parse_number(text: &str) -> Result<f64> {
-    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
-    let plausible = digits
-        .as_bytes()
-        .first()
-        .is_some_and(|b| b.is_ascii_digit() || *b == b'.');
-    match text.parse::<f64>() {
-        Ok(number) if plausible && number.is_finite() => Ok(number),
-        _ => Err(Error::invalid_value(format!("`{text}` is not a number"))),
-    }
 }

@@ -12,7 +12,16 @@
 
 use crate::cell::{MAX_COLUMN, parse_reference, parse_row_number};
 use crate::error::{Error, ErrorKind, Result};
+use crate::number;
 use crate::xml::{self, Attributes, Piece, Span, Step, Token};
+
+/// A row's attributes: already read by the fast path (the row index, if
+/// given), or still to be read from their span.
+#[derive(Debug, Clone, Copy)]
+enum RowAttributes {
+    Parsed(Option<u32>),
+    Raw(Span),
+}
 
 /// A cell's type, from its `t` attribute (and `<is>` child).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +42,19 @@ pub(crate) enum CellKind {
     Date,
 }
 
+/// A value the scanner's fast path parsed while the bytes were at hand.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Parsed {
+    /// Not parsed: resolve the text pieces.
+    No,
+    /// A number (`t="n"`), not yet checked against the style.
+    Number(f64),
+    /// A shared string index.
+    SharedString(u64),
+    /// A boolean.
+    Bool(bool),
+}
+
 /// A range of pieces in [`RawRow::pieces`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct PieceRange {
@@ -41,14 +63,17 @@ pub(crate) struct PieceRange {
 }
 
 /// A cell as scanned: positions, not values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct RawCell {
     pub row: u32,
     pub column: u32,
     pub style: u32,
     pub kind: CellKind,
     /// The text of `<v>` (or of an inline string's `<t>`s), when present.
+    /// Empty when the fast path already parsed the value into `parsed`.
     pub value: Option<PieceRange>,
+    /// The value, when the fast path could parse it from the bytes.
+    pub parsed: Parsed,
     /// The text of `<f>`, when present.
     pub formula: Option<PieceRange>,
     /// Offset of the cell's start tag in the window.
@@ -150,6 +175,13 @@ impl SheetScanner {
             return Ok(Scan::End);
         }
         loop {
+            if let Some((index, next, self_closing)) = fast_row_start(input, pos) {
+                let attributes = RowAttributes::Parsed(index);
+                match self.scan_row(input, pos, next, attributes, self_closing, complete, row)? {
+                    Some(end) => return Ok(Scan::Row { consumed: end }),
+                    None => return Ok(Scan::NeedMore { consumed: pos }),
+                }
+            }
             match xml::next_token(input, pos, complete).map_err(xml_error)? {
                 Step::Token(
                     Token::Start {
@@ -159,6 +191,7 @@ impl SheetScanner {
                     },
                     next,
                 ) if name_is(input, name, b"row") => {
+                    let attributes = RowAttributes::Raw(attributes);
                     match self.scan_row(
                         input,
                         pos,
@@ -195,7 +228,7 @@ impl SheetScanner {
         input: &[u8],
         tag_start: usize,
         body_start: usize,
-        attributes: Span,
+        attributes: RowAttributes,
         self_closing: bool,
         complete: bool,
         row: &mut RawRow,
@@ -203,6 +236,14 @@ impl SheetScanner {
         row.cells.clear();
         row.pieces.clear();
         let mut index = self.next_row;
+        let attributes = match attributes {
+            RowAttributes::Parsed(Some(explicit)) => {
+                index = explicit;
+                Span::default()
+            }
+            RowAttributes::Parsed(None) => Span::default(),
+            RowAttributes::Raw(span) => span,
+        };
         for attribute in Attributes::new(input, attributes) {
             let (key, value) = attribute.map_err(xml_error)?;
             if key == b"r" {
@@ -230,6 +271,18 @@ impl SheetScanner {
         let mut pos = body_start;
         let mut next_column: u32 = 0;
         loop {
+            if input.get(pos..pos + 6) == Some(b"</row>") {
+                self.next_row = index + 1;
+                return Ok(Some(pos + 6));
+            }
+            if let Some((cell, end)) = fast_cell(input, pos, index, next_column, &mut row.pieces) {
+                next_column = cell.column + 1;
+                if cell.value.is_some() {
+                    row.cells.push(cell);
+                }
+                pos = end;
+                continue;
+            }
             match xml::next_token(input, pos, complete).map_err(xml_error)? {
                 Step::Token(
                     Token::Start {
@@ -245,6 +298,7 @@ impl SheetScanner {
                         style: 0,
                         kind: CellKind::Number,
                         value: None,
+                        parsed: Parsed::No,
                         formula: None,
                         offset: pos,
                     };
@@ -288,6 +342,175 @@ impl SheetScanner {
             }
         }
     }
+}
+
+/// Finds `byte` at or after `from`: a plain loop over the first bytes (the
+/// distances inside a cell are short), memchr beyond.
+#[inline]
+fn find_byte(input: &[u8], from: usize, byte: u8) -> Option<usize> {
+    let near = input.len().min(from + 32);
+    let mut at = from;
+    while at < near {
+        if input[at] == byte {
+            return Some(at);
+        }
+        at += 1;
+    }
+    memchr::memchr(byte, input.get(near..)?).map(|found| near + found)
+}
+
+/// Reads the attributes of a start tag on the fast path: `name="value"`
+/// pairs separated by single or repeated spaces, double quotes, up to `>`
+/// or `/>`. Calls `on_attribute` with each local name and raw value.
+/// Returns the position of the closing `>` and whether the tag is
+/// self-closing, or None for anything unusual (other whitespace, single
+/// quotes, spaces around `=`, a tag cut off by the end of the window, or
+/// `on_attribute` refusing a value).
+#[inline]
+fn fast_attributes(
+    input: &[u8],
+    mut at: usize,
+    mut on_attribute: impl FnMut(&[u8], &[u8]) -> Option<()>,
+) -> Option<(usize, bool)> {
+    loop {
+        match *input.get(at)? {
+            b' ' => at += 1,
+            b'>' => return Some((at, false)),
+            b'/' => {
+                return (*input.get(at + 1)? == b'>').then_some((at + 1, true));
+            }
+            _ => {
+                let eq = find_byte(input, at, b'=')?;
+                let name = &input[at..eq];
+                if input.get(eq + 1) != Some(&b'"')
+                    || name.iter().any(|b| {
+                        matches!(
+                            b,
+                            b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'<' | b'>' | b'"' | b'\''
+                        )
+                    })
+                {
+                    return None;
+                }
+                let close = find_byte(input, eq + 2, b'"')?;
+                on_attribute(xml::local_name(name), &input[eq + 2..close])?;
+                at = close + 1;
+            }
+        }
+    }
+}
+
+/// The fast path for a row's start tag, `<row attributes>`: its row index
+/// (when it has `r`), the position after the tag and whether it is
+/// self-closing. None for anything unusual; the general path takes over.
+#[inline]
+fn fast_row_start(input: &[u8], pos: usize) -> Option<(Option<u32>, usize, bool)> {
+    let rest = input.get(pos..pos + 5)?;
+    if &rest[..4] != b"<row" || !matches!(rest[4], b' ' | b'>' | b'/') {
+        return None;
+    }
+    let mut index = None;
+    let (close, self_closing) = fast_attributes(input, pos + 4, |name, value| {
+        if name == b"r" {
+            index = Some(parse_row_number(value)?);
+        }
+        Some(())
+    })?;
+    Some((index, close + 1, self_closing))
+}
+
+/// The fast path for the cell shape nearly every writer produces:
+/// `<c attributes/>` or `<c attributes><v>text</v></c>`, unprefixed, with
+/// nothing between the tags. Returns the cell and the position after it,
+/// or None, with nothing recorded, for anything else (a formula, an inline
+/// string, a comment, a prefix, whitespace, a malformed attribute, a cell
+/// cut off by the end of the window), which the general path then reads
+/// and reports on.
+#[inline]
+fn fast_cell(
+    input: &[u8],
+    pos: usize,
+    row: u32,
+    next_column: u32,
+    pieces: &mut Vec<Piece>,
+) -> Option<(RawCell, usize)> {
+    if input.get(pos..pos + 3)? != b"<c " {
+        return None;
+    }
+    let mut cell = RawCell {
+        row,
+        column: next_column,
+        style: 0,
+        kind: CellKind::Number,
+        value: None,
+        parsed: Parsed::No,
+        formula: None,
+        offset: pos,
+    };
+    let (close, self_closing) = fast_attributes(input, pos + 3, |name, value| {
+        match name {
+            b"r" => {
+                let (row, column) = parse_reference(value)?;
+                cell.column = column;
+                if let Some(row) = row {
+                    cell.row = row;
+                }
+            }
+            b"s" => cell.style = parse_style(value),
+            b"t" => {
+                cell.kind = match value {
+                    b"s" => CellKind::SharedString,
+                    b"str" => CellKind::FormulaString,
+                    b"b" => CellKind::Bool,
+                    b"e" => CellKind::Error,
+                    b"d" => CellKind::Date,
+                    b"n" => CellKind::Number,
+                    _ => return None,
+                }
+            }
+            _ => {}
+        }
+        Some(())
+    })?;
+    let at = close + 1;
+    if self_closing {
+        return Some((cell, at));
+    }
+    if input.get(at..at + 3)? != b"<v>" {
+        return None;
+    }
+    let text_start = at + 3;
+    let text_end = find_byte(input, text_start, b'<')?;
+    if input.get(text_end..text_end + 8)? != b"</v></c>" {
+        return None;
+    }
+    let text = &input[text_start..text_end];
+    cell.parsed = match cell.kind {
+        CellKind::Number => number::parse_short_decimal(text).map_or(Parsed::No, Parsed::Number),
+        CellKind::SharedString => {
+            number::parse_index(text).map_or(Parsed::No, Parsed::SharedString)
+        }
+        CellKind::Bool => match text {
+            b"1" => Parsed::Bool(true),
+            b"0" => Parsed::Bool(false),
+            _ => Parsed::No,
+        },
+        _ => Parsed::No,
+    };
+    let start = pieces.len() as u32;
+    if cell.parsed == Parsed::No {
+        pieces.push(Piece {
+            span: Span::new(text_start, text_end),
+            cdata: false,
+        });
+        cell.value = Some(PieceRange {
+            start,
+            end: start + 1,
+        });
+    } else {
+        cell.value = Some(PieceRange { start, end: start });
+    }
+    Some((cell, text_end + 8))
 }
 
 fn trim(bytes: &[u8]) -> &[u8] {
@@ -525,7 +748,13 @@ mod tests {
         formula: Option<String>,
     }
 
-    fn text_of(input: &[u8], row: &RawRow, range: PieceRange) -> String {
+    fn text_of(input: &[u8], row: &RawRow, cell: &RawCell, range: PieceRange) -> String {
+        match cell.parsed {
+            Parsed::No => {}
+            Parsed::Number(number) => return number.to_string(),
+            Parsed::SharedString(index) => return index.to_string(),
+            Parsed::Bool(flag) => return u8::from(flag).to_string(),
+        }
         row.pieces[range.start as usize..range.end as usize]
             .iter()
             .map(|piece| String::from_utf8_lossy(piece.span.of(input)).into_owned())
@@ -554,8 +783,18 @@ mod tests {
                             column: cell.column,
                             kind: cell.kind,
                             style: cell.style,
-                            value: text_of(window, &row, cell.value.unwrap()),
-                            formula: cell.formula.map(|f| text_of(window, &row, f)),
+                            value: text_of(window, &row, cell, cell.value.unwrap()),
+                            formula: cell.formula.map(|f| {
+                                text_of(
+                                    window,
+                                    &row,
+                                    &RawCell {
+                                        parsed: Parsed::No,
+                                        ..*cell
+                                    },
+                                    f,
+                                )
+                            }),
                         })
                         .collect();
                     rows.push((row.index, cells));

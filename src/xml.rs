@@ -81,8 +81,10 @@ fn is_space(byte: u8) -> bool {
 }
 
 /// The local part of a qualified name: `x:row` gives `row`.
+#[inline]
 pub(crate) fn local_name(name: &[u8]) -> &[u8] {
-    match memchr(b':', name) {
+    // Names are short: a plain loop beats setting up a search.
+    match name.iter().position(|&byte| byte == b':') {
         Some(colon) => &name[colon + 1..],
         None => name,
     }
@@ -328,6 +330,15 @@ impl Piece {
     /// and with `escapes` set, `_xHHHH_` escapes).
     pub(crate) fn needs_decoding(&self, input: &[u8], escapes: bool) -> bool {
         let raw = self.span.of(input);
+        if raw.len() <= 32 {
+            // Cell values are short: one pass beats setting up searches.
+            return raw.iter().any(|&byte| match byte {
+                b'\r' => true,
+                b'&' => !self.cdata,
+                b'_' => escapes,
+                _ => false,
+            });
+        }
         let special = if self.cdata {
             memchr(b'\r', raw)
         } else {

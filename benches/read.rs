@@ -1,0 +1,321 @@
+//! Read benchmark: sheetstream against calamine and the inflate-only floor.
+//!
+//! ```text
+//! cargo bench --bench read                 # every workbook
+//! cargo bench --bench read -- one_sheet    # workbooks whose name contains this
+//! ```
+//!
+//! The workbooks (see `support/workbooks.rs`) are written to
+//! `target/bench-data` on first use. Each measurement runs in a child
+//! process of its own, so that its peak resident memory (VmHWM) and its heap
+//! allocation count (a counting global allocator) are its own. Each child
+//! repeats its work and reports the fastest run. Readers:
+//!
+//! - `inflate`: the sheet parts inflated to nowhere with the same zip crate
+//!   and inflate backend (zlib-rs through flate2) both readers use: the floor.
+//! - `sheetstream`: `Workbook::open`, then `for_each_row` over every sheet,
+//!   adding every value into `SheetCounts`.
+//! - `calamine-cells`: calamine's streaming `worksheet_cells_reader`.
+//! - `calamine-range`: calamine's `worksheet_range`, then every used cell.
+
+#[path = "support/workbooks.rs"]
+mod workbooks;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use calamine::{Data, DataRef, Reader, Xlsx, open_workbook};
+use sheetstream::{SheetCounts, SheetKind, Workbook};
+
+/// Counts every allocation (and reallocation) made through the global allocator.
+struct CountingAllocator;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every method forwards to the system allocator unchanged; the
+// counter is a relaxed atomic with no effect on the allocation itself.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller upholds `GlobalAlloc::dealloc`'s contract.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+const READERS: [&str; 4] = ["inflate", "sheetstream", "calamine-cells", "calamine-range"];
+
+/// What one child run reports.
+struct Measurement {
+    seconds: f64,
+    allocations: u64,
+    cells: u64,
+    peak_rss_bytes: u64,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--child") {
+        child(
+            &args[1],
+            Path::new(&args[2]),
+            args[3].parse().expect("repetitions"),
+        );
+        return;
+    }
+    let filters: Vec<&String> = args.iter().filter(|arg| !arg.starts_with("--")).collect();
+    let workbooks = workbooks::ensure_all().expect("write the benchmark workbooks");
+    println!(
+        "{:<30} {:<15} {:>9} {:>9} {:>10} {:>9} {:>10} {:>9}",
+        "workbook", "reader", "seconds", "MB/s", "Mcells/s", "peak MB", "allocs", "allocs/cell"
+    );
+    for (path, recipe) in workbooks {
+        if !filters.is_empty()
+            && !filters
+                .iter()
+                .any(|filter| recipe.name.contains(filter.as_str()))
+        {
+            continue;
+        }
+        let xml_bytes = sheet_xml_bytes(&path);
+        let repetitions = if xml_bytes > 100 << 20 { 3 } else { 5 };
+        let mut results = Vec::new();
+        for reader in READERS {
+            results.push((reader, run_child(reader, &path, repetitions)));
+        }
+        let cells = results[1].1.cells;
+        for (reader, measurement) in &results {
+            println!(
+                "{:<30} {:<15} {:>9.3} {:>9.1} {:>10.2} {:>9.1} {:>10} {:>9.3}",
+                recipe.name,
+                reader,
+                measurement.seconds,
+                xml_bytes as f64 / measurement.seconds / 1e6,
+                cells as f64 / measurement.seconds / 1e6,
+                measurement.peak_rss_bytes as f64 / 1e6,
+                measurement.allocations,
+                measurement.allocations as f64 / cells.max(1) as f64,
+            );
+            if *reader != "inflate" && measurement.cells != cells {
+                println!(
+                    "  note: {reader} saw {} cells, sheetstream {cells}",
+                    measurement.cells
+                );
+            }
+        }
+        let time = |name: &str| {
+            results
+                .iter()
+                .find(|(reader, _)| *reader == name)
+                .map(|(_, m)| m.seconds)
+                .unwrap_or(f64::NAN)
+        };
+        println!(
+            "  ratios: sheetstream/inflate {:.2}x; calamine-cells/sheetstream {:.2}x; calamine-range/sheetstream {:.2}x",
+            time("sheetstream") / time("inflate"),
+            time("calamine-cells") / time("sheetstream"),
+            time("calamine-range") / time("sheetstream"),
+        );
+    }
+}
+
+/// Total inflated size of the workbook's worksheet parts.
+fn sheet_xml_bytes(path: &Path) -> u64 {
+    let parts = worksheet_parts(path);
+    let mut archive =
+        zip::ZipArchive::new(BufReader::new(File::open(path).expect("open"))).expect("zip");
+    parts
+        .iter()
+        .map(|part| archive.by_name(part).expect("sheet part").size())
+        .sum()
+}
+
+fn worksheet_parts(path: &Path) -> Vec<String> {
+    let workbook = Workbook::open(path).expect("open with sheetstream");
+    workbook
+        .sheets()
+        .iter()
+        .filter(|sheet| sheet.kind() == SheetKind::Worksheet)
+        .map(|sheet| sheet.part().to_owned())
+        .collect()
+}
+
+fn run_child(reader: &str, path: &Path, repetitions: u32) -> Measurement {
+    let output = Command::new(std::env::current_exe().expect("own path"))
+        .args([
+            "--child",
+            reader,
+            &path.to_string_lossy(),
+            &repetitions.to_string(),
+        ])
+        .output()
+        .expect("run the child");
+    assert!(
+        output.status.success(),
+        "{reader} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    let fields: Vec<f64> = text
+        .split_whitespace()
+        .map(|field| field.parse().expect("a number"))
+        .collect();
+    Measurement {
+        seconds: fields[0],
+        allocations: fields[1] as u64,
+        cells: fields[2] as u64,
+        peak_rss_bytes: fields[3] as u64,
+    }
+}
+
+/// Runs one reader `repetitions` times; prints the fastest time, the
+/// allocations of the first run, the cells seen and the peak RSS.
+fn child(reader: &str, path: &Path, repetitions: u32) {
+    let parts = worksheet_parts(path);
+    let mut best = Duration::MAX;
+    let mut first_allocations = None;
+    let mut cells = 0;
+    for _ in 0..repetitions {
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let start = Instant::now();
+        cells = match reader {
+            "inflate" => inflate(path, &parts),
+            "sheetstream" => read_sheetstream(path),
+            "calamine-cells" => read_calamine_cells(path),
+            "calamine-range" => read_calamine_range(path),
+            other => panic!("unknown reader {other}"),
+        };
+        best = best.min(start.elapsed());
+        first_allocations.get_or_insert(ALLOCATIONS.load(Ordering::Relaxed) - before);
+    }
+    println!(
+        "{} {} {} {}",
+        best.as_secs_f64(),
+        first_allocations.unwrap_or(0),
+        cells,
+        peak_rss_bytes()
+    );
+}
+
+fn peak_rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .map_or(0, |kib| kib * 1024)
+}
+
+fn inflate(path: &Path, parts: &[String]) -> u64 {
+    let mut archive =
+        zip::ZipArchive::new(BufReader::new(File::open(path).expect("open"))).expect("zip");
+    let mut buffer = vec![0u8; 128 * 1024];
+    let mut total = 0u64;
+    for part in parts {
+        let mut entry = archive.by_name(part).expect("sheet part");
+        loop {
+            let count = entry.read(&mut buffer).expect("inflate");
+            if count == 0 {
+                break;
+            }
+            total += count as u64;
+        }
+    }
+    std::hint::black_box(total);
+    0
+}
+
+fn read_sheetstream(path: &Path) -> u64 {
+    let mut workbook = Workbook::open(path).expect("open");
+    let mut total = SheetCounts::default();
+    for position in 0..workbook.sheets().len() {
+        if workbook.sheets()[position].kind() != SheetKind::Worksheet {
+            continue;
+        }
+        workbook
+            .for_each_row(position, |row| total.add_row(&row))
+            .expect("read");
+    }
+    std::hint::black_box(&total);
+    total.cells
+}
+
+fn count_calamine(value: &DataRef<'_>, counts: &mut SheetCounts) {
+    match value {
+        DataRef::Empty => return,
+        DataRef::Int(number) => counts.number_sum += *number as f64,
+        DataRef::Float(number) => counts.number_sum += number,
+        DataRef::String(text) => counts.text_bytes += text.len() as u64,
+        DataRef::SharedString(text) => counts.text_bytes += text.len() as u64,
+        DataRef::Bool(flag) => counts.trues += u64::from(*flag),
+        DataRef::DateTime(date) => counts.date_serial_sum += date.as_f64(),
+        DataRef::DateTimeIso(text) | DataRef::DurationIso(text) => {
+            counts.text_bytes += text.len() as u64
+        }
+        DataRef::Error(_) => counts.errors += 1,
+    }
+    counts.cells += 1;
+}
+
+fn read_calamine_cells(path: &Path) -> u64 {
+    let mut workbook: Xlsx<BufReader<File>> = open_workbook(path).expect("open");
+    let mut counts = SheetCounts::default();
+    for name in workbook.sheet_names() {
+        let mut reader = workbook
+            .worksheet_cells_reader(&name)
+            .expect("cells reader");
+        while let Some(cell) = reader.next_cell().expect("next cell") {
+            count_calamine(cell.get_value(), &mut counts);
+        }
+    }
+    std::hint::black_box(&counts);
+    counts.cells
+}
+
+fn read_calamine_range(path: &Path) -> u64 {
+    let mut workbook: Xlsx<BufReader<File>> = open_workbook(path).expect("open");
+    let mut counts = SheetCounts::default();
+    for name in workbook.sheet_names() {
+        let range = workbook.worksheet_range(&name).expect("range");
+        for (_, _, value) in range.used_cells() {
+            match value {
+                Data::Empty => continue,
+                Data::Int(number) => counts.number_sum += *number as f64,
+                Data::Float(number) => counts.number_sum += number,
+                Data::String(text) | Data::DateTimeIso(text) | Data::DurationIso(text) => {
+                    counts.text_bytes += text.len() as u64
+                }
+                Data::Bool(flag) => counts.trues += u64::from(*flag),
+                Data::DateTime(date) => counts.date_serial_sum += date.as_f64(),
+                Data::Error(_) => counts.errors += 1,
+            }
+            counts.cells += 1;
+        }
+    }
+    std::hint::black_box(&counts);
+    counts.cells
+}
