@@ -1,0 +1,140 @@
+//! Heap allocations while streaming do not grow with the number of rows.
+//!
+//! This test binary installs a counting global allocator, so it holds this
+//! one test only: another test running on another thread would add its own
+//! allocations to the count.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::{Cursor, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sheetstream::{SheetCounts, Workbook};
+use zip::write::SimpleFileOptions;
+
+struct CountingAllocator;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every method forwards to the system allocator unchanged; the
+// counter is a relaxed atomic with no effect on the allocation itself.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller upholds `GlobalAlloc::dealloc`'s contract.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+const CONTENT_TYPES: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/></Types>"#;
+const PACKAGE_RELS: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#;
+const WORKBOOK: &str = r#"<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>"#;
+const WORKBOOK_RELS: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/><Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>"#;
+const STYLES: &str = r#"<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>"#;
+const SHARED_STRINGS: &str = r#"<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>north</t></si><si><t>south &amp; east</t></si><si><r><t>rich</t></r><r><t> text</t></r></si></sst>"#;
+
+/// A workbook of `rows` rows in one recipe: numbers, dates, booleans,
+/// shared strings, inline strings and formula strings that need entity
+/// decoding (so the arena is used), an error, and sparse cells.
+fn workbook(rows: u32) -> Vec<u8> {
+    let mut sheet = String::from(
+        r#"<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>"#,
+    );
+    for row in 1..=rows {
+        sheet.push_str(&format!(
+            concat!(
+                r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c><c r="B{row}"><v>{half}</v></c>"#,
+                r#"<c r="C{row}" s="1"><v>{date}</v></c><c r="D{row}" t="b"><v>{flag}</v></c>"#,
+                r#"<c r="E{row}" t="s"><v>{string}</v></c>"#,
+                r#"<c r="F{row}" t="inlineStr"><is><t>row &lt;{row}&gt; &amp; more</t></is></c>"#,
+                r#"<c r="G{row}" t="str"><f>A{row}&amp;"x"</f><v>{row}x&#13;</v></c>"#,
+                r#"<c r="H{row}" t="e"><v>#N/A</v></c>{sparse}</row>"#
+            ),
+            row = row,
+            half = f64::from(row) / 2.0,
+            date = 40000 + row % 5000,
+            flag = row % 2,
+            string = row % 3,
+            sparse = if row % 7 == 0 {
+                format!(r#"<c r="J{row}"><v>-1.25E-3</v></c>"#)
+            } else {
+                String::new()
+            },
+        ));
+    }
+    sheet.push_str("</sheetData></worksheet>");
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (name, content) in [
+        ("[Content_Types].xml", CONTENT_TYPES),
+        ("_rels/.rels", PACKAGE_RELS),
+        ("xl/workbook.xml", WORKBOOK),
+        ("xl/_rels/workbook.xml.rels", WORKBOOK_RELS),
+        ("xl/styles.xml", STYLES),
+        ("xl/sharedStrings.xml", SHARED_STRINGS),
+        ("xl/worksheets/sheet1.xml", sheet.as_str()),
+    ] {
+        zip.start_file(name, options).unwrap();
+        zip.write_all(content.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+/// Streams the sheet, returning the counts and the allocations made while
+/// streaming (from `rows()` to the end of the sheet).
+fn stream(bytes: Vec<u8>) -> (SheetCounts, u64) {
+    let mut workbook = Workbook::from_bytes(bytes).unwrap();
+    let mut counts = SheetCounts::default();
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let mut rows = workbook.rows("Data").unwrap();
+    while let Some(row) = rows.next_row().unwrap() {
+        counts.add_row(&row);
+    }
+    drop(rows);
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    (counts, allocations)
+}
+
+#[test]
+fn allocations_do_not_grow_with_rows() {
+    let (small, small_allocations) = stream(workbook(10_000));
+    let (large, large_allocations) = stream(workbook(200_000));
+
+    // The recipe was read in full both times.
+    assert_eq!(small.rows, 10_000);
+    assert_eq!(large.rows, 200_000);
+    assert_eq!(large.cells, 200_000 * 8 + 200_000 / 7);
+    assert_eq!(
+        (large.texts, large.booleans, large.errors, large.dates),
+        (600_000, 200_000, 200_000, 200_000)
+    );
+
+    println!(
+        "allocations while streaming: {small_allocations} for 10,000 rows, {large_allocations} for 200,000 rows \
+         ({:.6} per cell at 200,000 rows)",
+        large_allocations as f64 / large.cells as f64
+    );
+    // The same fixed set-up either way (window, arena, scratch vectors):
+    // nothing per row or per cell, give or take arena chunk growth.
+    assert!(
+        small_allocations < 64,
+        "{small_allocations} allocations for 10,000 rows"
+    );
+    assert!(
+        large_allocations.abs_diff(small_allocations) <= 4,
+        "{small_allocations} allocations for 10,000 rows but {large_allocations} for 200,000"
+    );
+}
