@@ -2,6 +2,7 @@
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use sheetstream::{SheetCounts, SheetKind, SheetState, Value, Workbook};
 
@@ -15,6 +16,12 @@ Usage:
   sheetstream count FILE    stream every worksheet and print, per sheet, rows,
                             cells and checksums of numbers, text, booleans,
                             errors and dates
+
+Options:
+  -t, --threads N           threads for cells and count: 0 (the default) for
+                            one per core; sheets are read in parallel, and a
+                            lone sheet inflates on one thread while it is
+                            scanned on another
 
 Exit status: 0 on success, 1 when the workbook cannot be read, 2 on bad usage.";
 
@@ -57,19 +64,44 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &[String]) -> Result<(), Failure> {
-    match args {
-        [flag] if flag == "-h" || flag == "--help" => {
-            println!("{USAGE}");
-            Ok(())
+    let Some((command, rest)) = args.split_first() else {
+        return Err(Failure::Usage("no command given".into()));
+    };
+    if command == "-h" || command == "--help" {
+        println!("{USAGE}");
+        return Ok(());
+    }
+    if !["sheets", "cells", "count"].contains(&command.as_str()) {
+        return Err(Failure::Usage(format!("unknown command `{command}`")));
+    }
+    let mut threads = 0;
+    let mut files = Vec::new();
+    let mut rest = rest.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "-t" | "--threads" => {
+                let value = rest
+                    .next()
+                    .ok_or_else(|| Failure::Usage(format!("`{arg}` needs a number")))?;
+                threads = value
+                    .parse()
+                    .map_err(|_| Failure::Usage(format!("`{value}` is not a number of threads")))?;
+            }
+            flag if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(Failure::Usage(format!("unknown option `{flag}`")));
+            }
+            file => files.push(file),
         }
-        [command, file] if command == "sheets" => sheets(file),
-        [command, file] if command == "cells" => cells(file),
-        [command, file] if command == "count" => count(file),
-        [] => Err(Failure::Usage("no command given".into())),
-        [command, ..] if ["sheets", "cells", "count"].contains(&command.as_str()) => Err(
-            Failure::Usage(format!("`{command}` takes exactly one FILE")),
-        ),
-        [command, ..] => Err(Failure::Usage(format!("unknown command `{command}`"))),
+    }
+    let [file] = files.as_slice() else {
+        return Err(Failure::Usage(format!(
+            "`{command}` takes exactly one FILE"
+        )));
+    };
+    match command.as_str() {
+        "sheets" => sheets(file),
+        "cells" => cells(file, threads),
+        _ => count(file, threads),
     }
 }
 
@@ -103,15 +135,28 @@ fn kind_name(kind: SheetKind) -> &'static str {
     }
 }
 
-fn count(file: &str) -> Result<(), Failure> {
-    let mut workbook = Workbook::open(file)?;
+fn count(file: &str, threads: usize) -> Result<(), Failure> {
+    let workbook = Workbook::open(file)?;
     let worksheets = worksheet_positions(&workbook);
+    let sheet_count = workbook.sheets().len();
+    // Each thread counts into its own table, indexed by sheet position.
+    let per_sheet = workbook.parallel().threads(threads).fold(
+        || vec![SheetCounts::default(); sheet_count],
+        |table, sheet, row| {
+            table[sheet.position()].add_row(&row);
+        },
+        |mut a, b| {
+            for (mine, theirs) in a.iter_mut().zip(&b) {
+                mine.merge(theirs);
+            }
+            a
+        },
+    )?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut total = SheetCounts::default();
     for (position, name) in worksheets {
-        let mut counts = SheetCounts::default();
-        workbook.for_each_row(position, |row| counts.add_row(&row))?;
+        let counts = per_sheet[position];
         writeln!(out, "{name}\t{counts}")?;
         total.merge(&counts);
     }
@@ -131,30 +176,56 @@ fn worksheet_positions<R>(workbook: &Workbook<R>) -> Vec<(usize, String)> {
         .collect()
 }
 
-fn cells(file: &str) -> Result<(), Failure> {
-    let mut workbook = Workbook::open(file)?;
+fn cells(file: &str, threads: usize) -> Result<(), Failure> {
+    let workbook = Workbook::open(file)?;
     let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let worksheets = worksheet_positions(&workbook);
-    let mut line = Vec::with_capacity(256);
-    let mut quoted_name = Vec::new();
-    for (position, name) in worksheets {
-        quoted_name.clear();
+    let out = Mutex::new(BufWriter::with_capacity(1 << 16, stdout));
+    let write_error: Mutex<Option<io::Error>> = Mutex::new(None);
+    // Sheets one after another, so that the output keeps workbook order;
+    // with more than one thread each sheet inflates on a thread of its own.
+    for (position, name) in worksheet_positions(&workbook) {
+        let mut quoted_name = Vec::new();
         write_json_string(&mut quoted_name, &name);
-        let mut rows = workbook.rows(position)?;
-        while let Some(row) = rows.next_row()? {
-            for cell in row.cells() {
-                line.clear();
-                line.extend_from_slice(b"{\"sheet\":");
-                line.extend_from_slice(&quoted_name);
-                write!(line, ",\"ref\":\"{}\",", cell.reference())?;
-                write_value(&mut line, cell.value())?;
-                line.extend_from_slice(b"}\n");
-                out.write_all(&line)?;
-            }
+        let (out, quoted_name, write_error) = (&out, &quoted_name, &write_error);
+        workbook
+            .parallel()
+            .threads(threads)
+            .sheets([position])?
+            .for_each_row(|| {
+                let mut line = Vec::with_capacity(256);
+                move |_sheet: &sheetstream::SheetInfo, row: sheetstream::Row<'_>| {
+                    let mut out = out.lock().unwrap_or_else(|poison| poison.into_inner());
+                    let written = row.cells().iter().try_for_each(|cell| {
+                        line.clear();
+                        line.extend_from_slice(b"{\"sheet\":");
+                        line.extend_from_slice(quoted_name);
+                        write!(line, ",\"ref\":\"{}\",", cell.reference())?;
+                        write_value(&mut line, cell.value())?;
+                        line.extend_from_slice(b"}\n");
+                        out.write_all(&line)
+                    });
+                    match written {
+                        Ok(()) => true,
+                        Err(err) => {
+                            *write_error
+                                .lock()
+                                .unwrap_or_else(|poison| poison.into_inner()) = Some(err);
+                            false
+                        }
+                    }
+                }
+            })?;
+        if let Some(err) = write_error
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .take()
+        {
+            return Err(Failure::Output(err));
         }
     }
-    out.flush()?;
+    out.into_inner()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .flush()?;
     Ok(())
 }
 

@@ -1,9 +1,9 @@
 //! The entry point: an opened workbook.
 
-use std::fs::File;
-use std::io::{BufReader, Cursor, Read, Seek};
+use std::io::{Cursor, Read, Seek};
 use std::ops::ControlFlow;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::cell::Row;
 use crate::date::DateSystem;
@@ -13,6 +13,7 @@ use crate::package::archive::Archive;
 use crate::package::{self, SheetInfo};
 use crate::rows::{SheetContext, SheetRows};
 use crate::shared_strings::SharedStrings;
+use crate::source::SharedFile;
 use crate::styles::Styles;
 
 /// An opened `.xlsx` / `.xlsm` workbook.
@@ -33,13 +34,13 @@ use crate::styles::Styles;
 /// # Ok(())
 /// # }
 /// ```
-pub struct Workbook<R = BufReader<File>> {
-    archive: Archive<R>,
-    sheets: Vec<SheetInfo>,
-    shared_strings: Option<SharedStrings>,
-    styles: Styles,
-    date_system: DateSystem,
-    limits: Limits,
+pub struct Workbook<R = SharedFile> {
+    pub(crate) archive: Archive<R>,
+    pub(crate) sheets: Vec<SheetInfo>,
+    pub(crate) shared_strings: Option<SharedStrings>,
+    pub(crate) styles: Styles,
+    pub(crate) date_system: DateSystem,
+    pub(crate) limits: Limits,
 }
 
 /// Names a sheet: by position in [`Workbook::sheets`] (`usize`) or by name (`&str`).
@@ -123,8 +124,7 @@ impl OpenOptions {
     ///
     /// As [`Workbook::open`].
     pub fn open(&self, path: impl AsRef<Path>) -> Result<Workbook> {
-        let file = File::open(path.as_ref())?;
-        self.from_reader(BufReader::new(file))
+        self.from_reader(SharedFile::open(path)?)
     }
 
     /// Opens a workbook from any seekable reader.
@@ -150,13 +150,14 @@ impl Workbook {
     }
 }
 
-impl Workbook<Cursor<Vec<u8>>> {
-    /// Opens a workbook held in memory.
+impl Workbook<Cursor<Arc<[u8]>>> {
+    /// Opens a workbook held in memory. The bytes are shared, not copied,
+    /// by the threads of the parallel readers.
     ///
     /// # Errors
     ///
     /// As [`Workbook::open`].
-    pub fn from_bytes(bytes: impl Into<Vec<u8>>) -> Result<Workbook<Cursor<Vec<u8>>>> {
+    pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<Workbook<Cursor<Arc<[u8]>>>> {
         Workbook::from_reader(Cursor::new(bytes.into()))
     }
 }

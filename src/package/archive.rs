@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::sync::Arc;
 
 use zip::ZipArchive;
 use zip::result::ZipError;
@@ -14,11 +15,14 @@ use crate::package::encoding;
 
 const OLE2_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 
-/// The opened ZIP archive and an index of its entries by normalised part name.
+/// The opened ZIP archive and an index of its entries by normalised part
+/// name. Cloning it (for a reader that clones cheaply) shares the central
+/// directory and the index: each clone reads on its own.
+#[derive(Clone)]
 pub(crate) struct Archive<R> {
     zip: ZipArchive<R>,
     /// Normalised (lower-case, no leading `/`, forward slashes) name to entry index.
-    index: HashMap<String, usize>,
+    index: Arc<HashMap<String, usize>>,
 }
 
 /// Normalises a part name for lookup: OPC part names compare
@@ -107,12 +111,24 @@ impl<R: Read + Seek> Archive<R> {
                 ))));
             }
         }
-        Ok(Archive { zip, index })
+        Ok(Archive {
+            zip,
+            index: Arc::new(index),
+        })
     }
 
     /// Whether a part exists (`name` is a part name, any case).
     pub(crate) fn contains(&self, name: &str) -> bool {
         self.index.contains_key(&normalise_part_name(name))
+    }
+
+    /// The compressed size of a part (0 when it is missing): how much work
+    /// reading it is, for scheduling.
+    pub(crate) fn compressed_size(&self, name: &str) -> u64 {
+        self.entry_index(name)
+            .ok()
+            .and_then(|index| self.zip.by_index_data(index).ok())
+            .map_or(0, |entry| entry.compressed_size())
     }
 
     fn entry_index(&self, name: &str) -> Result<usize> {

@@ -43,6 +43,7 @@ pub enum SheetKind {
 /// A sheet as the workbook lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SheetInfo {
+    position: usize,
     name: String,
     state: SheetState,
     kind: SheetKind,
@@ -50,6 +51,11 @@ pub struct SheetInfo {
 }
 
 impl SheetInfo {
+    /// The sheet's position in [`Workbook::sheets`](crate::Workbook::sheets).
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
     /// The sheet's name as shown on its tab.
     pub fn name(&self) -> &str {
         &self.name
@@ -288,6 +294,7 @@ pub(crate) fn read_layout<R: Read + Seek>(
                     _ => SheetKind::Worksheet,
                 };
                 sheets.push(SheetInfo {
+                    position: sheets.len(),
                     name: sheet_name,
                     state,
                     kind,

@@ -1,0 +1,473 @@
+//! Parallel reading: whole sheets on a work-stealing pool, and one sheet
+//! pipelined over two threads (inflate on one, scan on the other).
+//!
+//! Read this first: every worker reads and inflates its own sheet through
+//! its own clone of the archive (the central directory was parsed once and
+//! is shared), so decompression is parallel too. The shared strings and
+//! styles were built at open and are shared read-only. Each worker owns its
+//! row reader (window, arena, scratch), so nothing per cell touches a lock
+//! or the global allocator. The only shared state while reading is a stop
+//! flag, checked once per row, and the slot for the first failure.
+
+use std::any::Any;
+use std::io::{self, Read, Seek};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
+use std::thread::{self, Scope};
+
+use crossbeam_deque::{Injector, Stealer, Worker};
+
+use crate::cell::Row;
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::package::archive::Archive;
+use crate::package::{SheetInfo, SheetKind};
+use crate::rows::{SheetContext, SheetRows};
+use crate::workbook::{RowFlow, SheetSelector, Workbook};
+
+/// Bytes per buffer handed from the inflate thread to the scan thread.
+const PIPE_CHUNK: usize = 256 * 1024;
+/// Buffers in flight between the two threads of a pipelined sheet.
+const PIPE_BUFFERS: usize = 4;
+
+/// A parallel read of a workbook, set up by [`Workbook::parallel`].
+///
+/// Rows of one sheet arrive in file order, on one thread; rows of different
+/// sheets interleave in no particular order. The first error or panic in
+/// any thread stops the others at their next row and reaches the caller (a
+/// panic is resumed on the caller's thread); a closure asking to stop stops
+/// every thread.
+///
+/// ```
+/// # fn main() -> Result<(), sheetstream::Error> {
+/// let workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+/// // Count the cells of every worksheet, one accumulator per thread.
+/// let cells = workbook.parallel().threads(2).fold(
+///     || 0usize,
+///     |count, _sheet, row| *count += row.cells().len(),
+///     |a, b| a + b,
+/// )?;
+/// assert_eq!(cells, 19);
+/// # Ok(())
+/// # }
+/// ```
+pub struct Parallel<'w, R> {
+    workbook: &'w Workbook<R>,
+    threads: usize,
+    sheets: Option<Vec<usize>>,
+}
+
+/// What stopped a worker early.
+enum Failure {
+    Error(Error),
+    Panic(Box<dyn Any + Send>),
+}
+
+impl<R> Workbook<R> {
+    /// Sets up a parallel read of this workbook's worksheets (all of them,
+    /// unless [`Parallel::sheets`] says otherwise) with as many threads as
+    /// the machine has cores, at most one per sheet. A single sheet is read
+    /// by two threads, inflating and scanning at the same time.
+    pub fn parallel(&self) -> Parallel<'_, R> {
+        Parallel {
+            workbook: self,
+            threads: 0,
+            sheets: None,
+        }
+    }
+}
+
+impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
+    /// The number of threads: 0 (the default) for one per core, at most
+    /// one per sheet. With 1, everything runs on the calling thread.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Reads only these sheets (by position or name) instead of every
+    /// worksheet.
+    ///
+    /// # Errors
+    ///
+    /// A sheet that does not exist.
+    pub fn sheets<S: SheetSelector>(mut self, sheets: impl IntoIterator<Item = S>) -> Result<Self> {
+        let positions = sheets
+            .into_iter()
+            .map(|sheet| sheet.position(&self.workbook.sheets))
+            .collect::<Result<Vec<usize>>>()?;
+        self.sheets = Some(positions);
+        Ok(self)
+    }
+
+    /// Calls a closure with every row of every selected sheet. `make` is
+    /// called once per thread and returns that thread's closure, which owns
+    /// its state; the closure gets the sheet and the row and returns what
+    /// [`RowFlow`] allows (`()`, a `bool`, a `ControlFlow`).
+    ///
+    /// # Errors
+    ///
+    /// The first error any thread met.
+    ///
+    /// # Panics
+    ///
+    /// A panic in a closure is resumed on the calling thread once the other
+    /// threads have stopped.
+    pub fn for_each_row<M, F, T>(self, make: M) -> Result<()>
+    where
+        M: Fn() -> F + Sync,
+        F: FnMut(&SheetInfo, Row<'_>) -> T,
+        T: RowFlow,
+    {
+        self.run(make, |f, sheet, row| f(sheet, row).keep_going(), drop)
+    }
+
+    /// Folds every row of every selected sheet into one value: each thread
+    /// folds the rows it reads into its own accumulator made by `init`, and
+    /// the accumulators are combined with `reduce` at the end.
+    ///
+    /// # Errors
+    ///
+    /// The first error any thread met.
+    ///
+    /// # Panics
+    ///
+    /// As [`Parallel::for_each_row`].
+    pub fn fold<T, I, F, G>(self, init: I, fold: F, reduce: G) -> Result<T>
+    where
+        T: Send,
+        I: Fn() -> T + Sync,
+        F: Fn(&mut T, &SheetInfo, Row<'_>) + Sync,
+        G: Fn(T, T) -> T,
+    {
+        let states = Mutex::new(Vec::new());
+        self.run(
+            &init,
+            |state, sheet, row| {
+                fold(state, sheet, row);
+                true
+            },
+            |state| {
+                states
+                    .lock()
+                    .unwrap_or_else(|poison| poison.into_inner())
+                    .push(state)
+            },
+        )?;
+        let states = states
+            .into_inner()
+            .unwrap_or_else(|poison| poison.into_inner());
+        Ok(states.into_iter().reduce(reduce).unwrap_or_else(init))
+    }
+
+    /// The selected sheets, biggest compressed part first so that the
+    /// longest work starts first.
+    fn positions(&self) -> Vec<usize> {
+        let workbook = self.workbook;
+        let mut positions: Vec<usize> = match &self.sheets {
+            Some(positions) => positions.clone(),
+            None => (0..workbook.sheets.len())
+                .filter(|&position| workbook.sheets[position].kind() == SheetKind::Worksheet)
+                .collect(),
+        };
+        positions.sort_by_key(|&position| {
+            std::cmp::Reverse(
+                workbook
+                    .archive
+                    .compressed_size(workbook.sheets[position].part()),
+            )
+        });
+        positions
+    }
+
+    /// Runs the workers: each makes its state with `make`, visits rows
+    /// with `visit` (false stops everyone) and hands its final state to
+    /// `finish`, unless the run failed.
+    fn run<S, M, V, D>(&self, make: M, visit: V, finish: D) -> Result<()>
+    where
+        M: Fn() -> S + Sync,
+        V: Fn(&mut S, &SheetInfo, Row<'_>) -> bool + Sync,
+        D: Fn(S) + Sync,
+    {
+        let positions = self.positions();
+        let cores = thread::available_parallelism().map_or(1, usize::from);
+        let threads = if self.threads == 0 {
+            cores
+        } else {
+            self.threads
+        };
+        let workers = threads.min(positions.len()).max(1);
+        // With fewer sheets than threads, each sheet gets an inflate thread.
+        let pipelined = threads > positions.len();
+        let workbook = self.workbook;
+        let context = SheetContext {
+            shared_strings: workbook.shared_strings.as_ref(),
+            styles: &workbook.styles,
+            date_system: workbook.date_system,
+        };
+        let job = Job {
+            sheets: &workbook.sheets,
+            context,
+            limits: workbook.limits,
+            pipelined,
+            stop: AtomicBool::new(false),
+            failure: Mutex::new(None),
+        };
+
+        if workers == 1 {
+            // Serial, on the calling thread (with an inflate thread when pipelined).
+            let mut archive = workbook.archive.clone();
+            let mut state = make();
+            thread::scope(|scope| {
+                for &position in &positions {
+                    match job.read_sheet(scope, &mut archive, position, &mut state, &visit) {
+                        Ok(true) => {}
+                        Ok(false) => break,
+                        Err(err) => return Err(err),
+                    }
+                }
+                Ok(())
+            })?;
+            finish(state);
+            return Ok(());
+        }
+
+        let injector = Injector::new();
+        for &position in &positions {
+            injector.push(position);
+        }
+        let queues: Vec<Worker<usize>> = (0..workers).map(|_| Worker::new_fifo()).collect();
+        let stealers: Vec<Stealer<usize>> = queues.iter().map(Worker::stealer).collect();
+        thread::scope(|scope| {
+            for queue in queues {
+                let mut archive = workbook.archive.clone();
+                let (job, injector, stealers, make, visit, finish) =
+                    (&job, &injector, &stealers, &make, &visit, &finish);
+                scope.spawn(move || {
+                    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+                        let mut state = make();
+                        while !job.stop.load(Ordering::Relaxed) {
+                            let Some(position) = next_task(&queue, injector, stealers) else {
+                                break;
+                            };
+                            if !job.read_sheet(scope, &mut archive, position, &mut state, visit)? {
+                                job.stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                        Ok(state)
+                    }));
+                    match outcome {
+                        Ok(Ok(state)) => finish(state),
+                        Ok(Err(err)) => job.fail(Failure::Error(err)),
+                        Err(payload) => job.fail(Failure::Panic(payload)),
+                    }
+                });
+            }
+        });
+        match job
+            .failure
+            .into_inner()
+            .unwrap_or_else(|poison| poison.into_inner())
+        {
+            Some(Failure::Error(err)) => Err(err),
+            Some(Failure::Panic(payload)) => panic::resume_unwind(payload),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What every worker of one run shares.
+struct Job<'w> {
+    sheets: &'w [SheetInfo],
+    context: SheetContext<'w>,
+    limits: Limits,
+    pipelined: bool,
+    stop: AtomicBool,
+    failure: Mutex<Option<Failure>>,
+}
+
+impl Job<'_> {
+    /// Records the first failure and tells every worker to stop.
+    fn fail(&self, failure: Failure) {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut slot = self
+            .failure
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        slot.get_or_insert(failure);
+    }
+
+    /// Reads one sheet into `state`; returns false when `visit` asked to stop.
+    fn read_sheet<'scope, 'env, R, S, V>(
+        &'env self,
+        scope: &'scope Scope<'scope, 'env>,
+        archive: &mut Archive<R>,
+        position: usize,
+        state: &mut S,
+        visit: &V,
+    ) -> Result<bool>
+    where
+        R: Read + Seek + Clone + Send + 'env,
+        V: Fn(&mut S, &SheetInfo, Row<'_>) -> bool,
+    {
+        let sheet = &self.sheets[position];
+        let mut rows = if self.pipelined {
+            let reader = spawn_inflater(scope, archive.clone(), sheet, self.limits);
+            SheetRows::new(
+                Box::new(reader),
+                self.context,
+                sheet.name(),
+                sheet.part(),
+                &self.limits,
+            )
+        } else {
+            let source = archive
+                .open_part(sheet.part(), self.limits.max_part_bytes, &self.limits)
+                .map_err(|err| err.with_sheet(sheet.name()))?;
+            SheetRows::new(
+                source,
+                self.context,
+                sheet.name(),
+                sheet.part(),
+                &self.limits,
+            )
+        };
+        while let Some(row) = rows.next_row()? {
+            if self.stop.load(Ordering::Relaxed) || !visit(state, sheet, row) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// The crossbeam-deque scheduler: the worker's own queue first, then a
+/// batch from the global queue, then a task stolen from another worker.
+fn next_task(
+    local: &Worker<usize>,
+    global: &Injector<usize>,
+    stealers: &[Stealer<usize>],
+) -> Option<usize> {
+    local.pop().or_else(|| {
+        std::iter::repeat_with(|| {
+            global
+                .steal_batch_and_pop(local)
+                .or_else(|| stealers.iter().map(Stealer::steal).collect())
+        })
+        .find(|steal| !steal.is_retry())
+        .and_then(|steal| steal.success())
+    })
+}
+
+/// Starts a thread that inflates a sheet's part into recycled buffers and
+/// returns the reading end. The thread ends at the end of the part, on an
+/// error (passed on to the reader), or when the reader is dropped.
+fn spawn_inflater<'scope, 'env, R>(
+    scope: &'scope Scope<'scope, 'env>,
+    mut archive: Archive<R>,
+    sheet: &'env SheetInfo,
+    limits: Limits,
+) -> PipeReader
+where
+    R: Read + Seek + Send + 'env,
+{
+    let (full_sender, full) = sync_channel::<io::Result<Vec<u8>>>(PIPE_BUFFERS);
+    let (empty, empty_receiver) = channel::<Vec<u8>>();
+    for _ in 0..PIPE_BUFFERS {
+        // Cannot fail: the receiver is alive.
+        let _ = empty.send(Vec::with_capacity(PIPE_CHUNK));
+    }
+    scope.spawn(move || inflate_into(&mut archive, sheet, &limits, &full_sender, &empty_receiver));
+    PipeReader {
+        full,
+        empty,
+        current: Vec::new(),
+        position: 0,
+        done: false,
+    }
+}
+
+fn inflate_into<R: Read + Seek>(
+    archive: &mut Archive<R>,
+    sheet: &SheetInfo,
+    limits: &Limits,
+    full: &SyncSender<io::Result<Vec<u8>>>,
+    empty: &Receiver<Vec<u8>>,
+) {
+    let mut source = match archive.open_part(sheet.part(), limits.max_part_bytes, limits) {
+        Ok(source) => source,
+        Err(err) => {
+            let _ = full.send(Err(err.with_sheet(sheet.name()).into()));
+            return;
+        }
+    };
+    // Each buffer goes back and forth; the loop ends when the reader is gone.
+    while let Ok(mut buffer) = empty.recv() {
+        buffer.resize(PIPE_CHUNK, 0);
+        let mut filled = 0;
+        while filled < buffer.len() {
+            match source.read(&mut buffer[filled..]) {
+                Ok(0) => break,
+                Ok(count) => filled += count,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => {
+                    let _ = full.send(Err(err));
+                    return;
+                }
+            }
+        }
+        buffer.truncate(filled);
+        let at_end = filled < PIPE_CHUNK;
+        if full.send(Ok(buffer)).is_err() || at_end {
+            if at_end {
+                let _ = full.send(Ok(Vec::new()));
+            }
+            return;
+        }
+    }
+}
+
+/// The scan thread's end of the pipe: reads the buffers the inflate thread
+/// fills and hands each back once it is used up.
+struct PipeReader {
+    full: Receiver<io::Result<Vec<u8>>>,
+    empty: Sender<Vec<u8>>,
+    current: Vec<u8>,
+    position: usize,
+    done: bool,
+}
+
+impl Read for PipeReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if self.position < self.current.len() {
+                let count = buf.len().min(self.current.len() - self.position);
+                buf[..count].copy_from_slice(&self.current[self.position..self.position + count]);
+                self.position += count;
+                return Ok(count);
+            }
+            if self.done {
+                return Ok(0);
+            }
+            if self.current.capacity() > 0 {
+                // The inflate thread may be gone already; then the buffer is simply dropped.
+                let _ = self.empty.send(std::mem::take(&mut self.current));
+            }
+            self.position = 0;
+            match self.full.recv() {
+                Ok(Ok(chunk)) if chunk.is_empty() => self.done = true,
+                Ok(Ok(chunk)) => self.current = chunk,
+                Ok(Err(err)) => {
+                    self.done = true;
+                    return Err(err);
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Err(io::Error::other("the inflate thread stopped early"));
+                }
+            }
+        }
+    }
+}
