@@ -64,6 +64,7 @@ pub struct SheetRows<'a> {
     pending: usize,
     formulas: bool,
     finished: bool,
+    max_row_bytes: u64,
 }
 
 impl<'a> SheetRows<'a> {
@@ -86,6 +87,7 @@ impl<'a> SheetRows<'a> {
             pending: 0,
             formulas: false,
             finished: false,
+            max_row_bytes: limits.max_row_bytes,
         }
     }
 
@@ -155,7 +157,15 @@ impl<'a> SheetRows<'a> {
                 .scanner
                 .scan(self.buffer.window(), complete, &mut self.raw)?
             {
-                Scan::Row { consumed } => return Ok(Some(consumed)),
+                Scan::Row { consumed } => {
+                    // The window may be larger than the limit: check the row itself.
+                    if (consumed - self.raw.start) as u64 > self.max_row_bytes {
+                        return Err(Error::limit("row or string item size", self.max_row_bytes)
+                            .with_row(self.raw.index + 1)
+                            .with_offset(self.raw.start as u64));
+                    }
+                    return Ok(Some(consumed));
+                }
                 Scan::NeedMore { consumed } => {
                     self.buffer.consume(consumed);
                     if complete {
@@ -206,6 +216,37 @@ fn shared_string<'r>(index: u64, context: SheetContext<'r>) -> Result<&'r str> {
         })
 }
 
+/// A row's text: the window it was scanned in (positions count from its
+/// start) and the row's own bytes, validated as UTF-8 once.
+#[derive(Clone, Copy)]
+struct RowText<'r> {
+    window: &'r [u8],
+    text: &'r str,
+    /// Where `text` starts in the window.
+    base: usize,
+}
+
+impl<'r> RowText<'r> {
+    /// Validates the row's bytes, `window[start..end]`.
+    fn new(window: &'r [u8], start: usize, end: usize) -> Result<RowText<'r>> {
+        let bytes = &window[start..end];
+        let text = simdutf8::basic::from_utf8(bytes).map_err(|_| {
+            let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), |_| 0);
+            Error::new(ErrorKind::InvalidUtf8).with_offset((start + valid) as u64)
+        })?;
+        Ok(RowText {
+            window,
+            text,
+            base: start,
+        })
+    }
+
+    /// The raw text of a piece.
+    fn raw(&self, piece: &Piece) -> &'r str {
+        &self.text[piece.span.start - self.base..piece.span.end - self.base]
+    }
+}
+
 /// Resolves the raw cells of one row into values.
 fn build_row<'r>(
     window: &'r [u8],
@@ -214,12 +255,8 @@ fn build_row<'r>(
     context: SheetContext<'r>,
     formulas: bool,
 ) -> Result<Row<'r>> {
-    let text = simdutf8::basic::from_utf8(window).map_err(|_| {
-        let valid = std::str::from_utf8(window).map_or_else(|e| e.valid_up_to(), |_| 0);
-        Error::new(ErrorKind::InvalidUtf8)
-            .with_row(raw.index + 1)
-            .with_offset(valid as u64)
-    })?;
+    let text =
+        RowText::new(window, raw.start, window.len()).map_err(|err| err.with_row(raw.index + 1))?;
     let mut cells = bumpalo::collections::Vec::with_capacity_in(raw.cells.len(), arena);
     for cell in &raw.cells {
         let locate = |err: Error| {
@@ -253,7 +290,7 @@ fn build_row<'r>(
 /// The text of a range of pieces: borrowed when it is one piece that needs
 /// no decoding, otherwise decoded into the arena.
 fn join_pieces<'r>(
-    text: &'r str,
+    text: RowText<'r>,
     pieces: &[Piece],
     range: PieceRange,
     escapes: bool,
@@ -262,14 +299,12 @@ fn join_pieces<'r>(
     let pieces = &pieces[range.start as usize..range.end as usize];
     match pieces {
         [] => Ok(""),
-        [piece] if !piece.needs_decoding(text.as_bytes(), escapes) => {
-            Ok(&text[piece.span.start..piece.span.end])
-        }
+        [piece] if !piece.needs_decoding(text.window, escapes) => Ok(text.raw(piece)),
         _ => {
             let mut out = bumpalo::collections::String::new_in(arena);
             for piece in pieces {
                 piece
-                    .decode_into(text, escapes, &mut out)
+                    .decode_into(text.raw(piece), escapes, &mut out)
                     .map_err(|err| err.into_error())?;
             }
             Ok(out.into_bump_str())
@@ -278,7 +313,7 @@ fn join_pieces<'r>(
 }
 
 fn resolve_value<'r>(
-    text: &'r str,
+    text: RowText<'r>,
     raw: &RawRow,
     cell: &RawCell,
     arena: &'r Bump,

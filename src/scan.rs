@@ -14,6 +14,7 @@ use crate::cell::{MAX_COLUMN, parse_reference, parse_row_number};
 use crate::error::{Error, ErrorKind, Result};
 use crate::number;
 use crate::xml::{self, Attributes, Piece, Span, Step, Token};
+use smallvec::SmallVec;
 
 /// A row's attributes: already read by the fast path (the row index, if
 /// given), or still to be read from their span.
@@ -85,6 +86,8 @@ pub(crate) struct RawCell {
 #[derive(Debug, Default)]
 pub(crate) struct RawRow {
     pub index: u32,
+    /// Offset of the row's start tag in the window.
+    pub start: usize,
     pub cells: Vec<RawCell>,
     pub pieces: Vec<Piece>,
 }
@@ -117,6 +120,9 @@ enum State {
 pub(crate) struct SheetScanner {
     state: State,
     next_row: u32,
+    /// Elements other than rows open inside `<sheetData>` (none in files
+    /// written by spreadsheet programs), to check that they nest.
+    open: Vec<Vec<u8>>,
 }
 
 impl Default for SheetScanner {
@@ -138,6 +144,7 @@ impl SheetScanner {
         SheetScanner {
             state: State::Prologue,
             next_row: 0,
+            open: Vec::new(),
         }
     }
 
@@ -205,11 +212,36 @@ impl SheetScanner {
                         None => return Ok(Scan::NeedMore { consumed: pos }),
                     }
                 }
-                Step::Token(Token::End { name }, _) if name_is(input, name, b"sheetData") => {
+                Step::Token(Token::End { name }, _)
+                    if self.open.is_empty() && name_is(input, name, b"sheetData") =>
+                {
                     self.state = State::Done;
                     return Ok(Scan::End);
                 }
-                Step::Token(_, next) => pos = next,
+                Step::Token(
+                    Token::Start {
+                        name, self_closing, ..
+                    },
+                    next,
+                ) => {
+                    // Something other than a row (an extension list, say): skipped, but its
+                    // elements must nest.
+                    if !self_closing {
+                        self.open.push(name.of(input).to_vec());
+                    }
+                    pos = next;
+                }
+                Step::Token(Token::End { name }, next) => {
+                    if self.open.last().map(Vec::as_slice) != Some(name.of(input)) {
+                        return Err(unexpected_end_tag(input, name, pos));
+                    }
+                    self.open.pop();
+                    pos = next;
+                }
+                Step::Token(token, next) => {
+                    check_stray_text(input, token, pos)?;
+                    pos = next;
+                }
                 Step::Incomplete => return Ok(Scan::NeedMore { consumed: pos }),
                 Step::End => {
                     return Err(
@@ -264,14 +296,17 @@ impl SheetScanner {
             );
         }
         row.index = index;
+        row.start = tag_start;
         if self_closing {
             self.next_row = index + 1;
             return Ok(Some(body_start));
         }
         let mut pos = body_start;
         let mut next_column: u32 = 0;
+        // Elements other than cells open in the row (rare), to check nesting.
+        let mut open: SmallVec<[Span; 4]> = SmallVec::new();
         loop {
-            if input.get(pos..pos + 6) == Some(b"</row>") {
+            if open.is_empty() && input.get(pos..pos + 6) == Some(b"</row>") {
                 self.next_row = index + 1;
                 return Ok(Some(pos + 6));
             }
@@ -323,16 +358,33 @@ impl SheetScanner {
                         row.cells.push(cell);
                     }
                 }
-                Step::Token(Token::End { name }, next) if name_is(input, name, b"row") => {
+                Step::Token(Token::End { name }, next)
+                    if open.is_empty() && name_is(input, name, b"row") =>
+                {
                     self.next_row = index + 1;
                     return Ok(Some(next));
                 }
-                Step::Token(Token::End { name }, _) if name_is(input, name, b"sheetData") => {
-                    return Err(Error::xml("`</sheetData>` before `</row>`")
-                        .with_row(index + 1)
-                        .with_offset(pos as u64));
+                Step::Token(
+                    Token::Start {
+                        name, self_closing, ..
+                    },
+                    next,
+                ) => {
+                    if !self_closing {
+                        open.push(name);
+                    }
+                    pos = next;
                 }
-                Step::Token(_, next) => pos = next,
+                Step::Token(Token::End { name }, next) => {
+                    if open.pop().map(|top| top.of(input)) != Some(name.of(input)) {
+                        return Err(unexpected_end_tag(input, name, pos).with_row(index + 1));
+                    }
+                    pos = next;
+                }
+                Step::Token(token, next) => {
+                    check_stray_text(input, token, pos).map_err(|err| err.with_row(index + 1))?;
+                    pos = next;
+                }
                 Step::Incomplete => return Ok(None),
                 Step::End => {
                     return Err(Error::xml("the part ends inside a `<row>`")
@@ -447,7 +499,19 @@ fn fast_cell(
         formula: None,
         offset: pos,
     };
+    let mut seen = 0u8;
     let (close, self_closing) = fast_attributes(input, pos + 3, |name, value| {
+        let bit = match name {
+            b"r" => 1,
+            b"s" => 2,
+            b"t" => 4,
+            _ => 0,
+        };
+        if seen & bit != 0 {
+            // A duplicate: the general path reports it.
+            return None;
+        }
+        seen |= bit;
         match name {
             b"r" => {
                 let (row, column) = parse_reference(value)?;
@@ -513,14 +577,51 @@ fn fast_cell(
     Some((cell, text_end + 8))
 }
 
+/// The error for an end tag that does not close the innermost open element.
+fn unexpected_end_tag(input: &[u8], name: Span, pos: usize) -> Error {
+    Error::xml(format!(
+        "`</{}>` does not close the element open here",
+        String::from_utf8_lossy(name.of(input))
+    ))
+    .with_offset(pos as u64)
+}
+
+/// Text between rows or cells is ignored, but it must still be well-formed:
+/// an entity reference there has to be one XML knows.
+fn check_stray_text(input: &[u8], token: Token, pos: usize) -> Result<()> {
+    let Token::Text(span) = token else {
+        return Ok(());
+    };
+    let raw = span.of(input);
+    if memchr::memchr(b'&', raw).is_none() {
+        return Ok(());
+    }
+    let text = simdutf8::basic::from_utf8(raw)
+        .map_err(|_| Error::new(ErrorKind::InvalidUtf8).with_offset(pos as u64))?;
+    xml::decode_text(text, true, false, &mut xml::Discard)
+        .map_err(|message| Error::xml(message).with_offset(pos as u64))
+}
+
 fn trim(bytes: &[u8]) -> &[u8] {
     bytes.trim_ascii()
 }
 
 fn read_cell_attributes(input: &[u8], attributes: Span, cell: &mut RawCell) -> Result<()> {
+    let mut seen = [false; 3];
     for attribute in Attributes::new(input, attributes) {
         let (key, value) = attribute.map_err(xml_error)?;
         let value = value.of(input);
+        if let Some(slot) = [b"r".as_slice(), b"s", b"t"]
+            .iter()
+            .position(|name| *name == key)
+        {
+            if std::mem::replace(&mut seen[slot], true) {
+                return Err(Error::xml(format!(
+                    "the attribute `{}` appears twice",
+                    String::from_utf8_lossy(key)
+                )));
+            }
+        }
         match key {
             b"r" => {
                 let (row, column) = parse_reference(trim(value)).ok_or_else(|| {
@@ -594,6 +695,8 @@ fn scan_cell_body(
     let mut collecting = Collecting::Nothing;
     let mut range_start = piece_index(pieces);
     let mut inline: Option<PieceRange> = None;
+    // Elements open inside the cell, to check that they nest.
+    let mut open: SmallVec<[Span; 4]> = SmallVec::new();
     loop {
         let (token, next) = match xml::next_token(input, pos, complete).map_err(xml_error)? {
             Step::Token(token, next) => (token, next),
@@ -609,6 +712,19 @@ fn scan_cell_body(
                 name, self_closing, ..
             } => {
                 let local = xml::local_name(name.of(input));
+                if matches!(collecting, Collecting::Value | Collecting::Formula) {
+                    return Err(Error::xml(format!(
+                        "`<{}>` inside a cell's value or formula",
+                        String::from_utf8_lossy(name.of(input))
+                    ))
+                    .with_offset(pos as u64));
+                }
+                if local == b"c" {
+                    return Err(Error::xml("a `<c>` inside a `<c>`").with_offset(pos as u64));
+                }
+                if !self_closing {
+                    open.push(name);
+                }
                 match (collecting, local) {
                     (Collecting::Nothing, b"v") => {
                         range_start = piece_index(pieces);
@@ -662,6 +778,26 @@ fn scan_cell_body(
             }
             Token::End { name } => {
                 let local = xml::local_name(name.of(input));
+                if open.is_empty() {
+                    if local != b"c" {
+                        return Err(Error::xml(format!(
+                            "`</c>` not found before `</{}>`",
+                            String::from_utf8_lossy(name.of(input))
+                        ))
+                        .with_offset(cell.offset as u64));
+                    }
+                    if let Some(inline) = inline {
+                        cell.kind = CellKind::InlineString;
+                        cell.value = Some(inline);
+                    } else if cell.kind == CellKind::InlineString {
+                        // An inline string's text is in `<is>`; a `<v>` there is not it.
+                        cell.value = None;
+                    }
+                    return Ok(Some(next));
+                }
+                if open.pop().map(|top| top.of(input)) != Some(name.of(input)) {
+                    return Err(unexpected_end_tag(input, name, pos));
+                }
                 let range = PieceRange {
                     start: range_start,
                     end: piece_index(pieces),
@@ -697,20 +833,6 @@ fn scan_cell_body(
                         inline = Some(range);
                         collecting = Collecting::Nothing;
                     }
-                    (_, b"c") => {
-                        if let Some(inline) = inline {
-                            cell.kind = CellKind::InlineString;
-                            cell.value = Some(inline);
-                        } else if cell.kind == CellKind::InlineString {
-                            // An inline string's text is in `<is>`; a `<v>` there is not it.
-                            cell.value = None;
-                        }
-                        return Ok(Some(next));
-                    }
-                    (_, b"row") | (_, b"sheetData") => {
-                        return Err(Error::xml("`</c>` not found before the end of the row")
-                            .with_offset(cell.offset as u64));
-                    }
                     _ => {}
                 }
             }
@@ -725,6 +847,8 @@ fn scan_cell_body(
                 };
                 if keep {
                     pieces.extend(Piece::of_token(token));
+                } else {
+                    check_stray_text(input, token, pos)?;
                 }
             }
             Token::Skip => {}

@@ -63,13 +63,24 @@ impl SharedStrings {
             {
                 Item::Found { consumed, has_item } => {
                     if has_item {
+                        if consumed as u64 > limits.max_row_bytes {
+                            return Err(Error::limit(
+                                "row or string item size",
+                                limits.max_row_bytes,
+                            )
+                            .with_offset(buffer.window_offset()));
+                        }
                         let unit = &window[..consumed];
                         let text = simdutf8::basic::from_utf8(unit).map_err(|_| {
                             Error::new(ErrorKind::InvalidUtf8).with_offset(buffer.window_offset())
                         })?;
                         for piece in &pieces {
                             piece
-                                .decode_into(text, true, &mut strings.text)
+                                .decode_into(
+                                    &text[piece.span.start..piece.span.end],
+                                    true,
+                                    &mut strings.text,
+                                )
                                 .map_err(|err| {
                                     err.into_error().shift_offset(buffer.window_offset())
                                 })?;

@@ -177,6 +177,17 @@ pub(crate) fn next_token(input: &[u8], pos: usize, complete: bool) -> Result<Ste
 
 fn start_tag(input: &[u8], pos: usize, complete: bool) -> Result<Step, XmlError> {
     let name_start = pos + 1;
+    // A name starts with a letter, `_`, `:` or a non-ASCII character.
+    if let Some(&first) = input.get(name_start) {
+        if !(first.is_ascii_alphabetic() || first == b'_' || first == b':' || first >= 0x80)
+            && !matches!(first, b'>' | b'/')
+        {
+            return Err(XmlError::at(
+                "a start tag's name does not start with a letter",
+                pos,
+            ));
+        }
+    }
     let mut cursor = name_start;
     while cursor < input.len()
         && !matches!(input[cursor], b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>')
@@ -290,6 +301,14 @@ pub(crate) trait TextSink {
     fn push(&mut self, ch: char);
 }
 
+/// A sink that keeps nothing: for checking text that is not used.
+pub(crate) struct Discard;
+
+impl TextSink for Discard {
+    fn push_str(&mut self, _text: &str) {}
+    fn push(&mut self, _ch: char) {}
+}
+
 impl TextSink for String {
     fn push_str(&mut self, text: &str) {
         String::push_str(self, text);
@@ -347,14 +366,13 @@ impl Piece {
         special.is_some() || (escapes && memmem::find(raw, b"_x").is_some())
     }
 
-    /// Appends the decoded piece to `out`.
+    /// Appends the decoded piece, whose raw text is `raw`, to `out`.
     pub(crate) fn decode_into(
         &self,
-        text: &str,
+        raw: &str,
         escapes: bool,
         out: &mut impl TextSink,
     ) -> Result<(), XmlError> {
-        let raw = &text[self.span.start..self.span.end];
         decode_text(raw, !self.cdata, escapes, out)
             .map_err(|message| XmlError::at(message, self.span.start))
     }
