@@ -611,16 +611,16 @@ fn read_cell_attributes(input: &[u8], attributes: Span, cell: &mut RawCell) -> R
     for attribute in Attributes::new(input, attributes) {
         let (key, value) = attribute.map_err(xml_error)?;
         let value = value.of(input);
-        if let Some(slot) = [b"r".as_slice(), b"s", b"t"]
+        let slot = [b"r".as_slice(), b"s", b"t"]
             .iter()
-            .position(|name| *name == key)
+            .position(|name| *name == key);
+        if let Some(slot) = slot
+            && std::mem::replace(&mut seen[slot], true)
         {
-            if std::mem::replace(&mut seen[slot], true) {
-                return Err(Error::xml(format!(
-                    "the attribute `{}` appears twice",
-                    String::from_utf8_lossy(key)
-                )));
-            }
+            return Err(Error::xml(format!(
+                "the attribute `{}` appears twice",
+                String::from_utf8_lossy(key)
+            )));
         }
         match key {
             b"r" => {

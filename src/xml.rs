@@ -179,9 +179,10 @@ fn start_tag(input: &[u8], pos: usize, complete: bool) -> Result<Step, XmlError>
     let name_start = pos + 1;
     // A name starts with a letter, `_`, `:` or a non-ASCII character.
     if let Some(&first) = input.get(name_start) {
-        if !(first.is_ascii_alphabetic() || first == b'_' || first == b':' || first >= 0x80)
-            && !matches!(first, b'>' | b'/')
-        {
+        let name_start_char =
+            first.is_ascii_alphabetic() || matches!(first, b'_' | b':') || first >= 0x80;
+        // `<>` and `</` are reported further on.
+        if !name_start_char && !matches!(first, b'>' | b'/') {
             return Err(XmlError::at(
                 "a start tag's name does not start with a letter",
                 pos,
