@@ -1,0 +1,315 @@
+//! The parallel paths deliver exactly the rows the serial path does, and
+//! errors, panics and early stops reach the caller.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{book, sheet_xml};
+use sheetstream::{ErrorKind, Row, SheetInfo, SheetKind, Workbook};
+
+/// A row as owned, comparable text: index, then each cell's reference and value.
+fn describe(row: &Row<'_>) -> String {
+    let mut out = format!("{}:", row.index());
+    for cell in row.cells() {
+        out.push_str(&format!(" {}={:?}", cell.reference(), cell.value()));
+    }
+    out
+}
+
+type Rows = BTreeMap<usize, Vec<String>>;
+
+/// Every worksheet's rows, read one sheet after another with `rows()`.
+fn serial<R: std::io::Read + std::io::Seek>(
+    workbook: &mut Workbook<R>,
+) -> sheetstream::Result<Rows> {
+    let mut all = Rows::new();
+    let positions: Vec<usize> = workbook
+        .sheets()
+        .iter()
+        .filter(|sheet| sheet.kind() == SheetKind::Worksheet)
+        .map(SheetInfo::position)
+        .collect();
+    for position in positions {
+        let mut rows = workbook.rows(position)?;
+        let mut seen = Vec::new();
+        while let Some(row) = rows.next_row()? {
+            seen.push(describe(&row));
+        }
+        all.insert(position, seen);
+    }
+    Ok(all)
+}
+
+/// Every worksheet's rows, read through `parallel()` with `threads`.
+fn parallel<R>(workbook: &Workbook<R>, threads: usize) -> sheetstream::Result<Rows>
+where
+    R: std::io::Read + std::io::Seek + Clone + Send,
+{
+    let collected = Mutex::new(Vec::new());
+    workbook.parallel().threads(threads).for_each_row(|| {
+        let collected = &collected;
+        move |sheet: &SheetInfo, row: Row<'_>| {
+            collected
+                .lock()
+                .unwrap()
+                .push((sheet.position(), describe(&row)));
+        }
+    })?;
+    let mut all = Rows::new();
+    for position in workbook
+        .sheets()
+        .iter()
+        .filter(|s| s.kind() == SheetKind::Worksheet)
+        .map(SheetInfo::position)
+    {
+        all.insert(position, Vec::new());
+    }
+    // Rows of one sheet arrive in order, whichever thread read them.
+    for (position, row) in collected.into_inner().unwrap() {
+        all.get_mut(&position).expect("a worksheet").push(row);
+    }
+    Ok(all)
+}
+
+/// Each worksheet alone through the pipelined path (inflate on its own thread).
+fn pipelined<R>(workbook: &Workbook<R>) -> sheetstream::Result<Rows>
+where
+    R: std::io::Read + std::io::Seek + Clone + Send,
+{
+    let mut all = Rows::new();
+    for sheet in workbook
+        .sheets()
+        .iter()
+        .filter(|s| s.kind() == SheetKind::Worksheet)
+    {
+        let seen = Mutex::new(Vec::new());
+        workbook
+            .parallel()
+            .threads(2)
+            .sheets([sheet.position()])?
+            .for_each_row(|| {
+                let seen = &seen;
+                move |_: &SheetInfo, row: Row<'_>| seen.lock().unwrap().push(describe(&row))
+            })?;
+        all.insert(sheet.position(), seen.into_inner().unwrap());
+    }
+    Ok(all)
+}
+
+fn corpus_workbooks() -> Option<Vec<PathBuf>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/corpus");
+    if !root.is_dir() {
+        return None;
+    }
+    let mut found = Vec::new();
+    let mut folders = vec![root];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                ["xlsx", "xlsm", "xltx", "xltm"].contains(&e.to_ascii_lowercase().as_str())
+            }) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Some(found)
+}
+
+/// The differential test over the real-file corpus: for every workbook,
+/// the serial reader, the sheet-parallel pool (1 and 2 threads) and the
+/// pipelined single-sheet path give the same rows, or all fail.
+#[test]
+fn parallel_paths_match_serial_on_the_corpus() {
+    let Some(paths) = corpus_workbooks() else {
+        println!("skipping: ../shared/conformance/corpus not found");
+        return;
+    };
+    let (mut compared, mut refused) = (0, 0);
+    for path in &paths {
+        let Ok(mut workbook) = Workbook::open(path) else {
+            refused += 1;
+            continue;
+        };
+        let expected = serial(&mut workbook);
+        for (name, got) in [
+            ("1 thread", parallel(&workbook, 1)),
+            ("2 threads", parallel(&workbook, 2)),
+            ("pipelined", pipelined(&workbook)),
+        ] {
+            match (&expected, &got) {
+                (Ok(expected), Ok(got)) => assert_eq!(expected, got, "{name}: {}", path.display()),
+                (Err(_), Err(_)) => {}
+                _ => panic!(
+                    "{name}: {} serial {:?} but parallel {:?}",
+                    path.display(),
+                    expected.as_ref().err(),
+                    got.as_ref().err()
+                ),
+            }
+        }
+        compared += 1;
+    }
+    println!(
+        "{compared} workbooks read the same serially and in parallel; {refused} refused at open"
+    );
+    assert!(compared > 2000, "only {compared} corpus workbooks compared");
+}
+
+/// Eight sheets of different lengths, to keep two threads busy.
+fn eight_sheets() -> Vec<u8> {
+    let mut workbook = book();
+    for sheet in 0..8 {
+        let rows: String = (1..=200 + sheet * 50)
+            .map(|row| format!(r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c><c r="B{row}"><v>{sheet}</v></c></row>"#))
+            .collect();
+        workbook = workbook.sheet(&format!("S{sheet}"), sheet_xml(&rows));
+    }
+    workbook.build()
+}
+
+#[test]
+fn fold_matches_a_serial_sum() {
+    let workbook = Workbook::from_bytes(eight_sheets()).unwrap();
+    for threads in [1, 2, 3, 8] {
+        let (rows, sum) = workbook
+            .parallel()
+            .threads(threads)
+            .fold(
+                || (0usize, 0.0),
+                |(rows, sum), _sheet, row| {
+                    *rows += 1;
+                    *sum += row
+                        .cells()
+                        .iter()
+                        .filter_map(|c| c.value().as_f64())
+                        .sum::<f64>();
+                },
+                |a, b| (a.0 + b.0, a.1 + b.1),
+            )
+            .unwrap();
+        // Sheet s has 200 + 50 s rows; column A sums 1..=n, column B is s on every row.
+        let expected_rows: usize = (0..8).map(|s| 200 + 50 * s).sum();
+        let expected_sum: f64 = (0..8)
+            .map(|s| {
+                let n = (200 + 50 * s) as f64;
+                n * (n + 1.0) / 2.0 + n * s as f64
+            })
+            .sum();
+        assert_eq!(
+            (rows, sum),
+            (expected_rows, expected_sum),
+            "{threads} threads"
+        );
+    }
+}
+
+#[test]
+fn the_first_error_reaches_the_caller_and_names_the_sheet() {
+    let good: String = (1..=2000)
+        .map(|row| format!(r#"<row r="{row}"><c r="A{row}"><v>1</v></c></row>"#))
+        .collect();
+    let bytes = book()
+        .sheet("Good", sheet_xml(&good))
+        .sheet(
+            "Bad",
+            sheet_xml(r#"<row r="1"><c r="A1"><v>1</v></c><c r="B1"><v>2</x></c></row>"#),
+        )
+        .sheet("AlsoGood", sheet_xml(&good))
+        .build();
+    let workbook = Workbook::from_bytes(bytes).unwrap();
+    for threads in [1, 2, 3] {
+        let err = workbook
+            .parallel()
+            .threads(threads)
+            .for_each_row(|| |_: &SheetInfo, _: Row<'_>| ())
+            .unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{err}");
+        assert_eq!(err.location().sheet.as_deref(), Some("Bad"), "{err}");
+    }
+}
+
+#[test]
+fn a_panic_is_resumed_on_the_calling_thread() {
+    let workbook = Workbook::from_bytes(eight_sheets()).unwrap();
+    for threads in [1, 2] {
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            workbook.parallel().threads(threads).for_each_row(|| {
+                |sheet: &SheetInfo, row: Row<'_>| {
+                    if sheet.name() == "S3" && row.index() == 10 {
+                        panic!("boom in S3");
+                    }
+                }
+            })
+        }));
+        let payload = outcome.expect_err("the panic must reach the caller");
+        let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+        assert_eq!(message, "boom in S3", "{threads} threads");
+    }
+}
+
+#[test]
+fn stopping_in_one_thread_stops_all() {
+    let workbook = Workbook::from_bytes(eight_sheets()).unwrap();
+    let total_rows: usize = (0..8).map(|s| 200 + 50 * s).sum();
+    for threads in [1, 2] {
+        let visited = AtomicUsize::new(0);
+        workbook
+            .parallel()
+            .threads(threads)
+            .for_each_row(|| {
+                let visited = &visited;
+                move |_: &SheetInfo, _: Row<'_>| visited.fetch_add(1, Ordering::Relaxed) < 5
+            })
+            .unwrap();
+        let visited = visited.into_inner();
+        // Each thread stops at its next row once any asked to stop.
+        assert!(
+            visited >= 6 && visited <= 6 + threads * 2,
+            "{threads} threads visited {visited} of {total_rows} rows"
+        );
+    }
+}
+
+#[test]
+fn a_lone_sheet_is_pipelined_with_the_same_rows() {
+    let rows: String = (1..=30_000)
+        .map(|row| format!(r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c><c r="B{row}" t="inlineStr"><is><t>r&amp;{row}</t></is></c></row>"#))
+        .collect();
+    let mut workbook =
+        Workbook::from_bytes(book().sheet("Only", sheet_xml(&rows)).build()).unwrap();
+    let expected = serial(&mut workbook).unwrap();
+    assert_eq!(expected[&0].len(), 30_000);
+    assert_eq!(
+        expected[&0][29_999],
+        r#"29999: A30000=Number(30000.0) B30000=Text("r&30000")"#
+    );
+    assert_eq!(pipelined(&workbook).unwrap(), expected);
+    assert_eq!(parallel(&workbook, 0).unwrap(), expected);
+}
+
+#[test]
+fn selecting_sheets_by_name_and_refusing_unknown_ones() {
+    let workbook = Workbook::from_bytes(eight_sheets()).unwrap();
+    let rows = workbook
+        .parallel()
+        .sheets(["S1", "S6"])
+        .unwrap()
+        .fold(|| 0usize, |count, _, _| *count += 1, |a, b| a + b)
+        .unwrap();
+    assert_eq!(rows, 250 + 500);
+    let err = workbook
+        .parallel()
+        .sheets(["S1", "nope"])
+        .err()
+        .expect("an unknown sheet");
+    assert!(matches!(err.kind(), ErrorKind::SheetNotFound(_)), "{err}");
+}
