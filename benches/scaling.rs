@@ -1,0 +1,145 @@
+//! Thread scaling of the parallel reader.
+//!
+//! ```text
+//! cargo bench --bench scaling
+//! ```
+//!
+//! For each shape, `Workbook::parallel().threads(n).fold(..)` adding every
+//! value into `SheetCounts`, with 1 thread and with 2 (and with every core
+//! the machine has, when that is more), best of several runs, after the
+//! workbook is open. For the single sheet, 2 threads means the pipelined
+//! path (inflate on one thread, scan on the other); the inflate-only floor
+//! is printed beside it.
+
+#[path = "support/workbooks.rs"]
+mod workbooks;
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::time::{Duration, Instant};
+
+use sheetstream::{SheetCounts, SheetKind, Workbook};
+
+fn best_of(runs: u32, mut work: impl FnMut()) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            work();
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn count(workbook: &Workbook, threads: usize) -> SheetCounts {
+    workbook
+        .parallel()
+        .threads(threads)
+        .fold(
+            SheetCounts::default,
+            |counts, _sheet, row| counts.add_row(&row),
+            |mut a, b| {
+                a.merge(&b);
+                a
+            },
+        )
+        .expect("read")
+}
+
+fn inflate_only(path: &std::path::Path, workbook: &Workbook) -> u64 {
+    let mut archive =
+        zip::ZipArchive::new(BufReader::new(File::open(path).expect("open"))).expect("zip");
+    let mut buffer = vec![0u8; 128 * 1024];
+    let mut total = 0;
+    for sheet in workbook
+        .sheets()
+        .iter()
+        .filter(|s| s.kind() == SheetKind::Worksheet)
+    {
+        let mut entry = archive.by_name(sheet.part()).expect("part");
+        loop {
+            let count = entry.read(&mut buffer).expect("inflate");
+            if count == 0 {
+                break;
+            }
+            total += count as u64;
+        }
+    }
+    total
+}
+
+fn main() {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with("--"))
+        .collect();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let shapes = [
+        "eight_sheets_125k_x10.xlsx",
+        "eight_sheets_5k_x4.xlsx",
+        "one_sheet_1m_x10.xlsx",
+    ];
+    let all = workbooks::ensure_all().expect("write the benchmark workbooks");
+    println!("{cores} cores");
+    println!(
+        "{:<28} {:>8} {:>10} {:>9}",
+        "workbook", "threads", "seconds", "speedup"
+    );
+    for (path, recipe) in all {
+        if !shapes.contains(&recipe.name)
+            || (!filters.is_empty() && !filters.iter().any(|f| recipe.name.contains(f.as_str())))
+        {
+            continue;
+        }
+        let workbook = Workbook::open(&path).expect("open");
+        let runs = if recipe.rows * recipe.sheets >= 1_000_000 {
+            3
+        } else {
+            10
+        };
+        let mut thread_counts = vec![1, 2];
+        if cores > 2 {
+            thread_counts.push(cores);
+        }
+        // Float sums may differ in the last bits with the order of addition;
+        // the counts must not.
+        let key = |c: SheetCounts| {
+            (
+                c.rows,
+                c.cells,
+                c.numbers,
+                c.texts,
+                c.text_bytes,
+                c.booleans,
+                c.dates,
+            )
+        };
+        let reference = key(count(&workbook, 1));
+        let single = best_of(runs, || assert_eq!(key(count(&workbook, 1)), reference));
+        for threads in thread_counts {
+            let time = if threads == 1 {
+                single
+            } else {
+                best_of(runs, || {
+                    assert_eq!(key(count(&workbook, threads)), reference)
+                })
+            };
+            println!(
+                "{:<28} {:>8} {:>10.3} {:>8.2}x",
+                recipe.name,
+                threads,
+                time.as_secs_f64(),
+                single.as_secs_f64() / time.as_secs_f64()
+            );
+        }
+        let floor = best_of(runs, || {
+            std::hint::black_box(inflate_only(&path, &workbook));
+        });
+        println!(
+            "{:<28} {:>8} {:>10.3}   (inflate only, 1 thread)",
+            recipe.name,
+            "-",
+            floor.as_secs_f64()
+        );
+    }
+}
