@@ -1150,6 +1150,9 @@ fn iso_dates() -> Vec<u8> {
         "PT1440M",
         "PT59.9999S",
         "PT1500H",
+        "1899-12-30",
+        "1800-01-01T12:00:00",
+        "0001-01-01",
     ];
     let mut rows = String::new();
     for (i, value) in values.iter().enumerate() {
