@@ -68,6 +68,20 @@ impl DateTime {
         }
     }
 
+    /// Whether the value was read from ISO 8601 text (a `t="d"` cell), and
+    /// the same value rebuilt from its parts (for the materialised sheet).
+    pub(crate) fn is_from_text(&self) -> bool {
+        self.from_text
+    }
+
+    pub(crate) fn from_parts(serial: f64, system: DateSystem, from_text: bool) -> Self {
+        Self {
+            serial,
+            system,
+            from_text,
+        }
+    }
+
     /// The serial day number.
     pub fn serial(&self) -> f64 {
         self.serial
