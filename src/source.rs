@@ -5,6 +5,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A file opened once and read with positioned reads: clones share the
 /// handle and each keeps its own position, so threads read different parts
@@ -16,6 +17,7 @@ pub struct SharedFile {
     file: Arc<File>,
     position: u64,
     len: u64,
+    progress: Option<Arc<AtomicU64>>,
 }
 
 impl SharedFile {
@@ -31,7 +33,25 @@ impl SharedFile {
             file: Arc::new(file),
             position: 0,
             len,
+            progress: None,
         })
+    }
+
+    /// The file's size in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Adds every byte read, by this handle and its clones, to `counter`:
+    /// the compressed bytes consumed so far, for a progress bar.
+    pub fn with_progress(mut self, counter: Arc<AtomicU64>) -> SharedFile {
+        self.progress = Some(counter);
+        self
     }
 
     #[cfg(unix)]
@@ -49,6 +69,9 @@ impl Read for SharedFile {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let count = self.read_at(buf, self.position)?;
         self.position += count as u64;
+        if let Some(progress) = &self.progress {
+            progress.fetch_add(count as u64, Ordering::Relaxed);
+        }
         Ok(count)
     }
 }

@@ -1,30 +1,91 @@
-//! The `sheetstream` command-line tool.
+//! The `sheetstream` command-line tool: xlsx to CSV, TSV and JSON lines,
+//! per-column statistics, counts and the conformance cell dump, streaming
+//! and in parallel.
+
+mod export;
+mod format;
+mod progress;
+mod stats;
 
 use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
 
-use sheetstream::{SheetCounts, SheetKind, SheetState, Value, Workbook};
+use clap::{Args, Parser, Subcommand};
+use sheetstream::{
+    OpenOptions, Row, SharedFile, SheetCounts, SheetInfo, SheetKind, SheetState, Workbook,
+};
 
-const USAGE: &str = "\
-sheetstream: stream the contents of .xlsx workbooks
+use crate::format::DateStyle;
+use crate::progress::Progress;
 
-Usage:
-  sheetstream sheets FILE   list the sheets: position, name, state, kind
-  sheetstream cells FILE    print every non-empty cell of every worksheet as
-                            one JSON object a line (the conformance dump format)
-  sheetstream count FILE    stream every worksheet and print, per sheet, rows,
-                            cells and checksums of numbers, text, booleans,
-                            errors and dates
+const EXIT_CODES: &str = "\
+Exit status:
+  0  success
+  1  the workbook could not be read (missing, not an .xlsx file, damaged,
+     malformed, or over a safety limit); the message says where
+  2  bad usage
+  3  the output could not be written";
 
-Options:
-  -t, --threads N           threads for cells and count: 0 (the default) for
-                            one per core; sheets are read in parallel, and a
-                            lone sheet inflates on one thread while it is
-                            scanned on another
+/// Stream the contents of Excel .xlsx workbooks: to CSV, TSV or JSON lines,
+/// per-column statistics, or counts. Sheets are read in parallel.
+#[derive(Parser)]
+#[command(name = "sheetstream", version, after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-Exit status: 0 on success, 1 when the workbook cannot be read, 2 on bad usage.";
+/// Options every command that reads sheets takes.
+#[derive(Args, Clone)]
+struct Common {
+    /// The workbook (.xlsx, .xlsm).
+    file: PathBuf,
+    /// Threads: 0 for one per core. Sheets are read in parallel; a lone
+    /// sheet inflates on one thread while it is scanned on another.
+    #[arg(short = 't', long, default_value_t = 0, value_name = "N")]
+    threads: usize,
+    /// No progress bar (it is shown only when stderr is a terminal anyway).
+    #[arg(short, long)]
+    quiet: bool,
+}
 
+#[derive(Subcommand)]
+enum Command {
+    /// List the sheets: position, name, state (visible, hidden, veryHidden) and kind.
+    Sheets {
+        /// The workbook.
+        file: PathBuf,
+    },
+    /// Convert a sheet (or every sheet) to CSV or TSV.
+    Csv(export::CsvArgs),
+    /// Convert a sheet to JSON lines: one object per row, keyed by the header row.
+    Jsonl(export::JsonlArgs),
+    /// Per sheet and column: counts of each value type, min and max of
+    /// numbers and dates, longest text.
+    Stats {
+        #[command(flatten)]
+        common: Common,
+        /// Only this sheet (name, or position as `sheets` shows it).
+        #[arg(short, long)]
+        sheet: Option<String>,
+    },
+    /// Per sheet: rows, cells and checksums of numbers, text, booleans,
+    /// errors and dates.
+    Count {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Every non-empty cell of every worksheet as one JSON object a line
+    /// (the conformance dump format).
+    Cells {
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+/// Why the tool stopped.
 enum Failure {
     Usage(String),
     Read(sheetstream::Error),
@@ -43,12 +104,26 @@ impl From<io::Error> for Failure {
     }
 }
 
+impl From<csv::Error> for Failure {
+    fn from(err: csv::Error) -> Failure {
+        Failure::Output(err.into())
+    }
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Sheets { file } => sheets(&file),
+        Command::Csv(args) => export::csv(&args),
+        Command::Jsonl(args) => export::jsonl(&args),
+        Command::Stats { common, sheet } => stats::stats(&common, sheet.as_deref()),
+        Command::Count { common } => count(&common),
+        Command::Cells { common } => cells(&common),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(message)) => {
-            eprintln!("sheetstream: {message}\n\n{USAGE}");
+            eprintln!("sheetstream: {message}");
             ExitCode::from(2)
         }
         Err(Failure::Read(err)) => {
@@ -57,105 +132,107 @@ fn main() -> ExitCode {
         }
         Err(Failure::Output(err)) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Output(err)) => {
-            eprintln!("sheetstream: cannot write output: {err}");
-            ExitCode::from(1)
+            eprintln!("sheetstream: cannot write the output: {err}");
+            ExitCode::from(3)
         }
     }
 }
 
-fn run(args: &[String]) -> Result<(), Failure> {
-    let Some((command, rest)) = args.split_first() else {
-        return Err(Failure::Usage("no command given".into()));
-    };
-    if command == "-h" || command == "--help" {
-        println!("{USAGE}");
-        return Ok(());
+/// Opens a workbook, counting the compressed bytes read for the progress bar.
+fn open(common: &Common) -> Result<(Workbook, Progress), Failure> {
+    let file = SharedFile::open(&common.file).map_err(|err| {
+        Failure::Read(sheetstream::Error::from(io::Error::new(
+            err.kind(),
+            format!("{}: {err}", common.file.display()),
+        )))
+    })?;
+    let progress = Progress::new(file.len(), common.quiet);
+    let workbook = OpenOptions::new().from_reader(file.with_progress(progress.counter()))?;
+    Ok((workbook, progress))
+}
+
+/// Finds a sheet by name, or by position when no sheet has that name.
+fn find_sheet<R>(workbook: &Workbook<R>, wanted: &str) -> Result<usize, Failure> {
+    let sheets = workbook.sheets();
+    if let Some(sheet) = sheets.iter().find(|sheet| sheet.name() == wanted) {
+        return Ok(sheet.position());
     }
-    if !["sheets", "cells", "count"].contains(&command.as_str()) {
-        return Err(Failure::Usage(format!("unknown command `{command}`")));
-    }
-    let mut threads = 0;
-    let mut files = Vec::new();
-    let mut rest = rest.iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "-t" | "--threads" => {
-                let value = rest
-                    .next()
-                    .ok_or_else(|| Failure::Usage(format!("`{arg}` needs a number")))?;
-                threads = value
-                    .parse()
-                    .map_err(|_| Failure::Usage(format!("`{value}` is not a number of threads")))?;
-            }
-            flag if flag.starts_with('-') && flag.len() > 1 => {
-                return Err(Failure::Usage(format!("unknown option `{flag}`")));
-            }
-            file => files.push(file),
-        }
-    }
-    let [file] = files.as_slice() else {
-        return Err(Failure::Usage(format!(
-            "`{command}` takes exactly one FILE"
-        )));
-    };
-    match command.as_str() {
-        "sheets" => sheets(file),
-        "cells" => cells(file, threads),
-        _ => count(file, threads),
+    match wanted.parse::<usize>() {
+        Ok(position) if position < sheets.len() => Ok(position),
+        _ => Err(Failure::Usage(format!(
+            "no sheet named or numbered `{wanted}`; the sheets are: {}",
+            sheets
+                .iter()
+                .map(|s| format!("{} `{}`", s.position(), s.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
     }
 }
 
-fn sheets(file: &str) -> Result<(), Failure> {
-    let workbook = Workbook::open(file)?;
+/// Position and name of each worksheet (chart, dialog and macro sheets left out).
+fn worksheet_positions<R>(workbook: &Workbook<R>) -> Vec<(usize, String)> {
+    workbook
+        .sheets()
+        .iter()
+        .filter(|sheet| sheet.kind() == SheetKind::Worksheet)
+        .map(|sheet| (sheet.position(), sheet.name().to_owned()))
+        .collect()
+}
+
+fn sheets(file: &Path) -> Result<(), Failure> {
+    let common = Common {
+        file: file.to_path_buf(),
+        threads: 1,
+        quiet: true,
+    };
+    let (workbook, _) = open(&common)?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    for (position, sheet) in workbook.sheets().iter().enumerate() {
+    writeln!(out, "position\tname\tstate\tkind")?;
+    for sheet in workbook.sheets() {
         let state = match sheet.state() {
             SheetState::Visible => "visible",
             SheetState::Hidden => "hidden",
             SheetState::VeryHidden => "veryHidden",
         };
+        let kind = match sheet.kind() {
+            SheetKind::Worksheet => "worksheet",
+            SheetKind::Chartsheet => "chartsheet",
+            SheetKind::Dialogsheet => "dialogsheet",
+            SheetKind::Macrosheet => "macrosheet",
+        };
         writeln!(
             out,
-            "{position}\t{}\t{state}\t{}",
-            sheet.name(),
-            kind_name(sheet.kind())
+            "{}\t{}\t{state}\t{kind}",
+            sheet.position(),
+            sheet.name()
         )?;
     }
     out.flush()?;
     Ok(())
 }
 
-fn kind_name(kind: SheetKind) -> &'static str {
-    match kind {
-        SheetKind::Worksheet => "worksheet",
-        SheetKind::Chartsheet => "chartsheet",
-        SheetKind::Dialogsheet => "dialogsheet",
-        SheetKind::Macrosheet => "macrosheet",
-    }
-}
-
-fn count(file: &str, threads: usize) -> Result<(), Failure> {
-    let workbook = Workbook::open(file)?;
-    let worksheets = worksheet_positions(&workbook);
+fn count(common: &Common) -> Result<(), Failure> {
+    let (workbook, progress) = open(common)?;
     let sheet_count = workbook.sheets().len();
     // Each thread counts into its own table, indexed by sheet position.
-    let per_sheet = workbook.parallel().threads(threads).fold(
-        || vec![SheetCounts::default(); sheet_count],
-        |table, sheet, row| {
-            table[sheet.position()].add_row(&row);
-        },
-        |mut a, b| {
-            for (mine, theirs) in a.iter_mut().zip(&b) {
-                mine.merge(theirs);
-            }
-            a
-        },
-    )?;
+    let per_sheet = progress.run(|| {
+        workbook.parallel().threads(common.threads).fold(
+            || vec![SheetCounts::default(); sheet_count],
+            |table, sheet, row| table[sheet.position()].add_row(&row),
+            |mut a, b| {
+                for (mine, theirs) in a.iter_mut().zip(&b) {
+                    mine.merge(theirs);
+                }
+                a
+            },
+        )
+    })?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut total = SheetCounts::default();
-    for (position, name) in worksheets {
+    for (position, name) in worksheet_positions(&workbook) {
         let counts = per_sheet[position];
         writeln!(out, "{name}\t{counts}")?;
         total.merge(&counts);
@@ -165,113 +242,92 @@ fn count(file: &str, threads: usize) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Position and name of each worksheet (chart, dialog and macro sheets left out).
-fn worksheet_positions<R>(workbook: &Workbook<R>) -> Vec<(usize, String)> {
-    workbook
-        .sheets()
-        .iter()
-        .enumerate()
-        .filter(|(_, sheet)| sheet.kind() == SheetKind::Worksheet)
-        .map(|(position, sheet)| (position, sheet.name().to_owned()))
-        .collect()
-}
-
-fn cells(file: &str, threads: usize) -> Result<(), Failure> {
-    let workbook = Workbook::open(file)?;
-    let stdout = io::stdout();
-    let out = Mutex::new(BufWriter::with_capacity(1 << 16, stdout));
+fn cells(common: &Common) -> Result<(), Failure> {
+    let (workbook, progress) = open(common)?;
+    let out = Mutex::new(BufWriter::with_capacity(1 << 16, io::stdout()));
     let write_error: Mutex<Option<io::Error>> = Mutex::new(None);
-    // Sheets one after another, so that the output keeps workbook order;
-    // with more than one thread each sheet inflates on a thread of its own.
-    for (position, name) in worksheet_positions(&workbook) {
-        let mut quoted_name = Vec::new();
-        write_json_string(&mut quoted_name, &name);
-        let (out, quoted_name, write_error) = (&out, &quoted_name, &write_error);
-        workbook
-            .parallel()
-            .threads(threads)
-            .sheets([position])?
-            .for_each_row(|| {
-                let mut line = Vec::with_capacity(256);
-                move |_sheet: &sheetstream::SheetInfo, row: sheetstream::Row<'_>| {
-                    let mut out = out.lock().unwrap_or_else(|poison| poison.into_inner());
-                    let written = row.cells().iter().try_for_each(|cell| {
-                        line.clear();
-                        line.extend_from_slice(b"{\"sheet\":");
-                        line.extend_from_slice(quoted_name);
-                        write!(line, ",\"ref\":\"{}\",", cell.reference())?;
-                        write_value(&mut line, cell.value())?;
-                        line.extend_from_slice(b"}\n");
-                        out.write_all(&line)
-                    });
-                    match written {
-                        Ok(()) => true,
-                        Err(err) => {
-                            *write_error
-                                .lock()
-                                .unwrap_or_else(|poison| poison.into_inner()) = Some(err);
-                            false
+    let dates = DateStyle::Pattern("%Y-%m-%dT%H:%M:%S".into());
+    progress.run(|| -> Result<(), Failure> {
+        // Sheets one after another, so that the output keeps workbook order;
+        // with more than one thread each sheet inflates on a thread of its own.
+        for (position, name) in worksheet_positions(&workbook) {
+            let mut quoted_name = Vec::new();
+            format::json_string(&mut quoted_name, &name);
+            let (out, quoted_name, write_error, dates) = (&out, &quoted_name, &write_error, &dates);
+            workbook
+                .parallel()
+                .threads(common.threads)
+                .sheets([position])?
+                .for_each_row(|| {
+                    let mut line = Vec::with_capacity(256);
+                    let mut scratch = String::new();
+                    move |_sheet: &SheetInfo, row: Row<'_>| {
+                        let mut out = out.lock().unwrap_or_else(|poison| poison.into_inner());
+                        let written = row.cells().iter().try_for_each(|cell| {
+                            line.clear();
+                            line.extend_from_slice(b"{\"sheet\":");
+                            line.extend_from_slice(quoted_name);
+                            write!(line, ",\"ref\":\"{}\",", cell.reference())?;
+                            write_dump_value(&mut line, cell.value(), dates, &mut scratch);
+                            line.extend_from_slice(b"}\n");
+                            out.write_all(&line)
+                        });
+                        match written {
+                            Ok(()) => true,
+                            Err(err) => {
+                                *write_error
+                                    .lock()
+                                    .unwrap_or_else(|poison| poison.into_inner()) = Some(err);
+                                false
+                            }
                         }
                     }
-                }
-            })?;
-        if let Some(err) = write_error
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .take()
-        {
-            return Err(Failure::Output(err));
+                })?;
+            if let Some(err) = write_error
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .take()
+            {
+                return Err(Failure::Output(err));
+            }
         }
-    }
+        Ok(())
+    })?;
     out.into_inner()
         .unwrap_or_else(|poison| poison.into_inner())
         .flush()?;
     Ok(())
 }
 
-fn write_value(line: &mut Vec<u8>, value: Value<'_>) -> io::Result<()> {
+/// A value in the conformance dump: `"t"` and `"v"` as FORMAT.md defines them.
+fn write_dump_value(
+    line: &mut Vec<u8>,
+    value: sheetstream::Value<'_>,
+    dates: &DateStyle,
+    scratch: &mut String,
+) {
+    use sheetstream::Value;
+    let kind: &[u8] = match value {
+        Value::Number(_) => b"n",
+        Value::Text(_) => b"s",
+        Value::Bool(_) => b"b",
+        Value::Error(_) => b"e",
+        Value::DateTime(date) if date.to_civil().is_some() => b"d",
+        Value::DateTime(_) => b"n",
+    };
+    line.extend_from_slice(b"\"t\":\"");
+    line.extend_from_slice(kind);
+    line.extend_from_slice(b"\",\"v\":");
     match value {
-        Value::Number(number) => write!(line, "\"t\":\"n\",\"v\":{number}"),
-        Value::Text(text) => {
-            line.extend_from_slice(b"\"t\":\"s\",\"v\":");
-            write_json_string(line, text);
-            Ok(())
-        }
-        Value::Bool(flag) => write!(line, "\"t\":\"b\",\"v\":{flag}"),
-        Value::Error(code) => {
-            line.extend_from_slice(b"\"t\":\"e\",\"v\":");
-            write_json_string(line, code);
-            Ok(())
-        }
+        // The dump keeps milliseconds only when they are not zero.
         Value::DateTime(date) => match date.to_civil() {
-            Some(civil) => write!(line, "\"t\":\"d\",\"v\":\"{civil}\""),
-            None => write!(line, "\"t\":\"n\",\"v\":{}", date.serial()),
+            Some(civil) => {
+                scratch.clear();
+                let _ = std::fmt::Write::write_fmt(scratch, format_args!("{civil}"));
+                format::json_string(line, scratch);
+            }
+            None => format::json_value(line, value, dates, scratch),
         },
+        _ => format::json_value(line, value, dates, scratch),
     }
-}
-
-fn write_json_string(out: &mut Vec<u8>, text: &str) {
-    out.push(b'"');
-    let bytes = text.as_bytes();
-    let mut copied = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
-        let escape: &[u8] = match byte {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x00..=0x1f => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[copied..at]);
-        if escape.is_empty() {
-            out.extend_from_slice(format!("\\u{byte:04x}").as_bytes());
-        } else {
-            out.extend_from_slice(escape);
-        }
-        copied = at + 1;
-    }
-    out.extend_from_slice(&bytes[copied..]);
-    out.push(b'"');
 }
