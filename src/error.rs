@@ -63,6 +63,15 @@ pub enum ErrorKind {
     },
     /// The requested sheet does not exist.
     SheetNotFound(String),
+    /// A row could not be deserialised into the requested type (see
+    /// [`Workbook::deserialize`](crate::Workbook::deserialize)); the
+    /// location names the sheet, row and column.
+    Deserialize {
+        /// The struct field, where known.
+        field: Option<String>,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// Where an error happened. Every field is optional: it is filled in as far
@@ -174,6 +183,14 @@ impl fmt::Display for ErrorKind {
                 write!(f, "limit exceeded: {limit} (maximum {max}; see Limits)")
             }
             ErrorKind::SheetNotFound(name) => write!(f, "no sheet {name}"),
+            ErrorKind::Deserialize {
+                field: Some(field),
+                message,
+            } => write!(f, "cannot deserialize field `{field}`: {message}"),
+            ErrorKind::Deserialize {
+                field: None,
+                message,
+            } => write!(f, "cannot deserialize row: {message}"),
         }
     }
 }

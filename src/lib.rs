@@ -56,7 +56,11 @@ mod cell;
 mod chunk;
 mod count;
 mod date;
+#[cfg(feature = "serde")]
+mod de;
 mod error;
+#[cfg(any(feature = "chrono", feature = "jiff"))]
+mod interop;
 mod limits;
 mod number;
 mod number_format;
@@ -78,6 +82,8 @@ pub mod fuzzing;
 pub use cell::{Cell, CellRef, MAX_COLUMN, MAX_ROW, Row, Value};
 pub use count::SheetCounts;
 pub use date::{CivilDateTime, DateSystem, DateTime};
+#[cfg(feature = "serde")]
+pub use de::{DeserializeOptions, Records};
 pub use error::{Error, ErrorKind, Location, Result};
 pub use limits::Limits;
 pub use package::{SheetInfo, SheetKind, SheetState};
