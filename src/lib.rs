@@ -62,6 +62,7 @@ mod error;
 #[cfg(any(feature = "chrono", feature = "jiff"))]
 mod interop;
 mod limits;
+mod metadata;
 mod number;
 mod number_format;
 mod package;
@@ -86,6 +87,7 @@ pub use date::{CivilDateTime, DateSystem, DateTime};
 pub use de::{DeserializeOptions, Records};
 pub use error::{Error, ErrorKind, Location, Result};
 pub use limits::Limits;
+pub use metadata::{Comment, DefinedName, Hyperlink, SheetMetadata};
 pub use package::{SheetInfo, SheetKind, SheetState};
 pub use parallel::Parallel;
 pub use range::CellRange;

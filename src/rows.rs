@@ -20,7 +20,7 @@ use crate::number::{parse_index, parse_number};
 use crate::scan::{CellKind, Parsed, PieceRange, RawCell, RawRow, Scan, SheetScanner};
 use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
-use crate::xml::Piece;
+use crate::xml::{self, Piece};
 
 /// What a sheet's values are resolved against: read once at open, shared
 /// read-only by every reader.
@@ -288,7 +288,8 @@ fn build_row<'r>(
 }
 
 /// The text of a range of pieces: borrowed when it is one piece that needs
-/// no decoding, otherwise decoded into the arena.
+/// no decoding, otherwise decoded into the arena. With `escapes`, OOXML's
+/// `_xHHHH_` escapes are decoded too, over the XML-decoded whole.
 fn join_pieces<'r>(
     text: RowText<'r>,
     pieces: &[Piece],
@@ -297,19 +298,26 @@ fn join_pieces<'r>(
     arena: &'r Bump,
 ) -> Result<&'r str> {
     let pieces = &pieces[range.start as usize..range.end as usize];
-    match pieces {
-        [] => Ok(""),
-        [piece] if !piece.needs_decoding(text.window, escapes) => Ok(text.raw(piece)),
+    let decoded = match pieces {
+        [] => return Ok(""),
+        [piece] if !piece.needs_decoding(text.window, escapes) => return Ok(text.raw(piece)),
+        [piece] if !piece.needs_decoding(text.window, false) => text.raw(piece),
         _ => {
             let mut out = bumpalo::collections::String::new_in(arena);
             for piece in pieces {
                 piece
-                    .decode_into(text.raw(piece), escapes, &mut out)
+                    .decode_into(text.raw(piece), &mut out)
                     .map_err(|err| err.into_error())?;
             }
-            Ok(out.into_bump_str())
+            out.into_bump_str()
         }
+    };
+    if escapes && xml::has_escapes(decoded) {
+        let mut out = bumpalo::collections::String::with_capacity_in(decoded.len(), arena);
+        xml::unescape(decoded, &mut out);
+        return Ok(out.into_bump_str());
     }
+    Ok(decoded)
 }
 
 fn resolve_value<'r>(

@@ -598,7 +598,7 @@ fn check_stray_text(input: &[u8], token: Token, pos: usize) -> Result<()> {
     }
     let text = simdutf8::basic::from_utf8(raw)
         .map_err(|_| Error::new(ErrorKind::InvalidUtf8).with_offset(pos as u64))?;
-    xml::decode_text(text, true, false, &mut xml::Discard)
+    xml::decode_text(text, true, &mut xml::Discard)
         .map_err(|message| Error::xml(message).with_offset(pos as u64))
 }
 

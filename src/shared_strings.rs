@@ -55,6 +55,7 @@ impl SharedStrings {
         let mut strings = SharedStrings::default();
         let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
         let mut pieces: Vec<Piece> = Vec::new();
+        let mut scratch = String::new();
         loop {
             let complete = buffer.is_eof();
             let window = buffer.window();
@@ -74,16 +75,17 @@ impl SharedStrings {
                         let text = simdutf8::basic::from_utf8(unit).map_err(|_| {
                             Error::new(ErrorKind::InvalidUtf8).with_offset(buffer.window_offset())
                         })?;
+                        // XML-decode the item's text, then its `_xHHHH_` escapes.
+                        scratch.clear();
                         for piece in &pieces {
                             piece
-                                .decode_into(
-                                    &text[piece.span.start..piece.span.end],
-                                    true,
-                                    &mut strings.text,
-                                )
-                                .map_err(|err| {
-                                    err.into_error().shift_offset(buffer.window_offset())
-                                })?;
+                                .decode_into(&text[piece.span.start..piece.span.end], &mut scratch)
+                                .map_err(|err| err.into_error().shift_offset(buffer.window_offset()))?;
+                        }
+                        if xml::has_escapes(&scratch) {
+                            xml::unescape(&scratch, &mut strings.text);
+                        } else {
+                            strings.text.push_str(&scratch);
                         }
                         if strings.text.len() as u64 > limits.max_shared_string_bytes {
                             return Err(Error::limit(

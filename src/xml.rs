@@ -367,115 +367,101 @@ impl Piece {
         special.is_some() || (escapes && memmem::find(raw, b"_x").is_some())
     }
 
-    /// Appends the decoded piece, whose raw text is `raw`, to `out`.
-    pub(crate) fn decode_into(
-        &self,
-        raw: &str,
-        escapes: bool,
-        out: &mut impl TextSink,
-    ) -> Result<(), XmlError> {
-        decode_text(raw, !self.cdata, escapes, out)
+    /// Appends the XML-decoded piece, whose raw text is `raw`, to `out`
+    /// (`_xHHHH_` escapes are decoded afterwards, over the whole text).
+    pub(crate) fn decode_into(&self, raw: &str, out: &mut impl TextSink) -> Result<(), XmlError> {
+        decode_text(raw, !self.cdata, out)
             .map_err(|message| XmlError::at(message, self.span.start))
     }
 }
 
 /// Appends raw XML text to `out`, decoding (with `entities`) entity and
-/// character references, normalising line ends (CRLF and CR become LF) and,
-/// with `escapes`, decoding OOXML's `_xHHHH_` escapes. An unknown entity is
-/// an error.
-pub(crate) fn decode_text(
-    raw: &str,
-    entities: bool,
-    escapes: bool,
-    out: &mut impl TextSink,
-) -> Result<(), &'static str> {
+/// character references and normalising line ends (CRLF and CR become LF).
+/// An unknown entity is an error.
+pub(crate) fn decode_text(raw: &str, entities: bool, out: &mut impl TextSink) -> Result<(), &'static str> {
     let bytes = raw.as_bytes();
-    let mut pending_high: Option<u16> = None;
     let mut copied = 0;
     let mut pos = 0;
     while pos < bytes.len() {
-        let ampersand = if entities { b'&' } else { b'\r' };
-        let next = if escapes {
-            memchr3(ampersand, b'\r', b'_', &bytes[pos..])
+        let next = if entities {
+            memchr2(b'&', b'\r', &bytes[pos..])
         } else {
-            memchr2(ampersand, b'\r', &bytes[pos..])
+            memchr(b'\r', &bytes[pos..])
         };
         let Some(found) = next else { break };
         let at = pos + found;
-        match bytes[at] {
-            b'&' => {
-                let Some(semi) = memchr(b';', &bytes[at..]).filter(|&s| s <= 12) else {
-                    return Err("an `&` does not start an entity reference");
-                };
-                let name = &raw[at + 1..at + semi];
-                let ch = match name {
-                    "lt" => '<',
-                    "gt" => '>',
-                    "amp" => '&',
-                    "quot" => '"',
-                    "apos" => '\'',
-                    _ => character_reference(name).ok_or("an unknown entity reference")?,
-                };
+        out.push_str(&raw[copied..at]);
+        if bytes[at] == b'&' {
+            let Some(semi) = memchr(b';', &bytes[at..]).filter(|&s| s <= 12) else {
+                return Err("an `&` does not start an entity reference");
+            };
+            let name = &raw[at + 1..at + semi];
+            out.push(match name {
+                "lt" => '<',
+                "gt" => '>',
+                "amp" => '&',
+                "quot" => '"',
+                "apos" => '\'',
+                _ => character_reference(name).ok_or("an unknown entity reference")?,
+            });
+            pos = at + semi + 1;
+        } else {
+            out.push('\n');
+            pos = if bytes.get(at + 1) == Some(&b'\n') { at + 2 } else { at + 1 };
+        }
+        copied = pos;
+    }
+    out.push_str(&raw[copied..]);
+    Ok(())
+}
+
+/// Whether decoded text holds an `_xHHHH_` escape candidate.
+pub(crate) fn has_escapes(text: &str) -> bool {
+    memmem::find(text.as_bytes(), b"_x").is_some()
+}
+
+/// Appends text to `out`, decoding OOXML's `_xHHHH_` escapes (UTF-16 code
+/// units; a surrogate pair across two escapes is one character, a lone
+/// surrogate becomes U+FFFD). This applies to the text after XML decoding,
+/// so an escape split by a comment or written with character references
+/// is still one escape.
+pub(crate) fn unescape(text: &str, out: &mut impl TextSink) {
+    let bytes = text.as_bytes();
+    let mut pending_high: Option<u16> = None;
+    let mut copied = 0;
+    let mut pos = 0;
+    while let Some(found) = memchr(b'_', &bytes[pos..]) {
+        let at = pos + found;
+        let Some(unit) = bytes.get(at..at + 7).and_then(parse_escape) else {
+            pos = at + 1;
+            continue;
+        };
+        if at != copied {
+            flush_surrogate(&mut pending_high, out);
+            out.push_str(&text[copied..at]);
+        }
+        match unit {
+            0xD800..=0xDBFF => {
                 flush_surrogate(&mut pending_high, out);
-                out.push_str(&raw[copied..at]);
-                out.push(ch);
-                copied = at + semi + 1;
-                pos = copied;
+                pending_high = Some(unit);
             }
-            b'\r' => {
-                flush_surrogate(&mut pending_high, out);
-                out.push_str(&raw[copied..at]);
-                out.push('\n');
-                pos = if bytes.get(at + 1) == Some(&b'\n') {
-                    at + 2
-                } else {
-                    at + 1
-                };
-                copied = pos;
-            }
+            0xDC00..=0xDFFF => match pending_high.take() {
+                Some(high) => {
+                    let code = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                    out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
+                }
+                None => out.push(char::REPLACEMENT_CHARACTER),
+            },
             _ => {
-                // `_xHHHH_`
-                let escape = bytes.get(at..at + 7).and_then(parse_escape);
-                let Some(unit) = escape else {
-                    pos = at + 1;
-                    continue;
-                };
-                if at != copied {
-                    flush_surrogate(&mut pending_high, out);
-                    out.push_str(&raw[copied..at]);
-                }
-                match unit {
-                    0xD800..=0xDBFF => {
-                        flush_surrogate(&mut pending_high, out);
-                        pending_high = Some(unit);
-                    }
-                    0xDC00..=0xDFFF => match pending_high.take() {
-                        Some(high) => {
-                            let code = 0x10000
-                                + ((u32::from(high) - 0xD800) << 10)
-                                + (u32::from(unit) - 0xDC00);
-                            out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
-                        }
-                        None => out.push(char::REPLACEMENT_CHARACTER),
-                    },
-                    _ => {
-                        flush_surrogate(&mut pending_high, out);
-                        out.push(
-                            char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER),
-                        );
-                    }
-                }
-                copied = at + 7;
-                pos = copied;
+                flush_surrogate(&mut pending_high, out);
+                out.push(char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER));
             }
         }
-    }
-    if copied < bytes.len() {
-        flush_surrogate(&mut pending_high, out);
-        out.push_str(&raw[copied..]);
+        copied = at + 7;
+        pos = copied;
     }
     flush_surrogate(&mut pending_high, out);
-    Ok(())
+    out.push_str(&text[copied..]);
 }
 
 fn flush_surrogate(pending_high: &mut Option<u16>, out: &mut impl TextSink) {
@@ -509,7 +495,12 @@ fn character_reference(name: &str) -> Option<char> {
 pub(crate) fn decode_owned(raw: &[u8], escapes: bool) -> Result<String, XmlError> {
     let text = simdutf8::basic::from_utf8(raw).map_err(|_| XmlError::at("invalid UTF-8", 0))?;
     let mut out = String::with_capacity(text.len());
-    decode_text(text, true, escapes, &mut out).map_err(|message| XmlError::at(message, 0))?;
+    decode_text(text, true, &mut out).map_err(|message| XmlError::at(message, 0))?;
+    if escapes && has_escapes(&out) {
+        let mut unescaped = String::with_capacity(out.len());
+        unescape(&out, &mut unescaped);
+        return Ok(unescaped);
+    }
     Ok(out)
 }
 
@@ -639,7 +630,12 @@ mod tests {
 
     fn decoded(raw: &str, escapes: bool) -> String {
         let mut out = String::new();
-        decode_text(raw, true, escapes, &mut out).unwrap();
+        decode_text(raw, true, &mut out).unwrap();
+        if escapes {
+            let mut unescaped = String::new();
+            unescape(&out, &mut unescaped);
+            return unescaped;
+        }
         out
     }
 
@@ -657,10 +653,12 @@ mod tests {
         assert_eq!(decoded("_xD83D_x", true), "\u{FFFD}x");
         assert_eq!(decoded("_xDE00_", true), "\u{FFFD}");
         assert_eq!(decoded("snake_case_x_", true), "snake_case_x_");
+        // Escapes apply to the text after XML decoding.
+        assert_eq!(decoded("&#95;x0041_", true), "A");
         let mut out = String::new();
-        assert!(decode_text("a & b", true, false, &mut out).is_err());
+        assert!(decode_text("a & b", true, &mut out).is_err());
         out.clear();
-        decode_text("a & b&lt;\r", false, false, &mut out).unwrap();
+        decode_text("a & b&lt;\r", false, &mut out).unwrap();
         assert_eq!(out, "a & b&lt;\n");
     }
 }

@@ -1,0 +1,802 @@
+//! Workbook and sheet metadata that streaming readers usually miss:
+//! defined names, the sheet dimension, hidden columns and rows, merged
+//! ranges, hyperlinks and comments (notes).
+//!
+//! Read this first: none of this builds cells. A sheet's part is read as a
+//! stream through the same chunk window the row reader uses; the elements
+//! before `<sheetData>` (dimension, columns) and after it (merged cells,
+//! hyperlinks) are tokenised, and the sheet data itself is skipped by
+//! searching the inflated bytes for `</sheetData>`, a tail carried over
+//! between chunks. Hidden rows need the row tags: [`Workbook::hidden_rows`]
+//! looks for `<row` start tags with a substring search and parses only
+//! those tags. Comments live in their own part, found through the sheet's
+//! relationships; defined names in the workbook part.
+
+use std::io::{Read, Seek};
+use std::ops::RangeInclusive;
+
+use memchr::memmem;
+
+use crate::cell::{CellRef, MAX_COLUMN, parse_row_number};
+use crate::chunk::ChunkBuffer;
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::package::archive::Archive;
+use crate::package::resolve_target;
+use crate::range::CellRange;
+use crate::workbook::{SheetSelector, Workbook};
+use crate::xml::{self, Attributes, Span, Step, Token};
+
+/// A defined name (a named range, constant or formula) from the workbook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DefinedName {
+    /// The name, e.g. `Totals` or `_xlnm.Print_Area`.
+    pub name: String,
+    /// What it refers to, as written: a formula such as `Data!$B$2:$B$4`.
+    pub refers_to: String,
+    /// The sheet the name is local to (its position in
+    /// [`Workbook::sheets`]), or `None` for a workbook-wide name.
+    pub sheet: Option<usize>,
+    /// Whether the name is hidden from the user.
+    pub hidden: bool,
+}
+
+/// A hyperlink anchored on a cell or range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Hyperlink {
+    /// The cells the link is on.
+    pub range: CellRange,
+    /// The target of the link's relationship: a URL, a file path, or for
+    /// a target inside the package, its part name. `None` for links that
+    /// only have a `location`.
+    pub target: Option<String>,
+    /// A place in the workbook (`Sheet2!A1`, a defined name), or the
+    /// fragment of an external target.
+    pub location: Option<String>,
+    /// The text shown, when the link says.
+    pub display: Option<String>,
+    /// The tooltip.
+    pub tooltip: Option<String>,
+}
+
+/// A cell comment (a note, in today's Excel).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Comment {
+    /// The cell it is attached to.
+    pub cell: CellRef,
+    /// The author, from the comments part's list of authors.
+    pub author: Option<String>,
+    /// The text, rich text runs joined.
+    pub text: String,
+}
+
+/// What a sheet says about itself besides its cells. Read by
+/// [`Workbook::sheet_metadata`] without reading the cells.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SheetMetadata {
+    /// The used range as the file states it (`<dimension ref>`), which may
+    /// be missing or wrong; [`Sheet::used_range`](crate::Sheet::used_range)
+    /// computes it from the cells.
+    pub dimension: Option<CellRange>,
+    /// Hidden columns (0-based, inclusive ranges), in file order.
+    pub hidden_columns: Vec<RangeInclusive<u32>>,
+    /// Merged ranges, in file order.
+    pub merged: Vec<CellRange>,
+    /// Hyperlinks, in file order.
+    pub hyperlinks: Vec<Hyperlink>,
+    /// Comments (notes), in file order.
+    pub comments: Vec<Comment>,
+}
+
+impl SheetMetadata {
+    /// Whether a column (0-based) is hidden.
+    pub fn is_column_hidden(&self, column: u32) -> bool {
+        self.hidden_columns
+            .iter()
+            .any(|range| range.contains(&column))
+    }
+
+    /// The merged range a cell belongs to, if any.
+    pub fn merged_range_of(&self, cell: CellRef) -> Option<CellRange> {
+        self.merged
+            .iter()
+            .copied()
+            .find(|range| range.contains(cell))
+    }
+}
+
+/// A relationship, external targets included (the package module keeps
+/// only internal ones).
+struct Relationship {
+    id: String,
+    kind: String,
+    /// Resolved to a part name when internal; as written when external.
+    target: String,
+}
+
+fn relationships_part_of(source: &str) -> String {
+    match source.rfind('/') {
+        Some(slash) => format!("{}/_rels/{}.rels", &source[..slash], &source[slash + 1..]),
+        None => format!("_rels/{source}.rels"),
+    }
+}
+
+fn type_suffix(kind: &str) -> &str {
+    kind.rsplit('/').next().unwrap_or(kind)
+}
+
+fn xml_error(part: &str) -> impl Fn(xml::XmlError) -> Error + '_ {
+    move |err| err.into_error().with_part(part)
+}
+
+fn is_true(value: &[u8]) -> bool {
+    value == b"1" || value.eq_ignore_ascii_case(b"true")
+}
+
+fn read_relationships<R: Read + Seek>(
+    archive: &mut Archive<R>,
+    source: &str,
+    limits: &Limits,
+) -> Result<Vec<Relationship>> {
+    let part = relationships_part_of(source);
+    if !archive.contains(&part) {
+        return Ok(Vec::new());
+    }
+    let bytes = archive.read_part(&part, limits)?;
+    let mut relationships = Vec::new();
+    xml::walk(&bytes, |token| {
+        let Token::Start {
+            name, attributes, ..
+        } = token
+        else {
+            return Ok(());
+        };
+        if xml::local_name(name.of(&bytes)) != b"Relationship" {
+            return Ok(());
+        }
+        let (mut id, mut kind, mut target, mut external) = (None, None, None, false);
+        for attribute in Attributes::new(&bytes, attributes) {
+            let (key, value) = attribute?;
+            let value = value.of(&bytes);
+            match key {
+                b"Id" => id = Some(xml::decode_owned(value, false)?),
+                b"Type" => kind = Some(xml::decode_owned(value, false)?),
+                b"Target" => target = Some(xml::decode_owned(value, false)?),
+                b"TargetMode" => external = value.eq_ignore_ascii_case(b"External"),
+                _ => {}
+            }
+        }
+        if let (Some(id), Some(kind), Some(target)) = (id, kind, target) {
+            let target = if external {
+                target
+            } else {
+                resolve_target(source, target.trim())
+            };
+            relationships.push(Relationship { id, kind, target });
+        }
+        Ok(())
+    })
+    .map_err(xml_error(&part))?;
+    Ok(relationships)
+}
+
+/// The workbook part, found as the package found it at open.
+fn workbook_part<R: Read + Seek>(archive: &mut Archive<R>, limits: &Limits) -> Result<String> {
+    let relationships = read_relationships(archive, "", limits)?;
+    Ok(relationships
+        .into_iter()
+        .filter(|r| type_suffix(&r.kind) == "officeDocument")
+        .map(|r| r.target)
+        .find(|target| archive.contains(target))
+        .unwrap_or_else(|| "xl/workbook.xml".to_owned()))
+}
+
+/// Text content of a run of tokens: entity references decoded, CDATA taken
+/// literally, `_xHHHH_` escapes decoded with `escapes`.
+fn push_text(
+    input: &[u8],
+    token: Token,
+    escapes: bool,
+    out: &mut String,
+) -> Result<(), xml::XmlError> {
+    match token {
+        Token::Text(span) => out.push_str(&xml::decode_owned(span.of(input), escapes)?),
+        Token::CData(span) => {
+            out.push_str(
+                std::str::from_utf8(span.of(input)).map_err(|_| xml::XmlError {
+                    message: "invalid UTF-8",
+                    offset: span.start,
+                })?,
+            )
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The decoded value of an attribute, if present.
+fn attribute_text(
+    input: &[u8],
+    attributes: Span,
+    wanted: &[u8],
+) -> Result<Option<String>, xml::XmlError> {
+    xml::attribute(input, attributes, wanted)?
+        .map(|raw| xml::decode_owned(raw, false))
+        .transpose()
+}
+
+impl<R: Read + Seek> Workbook<R> {
+    /// The defined names of the workbook, in file order.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// for name in workbook.defined_names()? {
+    ///     println!("{} = {} (sheet {:?})", name.name, name.refers_to, name.sheet);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The workbook part cannot be read or is malformed.
+    pub fn defined_names(&mut self) -> Result<Vec<DefinedName>> {
+        let limits = self.limits;
+        let part = workbook_part(&mut self.archive, &limits)?;
+        let bytes = self.archive.read_part(&part, &limits)?;
+        let mut sheet_names: Vec<String> = Vec::new();
+        let mut names = Vec::new();
+        // The name being read: (name, localSheetId, hidden, text).
+        let mut current: Option<(String, Option<usize>, bool, String)> = None;
+        xml::walk(&bytes, |token| {
+            match token {
+                Token::Start {
+                    name,
+                    attributes,
+                    self_closing,
+                } => match xml::local_name(name.of(&bytes)) {
+                    b"sheet" => {
+                        sheet_names
+                            .push(attribute_text(&bytes, attributes, b"name")?.unwrap_or_default());
+                    }
+                    b"definedName" => {
+                        let name = attribute_text(&bytes, attributes, b"name")?.unwrap_or_default();
+                        let local = xml::attribute(&bytes, attributes, b"localSheetId")?
+                            .and_then(|raw| std::str::from_utf8(raw).ok()?.trim().parse().ok());
+                        let hidden =
+                            xml::attribute(&bytes, attributes, b"hidden")?.is_some_and(is_true);
+                        let entry = (name, local, hidden, String::new());
+                        if self_closing {
+                            names.push(entry);
+                        } else {
+                            current = Some(entry);
+                        }
+                    }
+                    _ => {}
+                },
+                Token::End { name } if xml::local_name(name.of(&bytes)) == b"definedName" => {
+                    names.extend(current.take());
+                }
+                token => {
+                    if let Some((_, _, _, text)) = current.as_mut() {
+                        push_text(&bytes, token, false, text)?;
+                    }
+                }
+            }
+            Ok(())
+        })
+        .map_err(xml_error(&part))?;
+        let sheets = self.sheets();
+        Ok(names
+            .into_iter()
+            .map(|(name, local, hidden, refers_to)| DefinedName {
+                name,
+                refers_to,
+                sheet: local
+                    .and_then(|index: usize| sheet_names.get(index))
+                    .and_then(|sheet| sheets.iter().position(|info| info.name() == sheet)),
+                hidden,
+            })
+            .collect())
+    }
+
+    /// The dimension, hidden columns, merged ranges, hyperlinks and
+    /// comments of a sheet, read without reading its cells.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let metadata = workbook.sheet_metadata("Data")?;
+    /// assert_eq!(metadata.dimension.map(|range| range.to_string()), Some("A1:E4".into()));
+    /// assert!(metadata.merged.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// No such sheet; its part, relationships or comments are missing
+    /// (when referred to) or malformed.
+    pub fn sheet_metadata(&mut self, sheet: impl SheetSelector) -> Result<SheetMetadata> {
+        let position = sheet.position(self.sheets())?;
+        let limits = self.limits;
+        let info = &self.sheets[position];
+        let (name, part) = (info.name().to_owned(), info.part().to_owned());
+        let locate = |err: Error| err.with_sheet(&name).with_part(&part);
+        let relationships =
+            read_relationships(&mut self.archive, &part, &limits).map_err(locate)?;
+        let mut metadata = SheetMetadata::default();
+        let mut in_cols = false;
+        let reader = self
+            .archive
+            .open_part(&part, limits.max_part_bytes, &limits)
+            .map_err(locate)?;
+        stream_outside_sheet_data(reader, &limits, |input, token| {
+            let (name, attributes, self_closing) = match token {
+                Token::Start {
+                    name,
+                    attributes,
+                    self_closing,
+                } => (name, attributes, self_closing),
+                Token::End { name } => {
+                    if xml::local_name(name.of(input)) == b"cols" {
+                        in_cols = false;
+                    }
+                    return Ok(());
+                }
+                _ => return Ok(()),
+            };
+            match xml::local_name(name.of(input)) {
+                b"dimension" => {
+                    metadata.dimension = attribute_text(input, attributes, b"ref")?
+                        .and_then(|text| text.parse().ok());
+                }
+                b"cols" => in_cols = !self_closing,
+                b"col" if in_cols => {
+                    let number = |wanted: &[u8]| -> Result<Option<u32>, xml::XmlError> {
+                        Ok(xml::attribute(input, attributes, wanted)?
+                            .and_then(|raw| std::str::from_utf8(raw).ok()?.trim().parse().ok()))
+                    };
+                    let hidden = xml::attribute(input, attributes, b"hidden")?.is_some_and(is_true);
+                    if let (true, Some(min), Some(max)) = (hidden, number(b"min")?, number(b"max")?)
+                        && min >= 1
+                        && min <= max
+                        && min <= MAX_COLUMN + 1
+                    {
+                        metadata
+                            .hidden_columns
+                            .push(min - 1..=(max - 1).min(MAX_COLUMN));
+                    }
+                }
+                b"mergeCell" => {
+                    if let Some(range) = attribute_text(input, attributes, b"ref")?
+                        .and_then(|text| text.parse().ok())
+                    {
+                        metadata.merged.push(range);
+                    }
+                }
+                b"hyperlink" => {
+                    let Some(range) = attribute_text(input, attributes, b"ref")?
+                        .and_then(|text| text.parse::<CellRange>().ok())
+                    else {
+                        return Ok(());
+                    };
+                    let id = attribute_text(input, attributes, b"id")?;
+                    let target = id.and_then(|id| {
+                        relationships
+                            .iter()
+                            .find(|r| r.id == id)
+                            .map(|r| r.target.clone())
+                    });
+                    metadata.hyperlinks.push(Hyperlink {
+                        range,
+                        target,
+                        location: attribute_text(input, attributes, b"location")?,
+                        display: attribute_text(input, attributes, b"display")?,
+                        tooltip: attribute_text(input, attributes, b"tooltip")?,
+                    });
+                }
+                _ => {}
+            }
+            Ok(())
+        })
+        .map_err(locate)?;
+        let comments_part = relationships
+            .iter()
+            .find(|r| type_suffix(&r.kind) == "comments" && self.archive.contains(&r.target))
+            .map(|r| r.target.clone());
+        if let Some(comments_part) = comments_part {
+            let bytes = self
+                .archive
+                .read_part(&comments_part, &limits)
+                .map_err(|err| err.with_sheet(&name))?;
+            metadata.comments = parse_comments(&bytes)
+                .map_err(|err| err.into_error().with_part(&comments_part).with_sheet(&name))?;
+        }
+        Ok(metadata)
+    }
+
+    /// The hidden rows of a sheet (0-based), in file order. Only the row
+    /// start tags are parsed; cells are skipped unread.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// assert!(workbook.hidden_rows("Data")?.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// No such sheet, its part is missing, or a row tag is malformed.
+    pub fn hidden_rows(&mut self, sheet: impl SheetSelector) -> Result<Vec<u32>> {
+        let position = sheet.position(self.sheets())?;
+        let limits = self.limits;
+        let info = &self.sheets[position];
+        let (name, part) = (info.name().to_owned(), info.part().to_owned());
+        let locate = |err: Error| err.with_sheet(&name).with_part(&part);
+        let reader = self
+            .archive
+            .open_part(&part, limits.max_part_bytes, &limits)
+            .map_err(locate)?;
+        hidden_rows(reader, &limits).map_err(locate)
+    }
+}
+
+/// Streams a sheet part, calling `visit` with every token outside
+/// `<sheetData>`, whose content is skipped by a substring search.
+fn stream_outside_sheet_data(
+    mut reader: impl Read,
+    limits: &Limits,
+    mut visit: impl FnMut(&[u8], Token) -> Result<(), xml::XmlError>,
+) -> Result<()> {
+    let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
+    let mut pos = 0;
+    let mut skipping = false;
+    loop {
+        let complete = buffer.is_eof();
+        let window = buffer.window();
+        if skipping {
+            match find_sheet_data_end(&window[pos..]) {
+                Some(end) => {
+                    pos += end;
+                    skipping = false;
+                }
+                None if complete => {
+                    return Err(Error::xml(
+                        "`</sheetData>` not found before the end of the part",
+                    ));
+                }
+                None => {
+                    // Keep a tail in case the end tag straddles the chunks.
+                    let keep = window.len().saturating_sub(pos).min(END_TAIL);
+                    buffer.consume(window.len() - keep);
+                    pos = 0;
+                    buffer.fill(&mut reader)?;
+                }
+            }
+            continue;
+        }
+        let base = buffer.window_offset();
+        match xml::next_token(window, pos, complete)
+            .map_err(|err| err.into_error().shift_offset(base))?
+        {
+            Step::Token(token, next) => {
+                if let Token::Start {
+                    name,
+                    self_closing: false,
+                    ..
+                } = token
+                    && xml::local_name(name.of(window)) == b"sheetData"
+                {
+                    skipping = true;
+                } else {
+                    visit(window, token).map_err(|err| err.into_error().shift_offset(base))?;
+                }
+                pos = next;
+            }
+            Step::Incomplete => {
+                buffer.consume(pos);
+                pos = 0;
+                buffer.fill(&mut reader)?;
+            }
+            Step::End => return Ok(()),
+        }
+    }
+}
+
+/// Bytes kept from one window to the next while looking for an end tag.
+const END_TAIL: usize = 64;
+
+/// Finds the end of the first `</sheetData>` (any prefix, spaces before
+/// `>`) in `input`: the position just after it.
+fn find_sheet_data_end(input: &[u8]) -> Option<usize> {
+    let finder = memmem::Finder::new(b"sheetData");
+    let mut from = 0;
+    while let Some(found) = finder.find(&input[from..]) {
+        let at = from + found;
+        from = at + 1;
+        if !is_end_tag_name(&input[..at]) {
+            continue;
+        }
+        let mut end = at + b"sheetData".len();
+        while input
+            .get(end)
+            .is_some_and(|byte| byte.is_ascii_whitespace())
+        {
+            end += 1;
+        }
+        if input.get(end) == Some(&b'>') {
+            return Some(end + 1);
+        }
+    }
+    None
+}
+
+/// Whether `before` ends with `</` or `</prefix:`.
+fn is_end_tag_name(before: &[u8]) -> bool {
+    if before.ends_with(b"</") {
+        return true;
+    }
+    let Some(rest) = before.strip_suffix(b":") else {
+        return false;
+    };
+    let prefix = rest
+        .iter()
+        .rev()
+        .take_while(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
+        .count();
+    prefix > 0 && rest[..rest.len() - prefix].ends_with(b"</")
+}
+
+/// Where a row start tag begins, if `input[at..]` is the name `row` of one.
+fn row_tag_start(input: &[u8], at: usize) -> Option<usize> {
+    match input.get(at + 3) {
+        Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/') | None => {}
+        _ => return None,
+    }
+    let before = &input[..at];
+    if before.ends_with(b"<") {
+        return Some(at - 1);
+    }
+    let rest = before.strip_suffix(b":")?;
+    let prefix = rest
+        .iter()
+        .rev()
+        .take_while(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
+        .count();
+    (prefix > 0 && rest[..rest.len() - prefix].ends_with(b"<")).then(|| rest.len() - prefix - 1)
+}
+
+fn hidden_rows(mut reader: impl Read, limits: &Limits) -> Result<Vec<u32>> {
+    let finder = memmem::Finder::new(b"row");
+    let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
+    let mut hidden = Vec::new();
+    let mut next_row: u32 = 0;
+    let mut pos = 0;
+    loop {
+        let complete = buffer.is_eof();
+        let window = buffer.window();
+        let base = buffer.window_offset();
+        let Some(found) = finder.find(&window[pos..]) else {
+            if complete {
+                return Ok(hidden);
+            }
+            // Keep enough to see a prefixed name cut by the chunk.
+            let keep = window.len().saturating_sub(pos).min(END_TAIL);
+            buffer.consume(window.len() - keep);
+            pos = 0;
+            buffer.fill(&mut reader)?;
+            continue;
+        };
+        let at = pos + found;
+        if at + 3 >= window.len() && !complete {
+            // Cannot tell what follows the name yet.
+            buffer.consume(at.saturating_sub(END_TAIL));
+            pos = END_TAIL.min(at);
+            buffer.fill(&mut reader)?;
+            continue;
+        }
+        let Some(start) = row_tag_start(window, at) else {
+            pos = at + 1;
+            continue;
+        };
+        match xml::next_token(window, start, complete)
+            .map_err(|err| err.into_error().shift_offset(base))?
+        {
+            Step::Token(Token::Start { attributes, .. }, next) => {
+                let attribute = |wanted: &[u8]| {
+                    xml::attribute(window, attributes, wanted)
+                        .map_err(|err| err.into_error().shift_offset(base))
+                };
+                let index = match attribute(b"r")? {
+                    Some(raw) => parse_row_number(raw.trim_ascii()).ok_or_else(|| {
+                        Error::new(crate::ErrorKind::CellReference(format!(
+                            "row number `{}`",
+                            String::from_utf8_lossy(raw)
+                        )))
+                        .with_offset(base + start as u64)
+                    })?,
+                    None => next_row,
+                };
+                if attribute(b"hidden")?.is_some_and(is_true) {
+                    hidden.push(index);
+                }
+                next_row = index.saturating_add(1);
+                pos = next;
+            }
+            Step::Token(_, next) => pos = next,
+            Step::Incomplete => {
+                buffer.consume(start);
+                pos = 0;
+                buffer.fill(&mut reader)?;
+            }
+            Step::End => return Ok(hidden),
+        }
+    }
+}
+
+/// Parses a comments part: the authors, then each comment's cell, author
+/// and text (the `<t>` runs of its `<text>`, phonetic runs left out).
+fn parse_comments(bytes: &[u8]) -> Result<Vec<Comment>, xml::XmlError> {
+    let mut authors: Vec<String> = Vec::new();
+    let mut comments = Vec::new();
+    let mut author: Option<String> = None;
+    let mut comment: Option<(CellRef, Option<usize>, String)> = None;
+    let (mut in_t, mut phonetic) = (false, 0u32);
+    xml::walk(bytes, |token| {
+        match token {
+            Token::Start {
+                name,
+                attributes,
+                self_closing,
+            } => match xml::local_name(name.of(bytes)) {
+                b"author" if !self_closing => author = Some(String::new()),
+                b"author" => authors.push(String::new()),
+                b"comment" => {
+                    let cell = attribute_text(bytes, attributes, b"ref")?
+                        .and_then(|text| text.parse::<CellRef>().ok());
+                    let author_id = xml::attribute(bytes, attributes, b"authorId")?
+                        .and_then(|raw| std::str::from_utf8(raw).ok()?.trim().parse().ok());
+                    match (cell, self_closing) {
+                        (Some(cell), false) => comment = Some((cell, author_id, String::new())),
+                        (Some(cell), true) => comments.push(Comment {
+                            cell,
+                            author: author_id.and_then(|id: usize| authors.get(id).cloned()),
+                            text: String::new(),
+                        }),
+                        (None, _) => {}
+                    }
+                }
+                b"rPh" if !self_closing => phonetic += 1,
+                b"t" if !self_closing => in_t = true,
+                _ => {}
+            },
+            Token::End { name } => match xml::local_name(name.of(bytes)) {
+                b"author" => authors.extend(author.take()),
+                b"comment" => {
+                    if let Some((cell, author_id, text)) = comment.take() {
+                        comments.push(Comment {
+                            cell,
+                            author: author_id.and_then(|id| authors.get(id).cloned()),
+                            text,
+                        });
+                    }
+                }
+                b"rPh" => phonetic = phonetic.saturating_sub(1),
+                b"t" => in_t = false,
+                _ => {}
+            },
+            token => {
+                if let Some(text) = author.as_mut() {
+                    push_text(bytes, token, false, text)?;
+                } else if let Some((_, _, text)) = comment.as_mut()
+                    && in_t
+                    && phonetic == 0
+                {
+                    push_text(bytes, token, true, text)?;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(comments)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_end_of_sheet_data() {
+        assert_eq!(find_sheet_data_end(b"<row/></sheetData><x/>"), Some(18));
+        assert_eq!(find_sheet_data_end(b"</x:sheetData >"), Some(15));
+        assert_eq!(
+            find_sheet_data_end(b"<t>sheetData></t></sheetData>"),
+            Some(29)
+        );
+        assert_eq!(find_sheet_data_end(b"</sheetDataX>"), None);
+        assert_eq!(find_sheet_data_end(b"</sheetData"), None);
+    }
+
+    #[test]
+    fn recognises_row_tags() {
+        let input = b"<row r=\"1\"><x:row><rows></row>arrow <row>";
+        let starts: Vec<usize> = memmem::find_iter(input, b"row")
+            .filter_map(|at| row_tag_start(input, at))
+            .collect();
+        assert_eq!(starts, [0, 11, 36]);
+    }
+
+    fn read_in_chunks(xml: &str, chunk: usize) -> (SheetMetadata, Vec<u32>) {
+        struct Trickle<'a>(&'a [u8], usize);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.0.len().min(self.1).min(buf.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let limits = Limits::default();
+        let mut metadata = SheetMetadata::default();
+        stream_outside_sheet_data(Trickle(xml.as_bytes(), chunk), &limits, |input, token| {
+            if let Token::Start {
+                name, attributes, ..
+            } = token
+                && xml::local_name(name.of(input)) == b"mergeCell"
+            {
+                let text = attribute_text(input, attributes, b"ref")?.unwrap();
+                metadata.merged.push(text.parse().unwrap());
+            }
+            Ok(())
+        })
+        .unwrap();
+        let hidden = hidden_rows(Trickle(xml.as_bytes(), chunk), &limits).unwrap();
+        (metadata, hidden)
+    }
+
+    #[test]
+    fn skips_sheet_data_whatever_the_chunks() {
+        let mut xml = String::from("<worksheet><sheetData>");
+        for row in 1..=300 {
+            let hidden = if row % 7 == 0 { " hidden=\"1\"" } else { "" };
+            xml.push_str(&format!(
+                "<row r=\"{row}\"{hidden}><c r=\"A{row}\"><v>{row}</v></c></row>"
+            ));
+        }
+        xml.push_str("<x:row hidden=\"true\"/><row hidden=\"0\"/></sheetData>");
+        xml.push_str("<mergeCells><mergeCell ref=\"A1:B2\"/><mergeCell ref=\"C3:D4\"/></mergeCells></worksheet>");
+        let mut expected: Vec<u32> = (1..=300)
+            .filter(|row| row % 7 == 0)
+            .map(|row| row - 1)
+            .collect();
+        expected.push(300);
+        for chunk in [1, 7, 64, 4096, usize::MAX] {
+            let (metadata, hidden) = read_in_chunks(&xml, chunk);
+            assert_eq!(metadata.merged.len(), 2, "chunk {chunk}");
+            assert_eq!(metadata.merged[1].to_string(), "C3:D4");
+            assert_eq!(hidden, expected, "chunk {chunk}");
+        }
+    }
+
+    #[test]
+    fn comments_join_runs_and_skip_phonetics() {
+        let xml = br#"<comments><authors><author>Ann &amp; Bo</author><author>Cy</author></authors>
+<commentList><comment ref="B2" authorId="1"><text><r><rPr><b/></rPr><t>Hello</t></r><r><t xml:space="preserve"> world_x0021_</t></r><rPh><t>x</t></rPh></text></comment>
+<comment ref="A1" authorId="0"><text><t>plain</t></text></comment></commentList></comments>"#;
+        let comments = parse_comments(xml).unwrap();
+        assert_eq!(comments.len(), 2);
+        assert_eq!(comments[0].cell.to_string(), "B2");
+        assert_eq!(comments[0].author.as_deref(), Some("Cy"));
+        assert_eq!(comments[0].text, "Hello world!");
+        assert_eq!(comments[1].author.as_deref(), Some("Ann & Bo"));
+        assert_eq!(comments[1].text, "plain");
+    }
+}
