@@ -18,7 +18,7 @@ use std::ops::RangeInclusive;
 use memchr::memmem;
 
 use crate::cell::{CellRef, MAX_COLUMN, parse_row_number};
-use crate::chunk::ChunkBuffer;
+use crate::chunk::{CHUNK_SIZE, ChunkBuffer};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::package::archive::Archive;
@@ -336,7 +336,7 @@ impl<R: Read + Seek> Workbook<R> {
             .archive
             .open_part(&part, limits.max_part_bytes, &limits)
             .map_err(locate)?;
-        stream_outside_sheet_data(reader, &limits, |input, token| {
+        stream_outside_sheet_data(reader, &limits, CHUNK_SIZE, |input, token| {
             let (name, attributes, self_closing) = match token {
                 Token::Start {
                     name,
@@ -445,7 +445,7 @@ impl<R: Read + Seek> Workbook<R> {
             .archive
             .open_part(&part, limits.max_part_bytes, &limits)
             .map_err(locate)?;
-        hidden_rows(reader, &limits).map_err(locate)
+        hidden_rows(reader, &limits, CHUNK_SIZE).map_err(locate)
     }
 }
 
@@ -454,9 +454,10 @@ impl<R: Read + Seek> Workbook<R> {
 fn stream_outside_sheet_data(
     mut reader: impl Read,
     limits: &Limits,
+    chunk_size: usize,
     mut visit: impl FnMut(&[u8], Token) -> Result<(), xml::XmlError>,
 ) -> Result<()> {
-    let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
+    let mut buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
     let mut pos = 0;
     let mut skipping = false;
     loop {
@@ -574,9 +575,9 @@ fn row_tag_start(input: &[u8], at: usize) -> Option<usize> {
     (prefix > 0 && rest[..rest.len() - prefix].ends_with(b"<")).then(|| rest.len() - prefix - 1)
 }
 
-fn hidden_rows(mut reader: impl Read, limits: &Limits) -> Result<Vec<u32>> {
+fn hidden_rows(mut reader: impl Read, limits: &Limits, chunk_size: usize) -> Result<Vec<u32>> {
     let finder = memmem::Finder::new(b"row");
-    let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
+    let mut buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
     let mut hidden = Vec::new();
     let mut next_row: u32 = 0;
     let mut pos = 0;
@@ -735,18 +736,9 @@ mod tests {
     }
 
     fn read_in_chunks(xml: &str, chunk: usize) -> (SheetMetadata, Vec<u32>) {
-        struct Trickle<'a>(&'a [u8], usize);
-        impl Read for Trickle<'_> {
-            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-                let n = self.0.len().min(self.1).min(buf.len());
-                buf[..n].copy_from_slice(&self.0[..n]);
-                self.0 = &self.0[n..];
-                Ok(n)
-            }
-        }
         let limits = Limits::default();
         let mut metadata = SheetMetadata::default();
-        stream_outside_sheet_data(Trickle(xml.as_bytes(), chunk), &limits, |input, token| {
+        stream_outside_sheet_data(xml.as_bytes(), &limits, chunk, |input, token| {
             if let Token::Start {
                 name, attributes, ..
             } = token
@@ -758,7 +750,7 @@ mod tests {
             Ok(())
         })
         .unwrap();
-        let hidden = hidden_rows(Trickle(xml.as_bytes(), chunk), &limits).unwrap();
+        let hidden = hidden_rows(xml.as_bytes(), &limits, chunk).unwrap();
         (metadata, hidden)
     }
 
@@ -778,7 +770,7 @@ mod tests {
             .map(|row| row - 1)
             .collect();
         expected.push(300);
-        for chunk in [1, 7, 64, 4096, usize::MAX] {
+        for chunk in [1, 7, 64, 4096, 1 << 20] {
             let (metadata, hidden) = read_in_chunks(&xml, chunk);
             assert_eq!(metadata.merged.len(), 2, "chunk {chunk}");
             assert_eq!(metadata.merged[1].to_string(), "C3:D4");
