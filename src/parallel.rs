@@ -14,7 +14,7 @@ use std::io::{self, Read, Seek};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::{self, Scope};
 
 use crossbeam_deque::{Injector, Stealer, Worker};
@@ -374,7 +374,11 @@ where
     R: Read + Seek + Send + 'env,
 {
     let (full_sender, full) = sync_channel::<io::Result<Vec<u8>>>(PIPE_BUFFERS);
-    let (empty, empty_receiver) = channel::<Vec<u8>>();
+    // Bounded channels both ways: their slots are allocated once (an
+    // unbounded channel allocates a block every few dozen messages), and
+    // sending an empty buffer back never blocks, as there are only
+    // PIPE_BUFFERS of them.
+    let (empty, empty_receiver) = sync_channel::<Vec<u8>>(PIPE_BUFFERS);
     for _ in 0..PIPE_BUFFERS {
         // Cannot fail: the receiver is alive.
         let _ = empty.send(Vec::with_capacity(PIPE_CHUNK));
@@ -433,7 +437,7 @@ fn inflate_into<R: Read + Seek>(
 /// fills and hands each back once it is used up.
 struct PipeReader {
     full: Receiver<io::Result<Vec<u8>>>,
-    empty: Sender<Vec<u8>>,
+    empty: SyncSender<Vec<u8>>,
     current: Vec<u8>,
     position: usize,
     done: bool,

@@ -396,12 +396,29 @@ impl SheetScanner {
     }
 }
 
-/// Finds `byte` at or after `from`: a plain loop over the first bytes (the
-/// distances inside a cell are short), memchr beyond.
+/// Finds `byte` at or after `from`. The distances inside a cell are short,
+/// so the first 64 bytes are searched eight at a time in a plain word
+/// (setting up a SIMD search costs more than it saves there); memchr beyond.
 #[inline]
 fn find_byte(input: &[u8], from: usize, byte: u8) -> Option<usize> {
-    let near = input.len().min(from + 32);
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let pattern = ONES * u64::from(byte);
+    let near = input.len().min(from.saturating_add(64));
     let mut at = from;
+    while at + 8 <= near {
+        let Ok(word) = <[u8; 8]>::try_from(&input[at..at + 8]) else {
+            break;
+        };
+        // Bytes equal to `byte` become zero; the lowest flagged byte is the
+        // first zero (flags above it may be false, never below).
+        let diff = u64::from_le_bytes(word) ^ pattern;
+        let zeros = diff.wrapping_sub(ONES) & !diff & HIGH_BITS;
+        if zeros != 0 {
+            return Some(at + (zeros.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
     while at < near {
         if input[at] == byte {
             return Some(at);
@@ -1001,6 +1018,25 @@ mod tests {
             ]
         );
         assert_eq!(rows[3].1, [seen(5, 1, CellKind::Date, "2024-01-02")]);
+    }
+
+    #[test]
+    fn find_byte_agrees_with_a_plain_search() {
+        let haystack: Vec<u8> = (0..300u32).map(|i| (i * 7 % 13) as u8 + b'a').collect();
+        for from in 0..haystack.len() {
+            for byte in b'a'..=b'n' {
+                let expected = haystack[from..]
+                    .iter()
+                    .position(|&b| b == byte)
+                    .map(|p| from + p);
+                assert_eq!(
+                    find_byte(&haystack, from, byte),
+                    expected,
+                    "from {from} byte {byte}"
+                );
+            }
+        }
+        assert_eq!(find_byte(b"abc", 3, b'a'), None);
     }
 
     #[test]
