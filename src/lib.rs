@@ -43,6 +43,84 @@
 //! serial number and the workbook's [`DateSystem`];
 //! [`DateTime::to_civil`] converts it to a calendar date and time.
 //!
+//! # A whole sheet in memory
+//!
+//! [`Workbook::load_sheet`] builds a [`Sheet`] from the row events (and
+//! [`Workbook::load_all`] every worksheet, in parallel): lookups by row and
+//! column or by A1 reference, row iteration, the used range. Its memory
+//! follows the cells that hold a value, about 11 bytes a cell plus each
+//! distinct string once, never the rectangle they span.
+//!
+//! ```
+//! # fn main() -> Result<(), sheetstream::Error> {
+//! let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+//! let sheet = workbook.load_sheet("Data")?;
+//! assert_eq!(sheet.get_a1("A4"), Some(sheetstream::Value::Text("plums")));
+//! assert_eq!(sheet.used_range().map(|r| r.to_string()).as_deref(), Some("A1:E4"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Rows as your own types
+//!
+//! With the `serde` feature (on by default), [`Workbook::deserialize`]
+//! reads rows into your structs by header name, or into tuples by position;
+//! `&str` fields borrow from the reader, `Option` fields take empty cells,
+//! and an error names the sheet, row, column and field.
+//!
+//! ```
+//! # #[cfg(feature = "serde")]
+//! # fn main() -> Result<(), sheetstream::Error> {
+//! #[derive(serde::Deserialize)]
+//! struct Sale<'a> {
+//!     #[serde(rename = "Item")]
+//!     item: &'a str,
+//!     #[serde(rename = "Amount")]
+//!     amount: f64,
+//! }
+//!
+//! let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+//! let mut records = workbook.deserialize("Data")?;
+//! let mut total = 0.0;
+//! while let Some(sale) = records.next_row::<Sale>()? {
+//!     println!("{}: {}", sale.item, sale.amount);
+//!     total += sale.amount;
+//! }
+//! assert_eq!(total, 60.0);
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "serde"))]
+//! # fn main() {}
+//! ```
+//!
+//! # Metadata
+//!
+//! [`Workbook::defined_names`], [`Workbook::sheet_metadata`] (dimension,
+//! hidden columns, merged ranges, hyperlinks, comments) and
+//! [`Workbook::hidden_rows`] read what streaming readers usually miss,
+//! without building the sheet's cells.
+//!
+//! ```
+//! # fn main() -> Result<(), sheetstream::Error> {
+//! let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+//! let metadata = workbook.sheet_metadata("Data")?;
+//! for link in &metadata.hyperlinks {
+//!     println!("{}: {:?}", link.range, link.target);
+//! }
+//! assert!(workbook.hidden_rows("Data")?.is_empty());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Features
+//!
+//! - `serde` (default): [`Workbook::deserialize`].
+//! - `chrono`, `jiff` (off): date cells deserialise into
+//!   `chrono::NaiveDate`/`NaiveDateTime`/`NaiveTime` and
+//!   `jiff::civil::Date`/`DateTime`/`Time`, and
+//!   `CivilDateTime::to_chrono`/`to_jiff` convert.
+//! - `cli` (default): the `sheetstream` command-line tool.
+//!
 //! # Errors and limits
 //!
 //! Every failure is an [`Error`] whose [`Location`] names the part, sheet,
