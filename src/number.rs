@@ -39,44 +39,31 @@ pub(crate) fn parse_number(text: &[u8]) -> Option<f64> {
 /// after the point (so the power of ten is exact).
 #[inline]
 pub(crate) fn parse_short_decimal(text: &[u8]) -> Option<f64> {
-    let (negative, body) = match text.first()? {
-        b'-' => (true, &text[1..]),
+    let (negative, body) = match text {
+        [b'-', rest @ ..] => (true, rest),
         _ => (false, text),
     };
     if body.is_empty() || body.len() > 20 {
         return None;
     }
     let mut mantissa: u64 = 0;
-    let mut at = 0;
-    while at < body.len() && body[at].is_ascii_digit() {
-        mantissa = mantissa
-            .wrapping_mul(10)
-            .wrapping_add(u64::from(body[at] - b'0'));
-        at += 1;
-    }
-    let integer_digits = at;
-    let mut fraction_digits = 0;
-    if at < body.len() {
-        if body[at] != b'.' {
-            return None;
-        }
-        at += 1;
-        let fraction_start = at;
-        while at < body.len() && body[at].is_ascii_digit() {
-            mantissa = mantissa
-                .wrapping_mul(10)
-                .wrapping_add(u64::from(body[at] - b'0'));
-            at += 1;
-        }
-        fraction_digits = at - fraction_start;
-        if at < body.len() || integer_digits + fraction_digits == 0 {
+    let mut point = None;
+    for (at, &byte) in body.iter().enumerate() {
+        let digit = byte.wrapping_sub(b'0');
+        if digit < 10 {
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+        } else if byte == b'.' && point.is_none() {
+            point = Some(at);
+        } else {
             return None;
         }
     }
+    let digits = body.len() - usize::from(point.is_some());
     // Up to 19 digits cannot overflow a u64; more may have wrapped.
-    if integer_digits + fraction_digits > 19 || mantissa > (1 << 53) {
+    if digits == 0 || digits > 19 || mantissa > (1 << 53) {
         return None;
     }
+    let fraction_digits = point.map_or(0, |point| body.len() - point - 1);
     let magnitude = mantissa as f64 / POWERS_OF_TEN[fraction_digits];
     Some(if negative { -magnitude } else { magnitude })
 }

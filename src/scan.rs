@@ -10,7 +10,7 @@
 //! of any size. Positions in a [`RawRow`] are offsets into the window; the
 //! reader resolves them into values.
 
-use crate::cell::{MAX_COLUMN, parse_reference, parse_row_number};
+use crate::cell::{MAX_COLUMN, MAX_ROW, parse_reference, parse_row_number};
 use crate::error::{Error, ErrorKind, Result};
 use crate::number;
 use crate::xml::{self, Attributes, Piece, Span, Step, Token};
@@ -488,36 +488,13 @@ fn fast_row_start(input: &[u8], pos: usize) -> Option<(Option<u32>, usize, bool)
     Some((index, close + 1, self_closing))
 }
 
-/// The fast path for the cell shape nearly every writer produces:
-/// `<c attributes/>` or `<c attributes><v>text</v></c>`, unprefixed, with
-/// nothing between the tags. Returns the cell and the position after it,
-/// or None, with nothing recorded, for anything else (a formula, an inline
-/// string, a comment, a prefix, whitespace, a malformed attribute, a cell
-/// cut off by the end of the window), which the general path then reads
-/// and reports on.
-#[inline]
-fn fast_cell(
-    input: &[u8],
-    pos: usize,
-    row: u32,
-    next_column: u32,
-    pieces: &mut Vec<Piece>,
-) -> Option<(RawCell, usize)> {
-    if input.get(pos..pos + 3)? != b"<c " {
-        return None;
-    }
-    let mut cell = RawCell {
-        row,
-        column: next_column,
-        style: 0,
-        kind: CellKind::Number,
-        value: None,
-        parsed: Parsed::No,
-        formula: None,
-        offset: pos,
-    };
+/// A cell's attributes in any order on the fast path (see
+/// [`fast_attributes`]); None for a duplicate or a value the general path
+/// must report on.
+fn general_cell_attributes(input: &[u8], at: usize, cell: &mut RawCell) -> Option<(usize, bool)> {
     let mut seen = 0u8;
-    let (close, self_closing) = fast_attributes(input, pos + 3, |name, value| {
+    fast_attributes(input, at, |name, value| {
+
         let bit = match name {
             b"r" => 1,
             b"s" => 2,
@@ -552,7 +529,113 @@ fn fast_cell(
             _ => {}
         }
         Some(())
-    })?;
+    })
+}
+
+/// The attribute shape nearly every writer produces, read without a
+/// general attribute loop: `r="A1"` first, then optionally ` s="N"` and
+/// ` t="x"`, in that order, then `>` or `/>`. Returns the position of `>`
+/// and whether the tag is self-closing; None for any other shape.
+#[inline]
+fn canonical_cell_attributes(input: &[u8], mut at: usize, cell: &mut RawCell) -> Option<(usize, bool)> {
+    if input.get(at..at + 3)? != b"r=\"" {
+        return None;
+    }
+    at += 3;
+    let mut column: u32 = 0;
+    let letters_start = at;
+    while let Some(letter) = input.get(at).map(|b| b.wrapping_sub(b'A')).filter(|l| *l < 26) {
+        column = column * 26 + u32::from(letter) + 1;
+        at += 1;
+        if at - letters_start > 3 {
+            return None;
+        }
+    }
+    if at == letters_start || column - 1 > MAX_COLUMN {
+        return None;
+    }
+    let mut row: u32 = 0;
+    let digits_start = at;
+    while let Some(digit) = input.get(at).map(|b| b.wrapping_sub(b'0')).filter(|d| *d < 10) {
+        row = row * 10 + u32::from(digit);
+        at += 1;
+        if at - digits_start > 7 {
+            return None;
+        }
+    }
+    if at == digits_start || row == 0 || row > MAX_ROW + 1 || *input.get(at)? != b'"' {
+        return None;
+    }
+    cell.column = column - 1;
+    cell.row = row - 1;
+    at += 1;
+    if input.get(at..at + 4) == Some(b" s=\"") {
+        at += 4;
+        let mut style: u32 = 0;
+        let start = at;
+        while let Some(digit) = input.get(at).map(|b| b.wrapping_sub(b'0')).filter(|d| *d < 10) {
+            style = style.saturating_mul(10).saturating_add(u32::from(digit));
+            at += 1;
+        }
+        if at == start || *input.get(at)? != b'"' {
+            return None;
+        }
+        cell.style = style;
+        at += 1;
+    }
+    if input.get(at..at + 4) == Some(b" t=\"") {
+        at += 4;
+        let close = find_byte(input, at, b'"')?;
+        cell.kind = match &input[at..close] {
+            b"s" => CellKind::SharedString,
+            b"str" => CellKind::FormulaString,
+            b"b" => CellKind::Bool,
+            b"e" => CellKind::Error,
+            b"d" => CellKind::Date,
+            b"n" => CellKind::Number,
+            _ => return None,
+        };
+        at = close + 1;
+    }
+    match *input.get(at)? {
+        b'>' => Some((at, false)),
+        b'/' if *input.get(at + 1)? == b'>' => Some((at + 1, true)),
+        _ => None,
+    }
+}
+
+/// The fast path for the cell shape nearly every writer produces:
+/// `<c attributes/>` or `<c attributes><v>text</v></c>`, unprefixed, with
+/// nothing between the tags. Returns the cell and the position after it,
+/// or None, with nothing recorded, for anything else (a formula, an inline
+/// string, a comment, a prefix, whitespace, a malformed attribute, a cell
+/// cut off by the end of the window), which the general path then reads
+/// and reports on.
+#[inline]
+fn fast_cell(
+    input: &[u8],
+    pos: usize,
+    row: u32,
+    next_column: u32,
+    pieces: &mut Vec<Piece>,
+) -> Option<(RawCell, usize)> {
+    if input.get(pos..pos + 3)? != b"<c " {
+        return None;
+    }
+    let mut cell = RawCell {
+        row,
+        column: next_column,
+        style: 0,
+        kind: CellKind::Number,
+        value: None,
+        parsed: Parsed::No,
+        formula: None,
+        offset: pos,
+    };
+    let (close, self_closing) = match canonical_cell_attributes(input, pos + 3, &mut cell) {
+        Some(found) => found,
+        None => general_cell_attributes(input, pos + 3, &mut cell)?,
+    };
     let at = close + 1;
     if self_closing {
         return Some((cell, at));

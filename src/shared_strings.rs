@@ -80,7 +80,9 @@ impl SharedStrings {
                         for piece in &pieces {
                             piece
                                 .decode_into(&text[piece.span.start..piece.span.end], &mut scratch)
-                                .map_err(|err| err.into_error().shift_offset(buffer.window_offset()))?;
+                                .map_err(|err| {
+                                    err.into_error().shift_offset(buffer.window_offset())
+                                })?;
                         }
                         if xml::has_escapes(&scratch) {
                             xml::unescape(&scratch, &mut strings.text);

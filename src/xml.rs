@@ -370,15 +370,18 @@ impl Piece {
     /// Appends the XML-decoded piece, whose raw text is `raw`, to `out`
     /// (`_xHHHH_` escapes are decoded afterwards, over the whole text).
     pub(crate) fn decode_into(&self, raw: &str, out: &mut impl TextSink) -> Result<(), XmlError> {
-        decode_text(raw, !self.cdata, out)
-            .map_err(|message| XmlError::at(message, self.span.start))
+        decode_text(raw, !self.cdata, out).map_err(|message| XmlError::at(message, self.span.start))
     }
 }
 
 /// Appends raw XML text to `out`, decoding (with `entities`) entity and
 /// character references and normalising line ends (CRLF and CR become LF).
 /// An unknown entity is an error.
-pub(crate) fn decode_text(raw: &str, entities: bool, out: &mut impl TextSink) -> Result<(), &'static str> {
+pub(crate) fn decode_text(
+    raw: &str,
+    entities: bool,
+    out: &mut impl TextSink,
+) -> Result<(), &'static str> {
     let bytes = raw.as_bytes();
     let mut copied = 0;
     let mut pos = 0;
@@ -407,7 +410,11 @@ pub(crate) fn decode_text(raw: &str, entities: bool, out: &mut impl TextSink) ->
             pos = at + semi + 1;
         } else {
             out.push('\n');
-            pos = if bytes.get(at + 1) == Some(&b'\n') { at + 2 } else { at + 1 };
+            pos = if bytes.get(at + 1) == Some(&b'\n') {
+                at + 2
+            } else {
+                at + 1
+            };
         }
         copied = pos;
     }
@@ -447,7 +454,8 @@ pub(crate) fn unescape(text: &str, out: &mut impl TextSink) {
             }
             0xDC00..=0xDFFF => match pending_high.take() {
                 Some(high) => {
-                    let code = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                    let code =
+                        0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
                     out.push(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
                 }
                 None => out.push(char::REPLACEMENT_CHARACTER),
