@@ -64,7 +64,7 @@ pub enum ErrorKind {
     /// The requested sheet does not exist.
     SheetNotFound(String),
     /// A row could not be deserialised into the requested type (see
-    /// [`Workbook::deserialize`](crate::Workbook::deserialize)); the
+    /// `Workbook::deserialize`, feature `serde`); the
     /// location names the sheet, row and column.
     Deserialize {
         /// The struct field, where known.

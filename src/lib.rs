@@ -63,7 +63,7 @@
 //!
 //! # Rows as your own types
 //!
-//! With the `serde` feature (on by default), [`Workbook::deserialize`]
+//! With the `serde` feature (on by default), `Workbook::deserialize`
 //! reads rows into your structs by header name, or into tuples by position;
 //! `&str` fields borrow from the reader, `Option` fields take empty cells,
 //! and an error names the sheet, row, column and field.
@@ -114,7 +114,7 @@
 //!
 //! # Features
 //!
-//! - `serde` (default): [`Workbook::deserialize`].
+//! - `serde` (default): `Workbook::deserialize`.
 //! - `chrono`, `jiff` (off): date cells deserialise into
 //!   `chrono::NaiveDate`/`NaiveDateTime`/`NaiveTime` and
 //!   `jiff::civil::Date`/`DateTime`/`Time`, and
