@@ -21,11 +21,10 @@ use crate::cell::{CellRef, MAX_COLUMN, parse_row_number};
 use crate::chunk::{CHUNK_SIZE, ChunkBuffer};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::package::archive::Archive;
-use crate::package::resolve_target;
+use crate::package::{read_relationships, type_suffix};
 use crate::range::CellRange;
 use crate::workbook::{SheetSelector, Workbook};
-use crate::xml::{self, Attributes, Span, Step, Token};
+use crate::xml::{self, Span, Step, Token};
 
 /// A defined name (a named range, constant or formula) from the workbook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,90 +108,12 @@ impl SheetMetadata {
     }
 }
 
-/// A relationship, external targets included (the package module keeps
-/// only internal ones).
-struct Relationship {
-    id: String,
-    kind: String,
-    /// Resolved to a part name when internal; as written when external.
-    target: String,
-}
-
-fn relationships_part_of(source: &str) -> String {
-    match source.rfind('/') {
-        Some(slash) => format!("{}/_rels/{}.rels", &source[..slash], &source[slash + 1..]),
-        None => format!("_rels/{source}.rels"),
-    }
-}
-
-fn type_suffix(kind: &str) -> &str {
-    kind.rsplit('/').next().unwrap_or(kind)
-}
-
 fn xml_error(part: &str) -> impl Fn(xml::XmlError) -> Error + '_ {
     move |err| err.into_error().with_part(part)
 }
 
 fn is_true(value: &[u8]) -> bool {
     value == b"1" || value.eq_ignore_ascii_case(b"true")
-}
-
-fn read_relationships<R: Read + Seek>(
-    archive: &mut Archive<R>,
-    source: &str,
-    limits: &Limits,
-) -> Result<Vec<Relationship>> {
-    let part = relationships_part_of(source);
-    if !archive.contains(&part) {
-        return Ok(Vec::new());
-    }
-    let bytes = archive.read_part(&part, limits)?;
-    let mut relationships = Vec::new();
-    xml::walk(&bytes, |token| {
-        let Token::Start {
-            name, attributes, ..
-        } = token
-        else {
-            return Ok(());
-        };
-        if xml::local_name(name.of(&bytes)) != b"Relationship" {
-            return Ok(());
-        }
-        let (mut id, mut kind, mut target, mut external) = (None, None, None, false);
-        for attribute in Attributes::new(&bytes, attributes) {
-            let (key, value) = attribute?;
-            let value = value.of(&bytes);
-            match key {
-                b"Id" => id = Some(xml::decode_owned(value, false)?),
-                b"Type" => kind = Some(xml::decode_owned(value, false)?),
-                b"Target" => target = Some(xml::decode_owned(value, false)?),
-                b"TargetMode" => external = value.eq_ignore_ascii_case(b"External"),
-                _ => {}
-            }
-        }
-        if let (Some(id), Some(kind), Some(target)) = (id, kind, target) {
-            let target = if external {
-                target
-            } else {
-                resolve_target(source, target.trim())
-            };
-            relationships.push(Relationship { id, kind, target });
-        }
-        Ok(())
-    })
-    .map_err(xml_error(&part))?;
-    Ok(relationships)
-}
-
-/// The workbook part, found as the package found it at open.
-fn workbook_part<R: Read + Seek>(archive: &mut Archive<R>, limits: &Limits) -> Result<String> {
-    let relationships = read_relationships(archive, "", limits)?;
-    Ok(relationships
-        .into_iter()
-        .filter(|r| type_suffix(&r.kind) == "officeDocument")
-        .map(|r| r.target)
-        .find(|target| archive.contains(target))
-        .unwrap_or_else(|| "xl/workbook.xml".to_owned()))
 }
 
 /// Text content of a run of tokens: entity references decoded, CDATA taken
@@ -247,7 +168,7 @@ impl<R: Read + Seek> Workbook<R> {
     /// The workbook part cannot be read or is malformed.
     pub fn defined_names(&mut self) -> Result<Vec<DefinedName>> {
         let limits = self.limits;
-        let part = workbook_part(&mut self.archive, &limits)?;
+        let part = self.workbook_part.clone();
         let bytes = self.archive.read_part(&part, &limits)?;
         let mut sheet_names: Vec<String> = Vec::new();
         let mut names = Vec::new();
@@ -419,6 +340,66 @@ impl<R: Read + Seek> Workbook<R> {
                 .map_err(|err| err.into_error().with_part(&comments_part).with_sheet(&name))?;
         }
         Ok(metadata)
+    }
+
+    /// The dimension of a sheet as written (`<dimension ref="A1:E4"/>`),
+    /// read from the start of its part only: reading stops at the cells.
+    /// None when the sheet does not say (or says something unreadable).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// assert_eq!(workbook.sheet_dimension("Data")?.map(|range| range.to_string()), Some("A1:E4".into()));
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// No such sheet, its part is missing, or its start is malformed.
+    pub fn sheet_dimension(&mut self, sheet: impl SheetSelector) -> Result<Option<CellRange>> {
+        let position = sheet.position(self.sheets())?;
+        let limits = self.limits;
+        let info = &self.sheets[position];
+        let (name, part) = (info.name().to_owned(), info.part().to_owned());
+        let locate = |err: Error| err.with_sheet(&name).with_part(&part);
+        let mut reader = self
+            .archive
+            .open_part(&part, limits.max_part_bytes, &limits)
+            .map_err(locate)?;
+        let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
+        loop {
+            let complete = buffer.is_eof();
+            let input = buffer.window();
+            let mut pos = 0;
+            loop {
+                match xml::next_token(input, pos, complete)
+                    .map_err(|err| locate(err.into_error()))?
+                {
+                    Step::Token(
+                        Token::Start {
+                            name, attributes, ..
+                        },
+                        next,
+                    ) => match xml::local_name(name.of(input)) {
+                        b"dimension" => {
+                            return Ok(attribute_text(input, attributes, b"ref")
+                                .map_err(|err| locate(err.into_error()))?
+                                .and_then(|text| text.parse().ok()));
+                        }
+                        b"sheetData" => return Ok(None),
+                        _ => pos = next,
+                    },
+                    Step::Token(_, next) => pos = next,
+                    Step::Incomplete | Step::End => break,
+                }
+            }
+            if complete {
+                return Ok(None);
+            }
+            buffer.consume(pos);
+            buffer.fill(&mut reader).map_err(locate)?;
+        }
     }
 
     /// The hidden rows of a sheet (0-based), in file order. Only the row

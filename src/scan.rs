@@ -494,7 +494,6 @@ fn fast_row_start(input: &[u8], pos: usize) -> Option<(Option<u32>, usize, bool)
 fn general_cell_attributes(input: &[u8], at: usize, cell: &mut RawCell) -> Option<(usize, bool)> {
     let mut seen = 0u8;
     fast_attributes(input, at, |name, value| {
-
         let bit = match name {
             b"r" => 1,
             b"s" => 2,
@@ -537,14 +536,22 @@ fn general_cell_attributes(input: &[u8], at: usize, cell: &mut RawCell) -> Optio
 /// ` t="x"`, in that order, then `>` or `/>`. Returns the position of `>`
 /// and whether the tag is self-closing; None for any other shape.
 #[inline]
-fn canonical_cell_attributes(input: &[u8], mut at: usize, cell: &mut RawCell) -> Option<(usize, bool)> {
+fn canonical_cell_attributes(
+    input: &[u8],
+    mut at: usize,
+    cell: &mut RawCell,
+) -> Option<(usize, bool)> {
     if input.get(at..at + 3)? != b"r=\"" {
         return None;
     }
     at += 3;
     let mut column: u32 = 0;
     let letters_start = at;
-    while let Some(letter) = input.get(at).map(|b| b.wrapping_sub(b'A')).filter(|l| *l < 26) {
+    while let Some(letter) = input
+        .get(at)
+        .map(|b| b.wrapping_sub(b'A'))
+        .filter(|l| *l < 26)
+    {
         column = column * 26 + u32::from(letter) + 1;
         at += 1;
         if at - letters_start > 3 {
@@ -556,7 +563,11 @@ fn canonical_cell_attributes(input: &[u8], mut at: usize, cell: &mut RawCell) ->
     }
     let mut row: u32 = 0;
     let digits_start = at;
-    while let Some(digit) = input.get(at).map(|b| b.wrapping_sub(b'0')).filter(|d| *d < 10) {
+    while let Some(digit) = input
+        .get(at)
+        .map(|b| b.wrapping_sub(b'0'))
+        .filter(|d| *d < 10)
+    {
         row = row * 10 + u32::from(digit);
         at += 1;
         if at - digits_start > 7 {
@@ -573,7 +584,11 @@ fn canonical_cell_attributes(input: &[u8], mut at: usize, cell: &mut RawCell) ->
         at += 4;
         let mut style: u32 = 0;
         let start = at;
-        while let Some(digit) = input.get(at).map(|b| b.wrapping_sub(b'0')).filter(|d| *d < 10) {
+        while let Some(digit) = input
+            .get(at)
+            .map(|b| b.wrapping_sub(b'0'))
+            .filter(|d| *d < 10)
+        {
             style = style.saturating_mul(10).saturating_add(u32::from(digit));
             at += 1;
         }

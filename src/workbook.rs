@@ -36,6 +36,7 @@ use crate::styles::Styles;
 /// ```
 pub struct Workbook<R = SharedFile> {
     pub(crate) archive: Archive<R>,
+    pub(crate) workbook_part: String,
     pub(crate) sheets: Vec<SheetInfo>,
     pub(crate) shared_strings: Option<SharedStrings>,
     pub(crate) styles: Styles,
@@ -209,6 +210,7 @@ impl<R: Read + Seek> Workbook<R> {
         };
         Ok(Workbook {
             archive,
+            workbook_part: layout.workbook_part,
             sheets: layout.sheets,
             shared_strings,
             styles,

@@ -597,17 +597,17 @@ fn cli_sheets_lists_every_sheet() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(
         run.stdout,
-        "position\tname\tstate\tkind\n\
-         0\tVisible\tvisible\tworksheet\n\
-         1\tHidden\thidden\tworksheet\n\
-         2\tVeryHidden\tveryHidden\tworksheet\n\
-         3\tR&D <2024>\tvisible\tworksheet\n\
-         4\tÜnïcødé 表 😀\tvisible\tworksheet\n\
-         5\tChart\tvisible\tchartsheet\n\
-         6\tSparse\tvisible\tworksheet\n\
-         7\tFar\tvisible\tworksheet\n\
-         8\tEmpty\tvisible\tworksheet\n\
-         9\tit's\tvisible\tworksheet\n"
+        "position\tname\tstate\tkind\tdimension\n\
+         0\tVisible\tvisible\tworksheet\tA1:A3\n\
+         1\tHidden\thidden\tworksheet\tA1\n\
+         2\tVeryHidden\tveryHidden\tworksheet\tA1\n\
+         3\tR&D <2024>\tvisible\tworksheet\tA1\n\
+         4\tÜnïcødé 表 😀\tvisible\tworksheet\tA1\n\
+         5\tChart\tvisible\tchartsheet\t\n\
+         6\tSparse\tvisible\tworksheet\tB2:AA1000\n\
+         7\tFar\tvisible\tworksheet\tA1:XFD1048576\n\
+         8\tEmpty\tvisible\tworksheet\tA1\n\
+         9\tit's\tvisible\tworksheet\tA1\n"
     );
 }
 
@@ -1442,13 +1442,13 @@ fn golden_other_sheet_kinds() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(
         run.stdout,
-        "position\tname\tstate\tkind\n\
-         0\tData\tvisible\tworksheet\n\
-         1\tDialog\tvisible\tdialogsheet\n\
-         2\tMacro\thidden\tmacrosheet\n\
-         3\tIntl\tvisible\tmacrosheet\n\
-         4\tChart\tveryHidden\tchartsheet\n\
-         5\tTail\tvisible\tworksheet\n"
+        "position\tname\tstate\tkind\tdimension\n\
+         0\tData\tvisible\tworksheet\t\n\
+         1\tDialog\tvisible\tdialogsheet\t\n\
+         2\tMacro\thidden\tmacrosheet\t\n\
+         3\tIntl\tvisible\tmacrosheet\t\n\
+         4\tChart\tveryHidden\tchartsheet\t\n\
+         5\tTail\tvisible\tworksheet\t\n"
     );
     let workbook = Workbook::from_bytes(bytes).unwrap();
     let kinds: Vec<SheetKind> = workbook.sheets().iter().map(|s| s.kind()).collect();

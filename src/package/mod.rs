@@ -79,21 +79,26 @@ impl SheetInfo {
 
 /// Where the workbook's parts are, and what the workbook part says.
 pub(crate) struct Layout {
+    pub workbook_part: String,
     pub sheets: Vec<SheetInfo>,
     pub shared_strings_part: Option<String>,
     pub styles_part: Option<String>,
     pub date_system: DateSystem,
 }
 
-struct Relationship {
-    id: String,
-    kind: String,
-    target: String,
+/// One relationship of a part.
+pub(crate) struct Relationship {
+    pub id: String,
+    pub kind: String,
+    /// Resolved to a part name when internal; as written when external.
+    pub target: String,
+    /// `TargetMode="External"`: a URL or file outside the package.
+    pub external: bool,
 }
 
 /// The relationships part for a source part: `xl/workbook.xml` has
 /// `xl/_rels/workbook.xml.rels`.
-fn relationships_part_of(source: &str) -> String {
+pub(crate) fn relationships_part_of(source: &str) -> String {
     match source.rfind('/') {
         Some(slash) => format!("{}/_rels/{}.rels", &source[..slash], &source[slash + 1..]),
         None => format!("_rels/{source}.rels"),
@@ -147,7 +152,7 @@ fn percent_decode(text: &str) -> String {
 
 /// The last segment of a relationship type URI (`.../worksheet`), which is
 /// the same in the Transitional and Strict namespaces.
-fn type_suffix(kind: &str) -> &str {
+pub(crate) fn type_suffix(kind: &str) -> &str {
     kind.rsplit('/').next().unwrap_or(kind)
 }
 
@@ -155,7 +160,9 @@ fn xml_error(part: &str) -> impl Fn(xml::XmlError) -> Error + '_ {
     move |err| err.into_error().with_part(part)
 }
 
-fn read_relationships<R: Read + Seek>(
+/// The relationships of `source` (none when it has no relationships part),
+/// external ones included.
+pub(crate) fn read_relationships<R: Read + Seek>(
     archive: &mut Archive<R>,
     source: &str,
     limits: &Limits,
@@ -188,11 +195,17 @@ fn read_relationships<R: Read + Seek>(
                 _ => {}
             }
         }
-        if let (Some(id), Some(kind), Some(target), false) = (id, kind, target, external) {
+        if let (Some(id), Some(kind), Some(target)) = (id, kind, target) {
+            let target = if external {
+                target
+            } else {
+                resolve_target(source, target.trim())
+            };
             relationships.push(Relationship {
                 id,
                 kind,
-                target: resolve_target(source, target.trim()),
+                target,
+                external,
             });
         }
         Ok(())
@@ -211,7 +224,7 @@ fn part_of_type<R: Read + Seek>(
 ) -> Option<String> {
     relationships
         .iter()
-        .filter(|r| type_suffix(&r.kind).eq_ignore_ascii_case(suffix))
+        .filter(|r| !r.external && type_suffix(&r.kind).eq_ignore_ascii_case(suffix))
         .map(|r| r.target.clone())
         .find(|target| archive.contains(target))
         .or_else(|| archive.contains(fallback).then(|| fallback.to_owned()))
@@ -279,7 +292,8 @@ pub(crate) fn read_layout<R: Read + Seek>(
                     return Ok(());
                 };
                 let sheet_name = sheet_name.unwrap_or_default();
-                let Some(relationship) = relationships.iter().find(|r| r.id == id) else {
+                let Some(relationship) = relationships.iter().find(|r| r.id == id && !r.external)
+                else {
                     problem.get_or_insert_with(|| {
                         Error::new(ErrorKind::MissingPart(format!(
                             "the relationship {id} of sheet '{sheet_name}'"
@@ -320,6 +334,7 @@ pub(crate) fn read_layout<R: Read + Seek>(
         }
     };
     Ok(Layout {
+        workbook_part: workbook_part.clone(),
         sheets,
         shared_strings_part: part_of_type(
             archive,

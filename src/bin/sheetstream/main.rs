@@ -53,7 +53,8 @@ struct Common {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List the sheets: position, name, state (visible, hidden, veryHidden) and kind.
+    /// List the sheets: position, name, state (visible, hidden, veryHidden),
+    /// kind and dimension (as the sheet declares it).
     Sheets {
         /// The workbook.
         file: PathBuf,
@@ -186,11 +187,11 @@ fn sheets(file: &Path) -> Result<(), Failure> {
         threads: 1,
         quiet: true,
     };
-    let (workbook, _) = open(&common)?;
+    let (mut workbook, _) = open(&common)?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    writeln!(out, "position\tname\tstate\tkind")?;
-    for sheet in workbook.sheets() {
+    writeln!(out, "position\tname\tstate\tkind\tdimension")?;
+    for sheet in workbook.sheets().to_vec() {
         let state = match sheet.state() {
             SheetState::Visible => "visible",
             SheetState::Hidden => "hidden",
@@ -202,11 +203,19 @@ fn sheets(file: &Path) -> Result<(), Failure> {
             SheetKind::Dialogsheet => "dialogsheet",
             SheetKind::Macrosheet => "macrosheet",
         };
+        // As the sheet says, from the start of its part; empty when it does not.
+        let dimension = match sheet.kind() {
+            SheetKind::Worksheet => workbook
+                .sheet_dimension(sheet.position())?
+                .map(|range| range.to_string()),
+            _ => None,
+        };
         writeln!(
             out,
-            "{}\t{}\t{state}\t{kind}",
+            "{}\t{}\t{state}\t{kind}\t{}",
             sheet.position(),
-            sheet.name()
+            sheet.name(),
+            dimension.unwrap_or_default()
         )?;
     }
     out.flush()?;
