@@ -501,3 +501,42 @@ impl Rng {
         (0..len).map(|_| self.next_u64() as u8).collect()
     }
 }
+
+/// A fresh empty folder under Cargo's per-target temporary folder, unique
+/// to this process; removed with its contents on drop.
+pub fn temp_dir(stem: &str) -> TempDir {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("sheetstream-tests")
+        .join(format!(
+            "{stem}-{}-{}.d",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+    let _ = std::fs::remove_dir_all(&path);
+    std::fs::create_dir_all(&path).expect("create a temporary folder");
+    TempDir(path)
+}
+
+/// A temporary folder, removed with its contents on drop.
+pub struct TempDir(pub PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs a `sheetstream` binary other than the one Cargo built for the
+/// tests (a release build, say), like [`run_cli_args`].
+pub fn run_bin_args(bin: &Path, args: &[&str]) -> CliRun {
+    let output = Command::new(bin)
+        .args(args)
+        .output()
+        .unwrap_or_else(|err| panic!("run {}: {err}", bin.display()));
+    CliRun {
+        code: output.status.code(),
+        stdout: String::from_utf8(output.stdout).expect("the CLI prints UTF-8"),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
