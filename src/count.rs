@@ -92,6 +92,21 @@ impl SheetCounts {
     }
 }
 
+/// A sum in its shortest form that reads back the same: plain digits for
+/// everyday magnitudes, an exponent otherwise.
+struct Sum(f64);
+
+impl fmt::Display for Sum {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let magnitude = self.0.abs();
+        if magnitude == 0.0 || (1e-5..1e16).contains(&magnitude) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
+    }
+}
+
 impl fmt::Display for SheetCounts {
     /// One line: `rows=.. cells=.. numbers=..(sum ..) texts=..(.. bytes) booleans=..(.. true) errors=.. dates=..(serial sum ..)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -101,14 +116,14 @@ impl fmt::Display for SheetCounts {
             self.rows,
             self.cells,
             self.numbers,
-            self.number_sum,
+            Sum(self.number_sum),
             self.texts,
             self.text_bytes,
             self.booleans,
             self.trues,
             self.errors,
             self.dates,
-            self.date_serial_sum
+            Sum(self.date_serial_sum)
         )
     }
 }

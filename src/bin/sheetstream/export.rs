@@ -1,6 +1,6 @@
 //! `csv` and `jsonl`: sheets out as CSV/TSV files or JSON lines.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -57,7 +57,8 @@ pub struct JsonlArgs {
         long,
         default_value_t = 1,
         value_name = "ROW",
-        conflicts_with = "no_header"
+        conflicts_with = "no_header",
+        value_parser = clap::value_parser!(u32).range(1..)
     )]
     header_row: u32,
     /// No header row: keys are the column letters.
@@ -154,6 +155,11 @@ impl SheetCsv {
     /// Writes the row (and empty records for any rows skipped before it);
     /// returns false once the row limit is reached.
     fn add(&mut self, row: &Row<'_>, dates: &DateStyle) -> csv::Result<bool> {
+        if row.cells().is_empty() {
+            // A row written only for its height or style: it becomes an
+            // empty record if a row with values follows, and nothing if not.
+            return Ok(!self.full());
+        }
         while self.next_row < row.index() && !self.full() {
             self.record(None, dates)?;
             self.next_row += 1;
@@ -182,7 +188,8 @@ impl SheetCsv {
             self.writer.write_field(&self.field)?;
             column += 1;
         }
-        // Ends the record (with no fields at all, an empty line).
+        // Ends the record (the csv crate writes a record without fields as
+        // `""`, so that it still reads back as a row).
         self.writer.write_record(std::iter::empty::<&[u8]>())?;
         self.written += 1;
         Ok(())
@@ -315,7 +322,7 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
     } else {
         Some(args.header_row.saturating_sub(1))
     };
-    let mut keys: Vec<Vec<u8>> = Vec::new();
+    let mut keys = Keys::default();
     let mut written = 0u64;
     let state = Mutex::new((&mut out, &mut keys, &mut written, None::<io::Error>));
     progress.run(|| {
@@ -334,10 +341,14 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
                     match header_index {
                         Some(header) if row.index() < header => return true,
                         Some(header) if row.index() == header => {
-                            **keys = header_keys(&row, dates);
+                            **keys = Keys::from_header(&row, dates);
                             return true;
                         }
                         _ => {}
+                    }
+                    if row.cells().is_empty() {
+                        // Only formatting: no object.
+                        return true;
                     }
                     if args.max_rows.is_some_and(|max| **written >= max) {
                         return false;
@@ -363,39 +374,70 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The JSON-quoted keys of a header row: the header text, or the column
-/// letters where the header cell is empty; repeated names get `_2`, `_3`.
-fn header_keys(row: &Row<'_>, dates: &DateStyle) -> Vec<Vec<u8>> {
-    let width = row
-        .cells()
-        .iter()
-        .map(|cell| cell.column() + 1)
-        .max()
-        .unwrap_or(0);
-    let mut names: Vec<String> = (0..width).map(column_letters).collect();
-    for cell in row.cells() {
-        let mut text = String::new();
-        format::text(&mut text, cell.value(), dates);
-        if !text.is_empty() {
-            names[cell.column() as usize] = text;
+/// The keys of the JSON objects: one per header column, then one per
+/// column past the header as it is first met; all distinct.
+#[derive(Default)]
+struct Keys {
+    /// JSON-quoted, by column.
+    header: Vec<Vec<u8>>,
+    /// Every name given out so far.
+    used: HashSet<String>,
+    /// JSON-quoted keys of columns past the header.
+    extra: HashMap<u32, Vec<u8>>,
+}
+
+impl Keys {
+    /// The keys of a header row: the header text, or the column letters
+    /// where the header cell is empty.
+    fn from_header(row: &Row<'_>, dates: &DateStyle) -> Keys {
+        let width = row
+            .cells()
+            .iter()
+            .map(|cell| cell.column() + 1)
+            .max()
+            .unwrap_or(0);
+        let mut names: Vec<String> = (0..width).map(column_letters).collect();
+        for cell in row.cells() {
+            let mut text = String::new();
+            format::text(&mut text, cell.value(), dates);
+            if !text.is_empty() {
+                names[cell.column() as usize] = text;
+            }
         }
+        let mut keys = Keys::default();
+        for name in names {
+            let name = keys.unique(name);
+            keys.header.push(quoted(&name));
+        }
+        keys
     }
-    let mut seen: HashMap<String, u32> = HashMap::new();
-    names
-        .into_iter()
-        .map(|name| {
-            let count = seen.entry(name.clone()).or_insert(0);
-            *count += 1;
-            let name = if *count == 1 {
-                name
-            } else {
-                format!("{name}_{count}")
-            };
-            let mut quoted = Vec::new();
-            format::json_string(&mut quoted, &name);
-            quoted
-        })
-        .collect()
+
+    /// `name`, or `name_2`, `name_3`, ... if it is taken.
+    fn unique(&mut self, name: String) -> String {
+        let mut candidate = name.clone();
+        let mut count = 1;
+        while self.used.contains(&candidate) {
+            count += 1;
+            candidate = format!("{name}_{count}");
+        }
+        self.used.insert(candidate.clone());
+        candidate
+    }
+
+    /// The key of a column past the header: its letters, made unique.
+    fn extra(&mut self, column: u32) -> &[u8] {
+        if !self.extra.contains_key(&column) {
+            let name = self.unique(column_letters(column));
+            self.extra.insert(column, quoted(&name));
+        }
+        &self.extra[&column]
+    }
+}
+
+fn quoted(name: &str) -> Vec<u8> {
+    let mut quoted = Vec::new();
+    format::json_string(&mut quoted, name);
+    quoted
 }
 
 /// One row as a JSON object: every header key (null where the row has no
@@ -403,7 +445,7 @@ fn header_keys(row: &Row<'_>, dates: &DateStyle) -> Vec<Vec<u8>> {
 fn object(
     line: &mut Vec<u8>,
     row: &Row<'_>,
-    keys: &[Vec<u8>],
+    keys: &mut Keys,
     dates: &DateStyle,
     scratch: &mut String,
 ) {
@@ -416,7 +458,7 @@ fn object(
             line.push(b',');
         }
     };
-    for (column, key) in keys.iter().enumerate() {
+    for (column, key) in keys.header.iter().enumerate() {
         separator(line);
         line.extend_from_slice(key);
         line.push(b':');
@@ -435,12 +477,10 @@ fn object(
             None => line.extend_from_slice(b"null"),
         }
     }
-    for cell in cells
-        .iter()
-        .filter(|cell| cell.column() as usize >= keys.len())
-    {
+    let width = keys.header.len();
+    for cell in cells.iter().filter(|cell| cell.column() as usize >= width) {
         separator(line);
-        format::json_string(line, &column_letters(cell.column()));
+        line.extend_from_slice(keys.extra(cell.column()));
         line.push(b':');
         format::json_value(line, cell.value(), dates, scratch);
     }

@@ -107,7 +107,11 @@ impl From<io::Error> for Failure {
 
 impl From<csv::Error> for Failure {
     fn from(err: csv::Error) -> Failure {
-        Failure::Output(err.into())
+        // Keep the I/O error itself, so that a closed pipe is recognised.
+        match err.into_kind() {
+            csv::ErrorKind::Io(err) => Failure::Output(err),
+            other => Failure::Output(io::Error::other(format!("{other:?}"))),
+        }
     }
 }
 
@@ -152,15 +156,24 @@ fn open(common: &Common) -> Result<(Workbook, Progress), Failure> {
     Ok((workbook, progress))
 }
 
-/// Finds a sheet by name, or by position when no sheet has that name.
+/// Finds a worksheet by name, or by position when no sheet has that name.
 fn find_sheet<R>(workbook: &Workbook<R>, wanted: &str) -> Result<usize, Failure> {
     let sheets = workbook.sheets();
-    if let Some(sheet) = sheets.iter().find(|sheet| sheet.name() == wanted) {
-        return Ok(sheet.position());
-    }
-    match wanted.parse::<usize>() {
-        Ok(position) if position < sheets.len() => Ok(position),
-        _ => Err(Failure::Usage(format!(
+    let found = match sheets.iter().find(|sheet| sheet.name() == wanted) {
+        Some(sheet) => Some(sheet.position()),
+        None => wanted
+            .parse::<usize>()
+            .ok()
+            .filter(|&position| position < sheets.len()),
+    };
+    match found {
+        Some(position) if sheets[position].kind() == SheetKind::Worksheet => Ok(position),
+        Some(position) => Err(Failure::Usage(format!(
+            "sheet `{}` is a {}, not a worksheet: it has no cells to read",
+            sheets[position].name(),
+            kind_name(sheets[position].kind())
+        ))),
+        None => Err(Failure::Usage(format!(
             "no sheet named or numbered `{wanted}`; the sheets are: {}",
             sheets
                 .iter()
@@ -197,12 +210,7 @@ fn sheets(file: &Path) -> Result<(), Failure> {
             SheetState::Hidden => "hidden",
             SheetState::VeryHidden => "veryHidden",
         };
-        let kind = match sheet.kind() {
-            SheetKind::Worksheet => "worksheet",
-            SheetKind::Chartsheet => "chartsheet",
-            SheetKind::Dialogsheet => "dialogsheet",
-            SheetKind::Macrosheet => "macrosheet",
-        };
+        let kind = kind_name(sheet.kind());
         // As the sheet says, from the start of its part; empty when it does not.
         let dimension = match sheet.kind() {
             SheetKind::Worksheet => workbook
@@ -220,6 +228,15 @@ fn sheets(file: &Path) -> Result<(), Failure> {
     }
     out.flush()?;
     Ok(())
+}
+
+fn kind_name(kind: SheetKind) -> &'static str {
+    match kind {
+        SheetKind::Worksheet => "worksheet",
+        SheetKind::Chartsheet => "chartsheet",
+        SheetKind::Dialogsheet => "dialogsheet",
+        SheetKind::Macrosheet => "macrosheet",
+    }
 }
 
 fn count(common: &Common) -> Result<(), Failure> {
