@@ -313,3 +313,55 @@ fn selecting_sheets_by_name_and_refusing_unknown_ones() {
         .expect("an unknown sheet");
     assert!(matches!(err.kind(), ErrorKind::SheetNotFound(_)), "{err}");
 }
+
+/// The first row reaches the caller after reading only the start of the
+/// sheet: the compressed bytes read from the file, counted by `SharedFile`,
+/// stay a small part of the sheet, serially and pipelined.
+#[test]
+fn the_first_row_needs_only_the_start_of_the_sheet() {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicU64;
+
+    // Unique numbers compress poorly, so the sheet is megabytes on disk.
+    let rows: String = (1..=150_000u64)
+        .map(|row| {
+            let noise = row.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11;
+            format!(r#"<row r="{row}"><c r="A{row}"><v>{noise}</v></c><c r="B{row}"><v>{}</v></c></row>"#, noise / 7)
+        })
+        .collect();
+    let file = common::temp_file("first-row", &book().sheet("Big", sheet_xml(&rows)).build());
+    let size = std::fs::metadata(&file.0).unwrap().len();
+    assert!(
+        size > 3_000_000,
+        "the sheet is only {size} bytes compressed"
+    );
+
+    let counter = Arc::new(AtomicU64::new(0));
+    let source = sheetstream::SharedFile::open(&file.0)
+        .unwrap()
+        .with_progress(Arc::clone(&counter));
+    let mut workbook = sheetstream::OpenOptions::new().from_reader(source).unwrap();
+    let at_open = counter.load(Ordering::Relaxed);
+    let mut sheet_rows = workbook.rows("Big").unwrap();
+    let first = sheet_rows.next_row().unwrap().expect("a first row");
+    assert_eq!(first.index(), 0);
+    let read = counter.load(Ordering::Relaxed) - at_open;
+    assert!(
+        read < size / 20,
+        "{read} of {size} compressed bytes read for the first row"
+    );
+    drop(sheet_rows);
+
+    // Pipelined: the inflate thread runs ahead by a few buffers only.
+    let before = counter.load(Ordering::Relaxed);
+    let result = workbook
+        .parallel()
+        .threads(2)
+        .for_each_row(|| |_: &SheetInfo, _: Row<'_>| false);
+    result.unwrap();
+    let read = counter.load(Ordering::Relaxed) - before;
+    assert!(
+        read < size / 5,
+        "{read} of {size} compressed bytes read by the pipelined path for one row"
+    );
+}
