@@ -514,17 +514,7 @@ fn general_cell_attributes(input: &[u8], at: usize, cell: &mut RawCell) -> Optio
                 }
             }
             b"s" => cell.style = parse_style(value),
-            b"t" => {
-                cell.kind = match value {
-                    b"s" => CellKind::SharedString,
-                    b"str" => CellKind::FormulaString,
-                    b"b" => CellKind::Bool,
-                    b"e" => CellKind::Error,
-                    b"d" => CellKind::Date,
-                    b"n" => CellKind::Number,
-                    _ => return None,
-                }
-            }
+            b"t" => cell.kind = fast_cell_kind(value)?,
             _ => {}
         }
         Some(())
@@ -601,15 +591,7 @@ fn canonical_cell_attributes(
     if input.get(at..at + 4) == Some(b" t=\"") {
         at += 4;
         let close = find_byte(input, at, b'"')?;
-        cell.kind = match &input[at..close] {
-            b"s" => CellKind::SharedString,
-            b"str" => CellKind::FormulaString,
-            b"b" => CellKind::Bool,
-            b"e" => CellKind::Error,
-            b"d" => CellKind::Date,
-            b"n" => CellKind::Number,
-            _ => return None,
-        };
+        cell.kind = fast_cell_kind(&input[at..close])?;
         at = close + 1;
     }
     match *input.get(at)? {
@@ -751,21 +733,33 @@ fn read_cell_attributes(input: &[u8], attributes: Span, cell: &mut RawCell) -> R
                 }
             }
             b"s" => cell.style = parse_style(value),
-            b"t" => {
-                cell.kind = match value {
-                    b"s" => CellKind::SharedString,
-                    b"str" => CellKind::FormulaString,
-                    b"inlineStr" => CellKind::InlineString,
-                    b"b" => CellKind::Bool,
-                    b"e" => CellKind::Error,
-                    b"d" => CellKind::Date,
-                    _ => CellKind::Number,
-                }
-            }
+            // An unknown type is read as a number, as Excel does.
+            b"t" => cell.kind = cell_kind(value).unwrap_or(CellKind::Number),
             _ => {}
         }
     }
     Ok(())
+}
+
+/// The cell type a `t` attribute names.
+fn cell_kind(value: &[u8]) -> Option<CellKind> {
+    Some(match value {
+        b"n" => CellKind::Number,
+        b"s" => CellKind::SharedString,
+        b"str" => CellKind::FormulaString,
+        b"inlineStr" => CellKind::InlineString,
+        b"b" => CellKind::Bool,
+        b"e" => CellKind::Error,
+        b"d" => CellKind::Date,
+        _ => return None,
+    })
+}
+
+/// The cell types the fast path reads (an inline string's text is in child
+/// elements, which only the general path reads).
+#[inline]
+fn fast_cell_kind(value: &[u8]) -> Option<CellKind> {
+    cell_kind(value).filter(|kind| *kind != CellKind::InlineString)
 }
 
 fn parse_style(value: &[u8]) -> u32 {
