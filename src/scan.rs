@@ -591,7 +591,7 @@ fn canonical_cell_attributes(
     if input.get(at..at + 4) == Some(b" t=\"") {
         at += 4;
         let close = find_byte(input, at, b'"')?;
-        cell.kind = fast_cell_kind(&input[at..close])?;
+        cell.kind = cell_kind(&input[at..close])?;
         at = close + 1;
     }
     match *input.get(at)? {
@@ -636,6 +636,31 @@ fn fast_cell(
     let at = close + 1;
     if self_closing {
         return Some((cell, at));
+    }
+    if cell.kind == CellKind::InlineString {
+        // `<is><t>text</t></is>`, the shape writers of inline strings use.
+        const PRESERVE: &[u8] = b"<is><t xml:space=\"preserve\">";
+        let text_start = if input.get(at..at + 7)? == b"<is><t>" {
+            at + 7
+        } else if input.get(at..at + PRESERVE.len())? == PRESERVE {
+            at + PRESERVE.len()
+        } else {
+            return None;
+        };
+        let text_end = find_byte(input, text_start, b'<')?;
+        if input.get(text_end..text_end + 13)? != b"</t></is></c>" {
+            return None;
+        }
+        let start = pieces.len() as u32;
+        pieces.push(Piece {
+            span: Span::new(text_start, text_end),
+            cdata: false,
+        });
+        cell.value = Some(PieceRange {
+            start,
+            end: start + 1,
+        });
+        return Some((cell, text_end + 13));
     }
     if input.get(at..at + 3)? != b"<v>" {
         return None;
@@ -1129,6 +1154,30 @@ mod tests {
             }
         }
         assert_eq!(find_byte(b"abc", 3, b'a'), None);
+    }
+
+    #[test]
+    fn inline_strings_on_the_fast_and_the_general_path() {
+        let rows = scan_every_way(concat!(
+            "<worksheet><sheetData><row r=\"1\">",
+            "<c r=\"A1\" t=\"inlineStr\"><is><t>a&amp;b</t></is></c>",
+            "<c r=\"B1\" s=\"3\" t=\"inlineStr\"><is><t xml:space=\"preserve\"> x </t></is></c>",
+            "<c r=\"C1\" t=\"inlineStr\"><is><t>p</t><rPh><t>q</t></rPh></is></c>",
+            "<c r=\"D1\" t=\"inlineStr\"><v>not it</v></c>",
+            "<c r=\"E1\" t=\"inlineStr\"/>",
+            "</row></sheetData></worksheet>"
+        ));
+        assert_eq!(
+            rows[0].1,
+            [
+                seen(0, 0, CellKind::InlineString, "a&amp;b"),
+                Seen {
+                    style: 3,
+                    ..seen(0, 1, CellKind::InlineString, " x ")
+                },
+                seen(0, 2, CellKind::InlineString, "p"),
+            ]
+        );
     }
 
     #[test]
