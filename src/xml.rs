@@ -424,7 +424,9 @@ pub(crate) fn decode_text(
 
 /// Whether decoded text holds an `_xHHHH_` escape candidate.
 pub(crate) fn has_escapes(text: &str) -> bool {
-    memmem::find(text.as_bytes(), b"_x").is_some()
+    // Called for every string: a byte search beats building a substring finder.
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'_', bytes).any(|at| bytes.get(at + 1) == Some(&b'x'))
 }
 
 /// Appends text to `out`, decoding OOXML's `_xHHHH_` escapes (UTF-16 code
