@@ -672,7 +672,7 @@ fn fast_cell(
     }
     let text = &input[text_start..text_end];
     cell.parsed = match cell.kind {
-        CellKind::Number => number::parse_short_decimal(text).map_or(Parsed::No, Parsed::Number),
+        CellKind::Number => number::parse_number(text).map_or(Parsed::No, Parsed::Number),
         CellKind::SharedString => {
             number::parse_index(text).map_or(Parsed::No, Parsed::SharedString)
         }
