@@ -65,15 +65,27 @@ fn sniff(reader: &mut (impl Read + Seek)) -> Result<()> {
     Err(Error::new(ErrorKind::NotZip { detail }))
 }
 
+/// Whether an I/O error came from the operating system (a real read
+/// failure) rather than from the zip or inflate code finding the data
+/// damaged: only the former carries an OS error code.
+fn is_os_error(err: &io::Error) -> bool {
+    err.raw_os_error().is_some()
+}
+
+/// An I/O error met while reading the archive: kept as I/O when the system
+/// failed to read, a damaged container otherwise (the zip and inflate code
+/// report bad data as I/O errors of their own making).
+fn container_error(err: io::Error) -> io::Error {
+    if is_os_error(&err) || err.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+        err
+    } else {
+        io::Error::from(Error::new(ErrorKind::Zip(err.to_string())))
+    }
+}
+
 pub(crate) fn zip_error(err: ZipError) -> Error {
     match err {
-        ZipError::Io(err) => {
-            if err.kind() == io::ErrorKind::InvalidData {
-                Error::new(ErrorKind::Zip(err.to_string()))
-            } else {
-                Error::from(err)
-            }
-        }
+        ZipError::Io(err) => Error::from(container_error(err)),
         ZipError::UnsupportedArchive(message) => {
             Error::new(ErrorKind::Zip(format!("unsupported: {message}")))
         }
@@ -230,15 +242,7 @@ impl<R: Read> PartReader<R> {
 
 impl<R: Read> Read for PartReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let count = self.inner.read(buf).map_err(|err| {
-            if err.kind() == io::ErrorKind::InvalidData
-                || err.kind() == io::ErrorKind::UnexpectedEof
-            {
-                io::Error::from(Error::new(ErrorKind::Zip(err.to_string())))
-            } else {
-                err
-            }
-        })?;
+        let count = self.inner.read(buf).map_err(container_error)?;
         self.inflated += count as u64;
         match self.check() {
             Some(err) => Err(err.into()),
