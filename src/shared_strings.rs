@@ -120,6 +120,31 @@ impl SharedStrings {
     }
 }
 
+/// The fast path for the item shape nearly every writer produces,
+/// `<si><t>text</t></si>` (with or without `xml:space="preserve"`): its
+/// text and length. None for anything else, which the tokenizer reads.
+fn plain_item(input: &[u8]) -> Option<(Piece, usize)> {
+    const PLAIN: &[u8] = b"<si><t>";
+    const PRESERVE: &[u8] = b"<si><t xml:space=\"preserve\">";
+    const END: &[u8] = b"</t></si>";
+    let start = if input.starts_with(PLAIN) {
+        PLAIN.len()
+    } else if input.starts_with(PRESERVE) {
+        PRESERVE.len()
+    } else {
+        return None;
+    };
+    let end = start + memchr::memchr(b'<', &input[start..])?;
+    if !input[end..].starts_with(END) {
+        return None;
+    }
+    let piece = Piece {
+        span: xml::Span::new(start, end),
+        cdata: false,
+    };
+    Some((piece, end + END.len()))
+}
+
 enum Item {
     /// `consumed` bytes hold one complete `<si>` (when `has_item`) or
     /// something to skip.
@@ -132,6 +157,13 @@ enum Item {
 /// and CDATA inside `<t>`, but not inside `<rPh>`).
 fn next_item(input: &[u8], complete: bool, pieces: &mut Vec<Piece>) -> Result<Item> {
     pieces.clear();
+    if let Some((piece, consumed)) = plain_item(input) {
+        pieces.push(piece);
+        return Ok(Item::Found {
+            consumed,
+            has_item: true,
+        });
+    }
     let mut pos = 0;
     // Skip to the next `<si>` start tag.
     let item_start = loop {

@@ -364,7 +364,8 @@ impl Piece {
         } else {
             memchr2(b'&', b'\r', raw)
         };
-        special.is_some() || (escapes && memmem::find(raw, b"_x").is_some())
+        special.is_some()
+            || (escapes && memchr::memchr_iter(b'_', raw).any(|at| raw.get(at + 1) == Some(&b'x')))
     }
 
     /// Appends the XML-decoded piece, whose raw text is `raw`, to `out`
