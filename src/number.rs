@@ -47,23 +47,35 @@ pub(crate) fn parse_short_decimal(text: &[u8]) -> Option<f64> {
         return None;
     }
     let mut mantissa: u64 = 0;
-    let mut point = None;
-    for (at, &byte) in body.iter().enumerate() {
+    let mut bytes = body.iter();
+    let mut fraction_digits = 0;
+    let mut digits = 0;
+    // The integer digits, up to the point.
+    for &byte in bytes.by_ref() {
         let digit = byte.wrapping_sub(b'0');
-        if digit < 10 {
-            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
-        } else if byte == b'.' && point.is_none() {
-            point = Some(at);
-        } else {
-            return None;
+        if digit >= 10 {
+            if byte != b'.' {
+                return None;
+            }
+            // The fraction digits.
+            for &byte in bytes.by_ref() {
+                let digit = byte.wrapping_sub(b'0');
+                if digit >= 10 {
+                    return None;
+                }
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+                fraction_digits += 1;
+            }
+            break;
         }
+        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(digit));
+        digits += 1;
     }
-    let digits = body.len() - usize::from(point.is_some());
+    digits += fraction_digits;
     // Up to 19 digits cannot overflow a u64; more may have wrapped.
     if digits == 0 || digits > 19 || mantissa > (1 << 53) {
         return None;
     }
-    let fraction_digits = point.map_or(0, |point| body.len() - point - 1);
     let magnitude = mantissa as f64 / POWERS_OF_TEN[fraction_digits];
     Some(if negative { -magnitude } else { magnitude })
 }
