@@ -1,0 +1,366 @@
+//! Writes the seed corpora of the fuzz targets:
+//!
+//! ```text
+//! cargo run --manifest-path fuzz/Cargo.toml --example make_seeds
+//! ```
+//!
+//! into `fuzz/corpus/scan_sheet/` and `fuzz/corpus/open_workbook/` (or
+//! under the folder given as the first argument). Every seed is built here
+//! from scratch, except `sales.xlsx`, which is the crate's own sample
+//! workbook (`examples/data/sales.xlsx`, written by
+//! `cargo run --example write_sample`).
+
+use std::fs;
+use std::io::{Cursor, Write};
+use std::path::{Path, PathBuf};
+
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, ZipWriter};
+
+const MAIN_NS: &str = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+const REL_NS: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+const PKG_REL_NS: &str = "http://schemas.openxmlformats.org/package/2006/relationships";
+
+/// Worksheet XML snippets for `scan_sheet`, each with the window size it
+/// is seeded with (the target uses `first byte % 64 + 1`).
+const SHEETS: &[(&str, u8, &str)] = &[
+    (
+        "full",
+        6,
+        concat!(
+            "\u{feff}<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n",
+            "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\">",
+            "<dimension ref=\"A1:C4\"/><sheetViews><sheetView workbookViewId=\"0\"/></sheetViews>",
+            "<sheetData>\n",
+            "<row r=\"1\" spans=\"1:3\"><c r=\"A1\" t=\"s\"><v>0</v></c><c r=\"B1\" s=\"1\"><v>45000.5</v></c>",
+            "<c r=\"C1\" t=\"str\"><f>A1&amp;\"x\"</f><v>a&lt;b</v></c></row>",
+            "<row r=\"3\"/>",
+            "<row><c t=\"b\"><v>1</v></c><!-- note --><c t=\"e\"><v>#N/A</v></c><c r=\"E4\" s=\"1\"/>",
+            "<c t=\"inlineStr\"><is><r><t>ri</t></r><r><t xml:space=\"preserve\">ch</t></r>",
+            "<rPh><t>ignored</t></rPh></is></c></row>",
+            "<x:row r='6' x:spans='1:1'><x:c r='B6' t='d'><x:v><![CDATA[2024-01-02]]></x:v></x:c></x:row>",
+            "</sheetData><mergeCells count=\"1\"><mergeCell ref=\"A1:B1\"/></mergeCells></worksheet>"
+        ),
+    ),
+    (
+        "shared_strings_and_styles",
+        0,
+        concat!(
+            "<worksheet><sheetData><row r=\"2\"><c r=\"A2\" t=\"s\"><v>2</v></c>",
+            "<c r=\"B2\" t=\"s\"><v> 1 </v></c><c r=\"C2\" s=\"1\"><v>60</v></c>",
+            "<c r=\"D2\" s=\"7\"><v>-1.5e3</v></c><c r=\"$E$2\"><v>.5</v></c></row>",
+            "<row r=\"1048576\"><c r=\"XFD1048576\"><v>1</v></c></row></sheetData></worksheet>"
+        ),
+    ),
+    (
+        "iso_dates",
+        2,
+        concat!(
+            "<worksheet><sheetData><row>",
+            "<c t=\"d\"><v>1900-02-29</v></c><c t=\"d\"><v>2024-02-29T23:59:59.9995Z</v></c>",
+            "<c t=\"d\"><v>T12:30</v></c><c t=\"d\"><v>10:15:00+05:30</v></c>",
+            "<c t=\"d\"><v>P1DT2H3M4.5S</v></c><c t=\"d\"><v>PT90M</v></c>",
+            "<c t=\"d\"><v>0001-01-01</v></c><c t=\"d\"><v>9999-12-31T23:59:59</v></c>",
+            "</row></sheetData></worksheet>"
+        ),
+    ),
+    (
+        "text_decoding",
+        1,
+        concat!(
+            "<worksheet><sheetData><row r=\"1\">",
+            "<c t=\"inlineStr\"><is><t>a&#65;&#x42;&quot;&apos;&gt;\r\nb_x000D__x005F_x0041_</t></is></c>",
+            "<c t=\"inlineStr\"><is><t>_xD83D__xDE00_ \u{e9}\u{6f22}</t><t><![CDATA[<&>]]></t></is></c>",
+            "<c t=\"str\"><f>SUM(A1:A2)&amp;\"_x0041_\"</f><v>x&amp;y</v></c>",
+            "<c t=\"inlineStr\"><v>ignored</v><is/></c>",
+            "<c><v>1</v><f t=\"shared\" si=\"0\"/></c>",
+            "</row></sheetData></worksheet>"
+        ),
+    ),
+    (
+        "no_references",
+        3,
+        concat!(
+            "<worksheet><sheetData><row><c><v>1</v></c><c><v>2</v></c><c/><c><v/></c></row>",
+            "<row><c t=\"b\"><v>true</v></c></row><row/><row spans=\"1:2\"/></sheetData></worksheet>"
+        ),
+    ),
+    (
+        "chartsheet",
+        63,
+        "<?xml version=\"1.0\"?><chartsheet><sheetPr/><drawing r:id=\"rId1\"/></chartsheet>",
+    ),
+    (
+        "empty_sheet_data",
+        9,
+        "<worksheet><sheetData/><sheetData><row><c><v>1</v></c></row></sheetData></worksheet>",
+    ),
+    (
+        "processing_instructions_and_comments",
+        4,
+        concat!(
+            "<?xml version=\"1.0\"?><!-- <sheetData> --><worksheet><?pi <row> ?><sheetData>",
+            "<!-- </sheetData> --><row r=\"5\"><?x?><c r=\"C5\"><!--<v>9</v>--><v>7</v></c></row>",
+            "</sheetData></worksheet>"
+        ),
+    ),
+    (
+        "malformed",
+        5,
+        "<worksheet><sheetData><row><c r=\"A1\"><v>1</v></row></sheetData></worksheet>",
+    ),
+    (
+        "bad_values",
+        7,
+        concat!(
+            "<worksheet><sheetData><row><c t=\"b\"><v>2</v></c><c><v>inf</v></c>",
+            "<c t=\"s\"><v>99</v></c><c t=\"d\"><v>2024-13-01</v></c></row></sheetData></worksheet>"
+        ),
+    ),
+];
+
+fn main() {
+    let root = std::env::args_os()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"));
+
+    let sheet_dir = root.join("scan_sheet");
+    fs::create_dir_all(&sheet_dir).expect("create the scan_sheet corpus folder");
+    for (name, chunk, xml) in SHEETS {
+        let mut seed = vec![*chunk];
+        seed.extend_from_slice(xml.as_bytes());
+        write(&sheet_dir.join(format!("seed-{name}")), &seed);
+    }
+
+    let workbook_dir = root.join("open_workbook");
+    fs::create_dir_all(&workbook_dir).expect("create the open_workbook corpus folder");
+    for (name, bytes) in workbooks() {
+        write(&workbook_dir.join(format!("seed-{name}.xlsx")), &bytes);
+    }
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data/sales.xlsx");
+    match fs::read(&sample) {
+        Ok(bytes) => write(&workbook_dir.join("seed-sales.xlsx"), &bytes),
+        Err(err) => eprintln!("skipping {}: {err}", sample.display()),
+    }
+    println!("seeds written under {}", root.display());
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    fs::write(path, bytes).unwrap_or_else(|err| panic!("write {}: {err}", path.display()));
+}
+
+/// A package part: name, content, stored (true) or deflated.
+type Part = (String, Vec<u8>, bool);
+
+fn part(name: &str, content: impl Into<Vec<u8>>, stored: bool) -> Part {
+    (name.to_owned(), content.into(), stored)
+}
+
+fn zip(parts: &[Part]) -> Vec<u8> {
+    let mut writer = ZipWriter::new(Cursor::new(Vec::new()));
+    for (name, content, stored) in parts {
+        let method = if *stored {
+            CompressionMethod::Stored
+        } else {
+            CompressionMethod::Deflated
+        };
+        writer
+            .start_file(
+                name.as_str(),
+                SimpleFileOptions::default().compression_method(method),
+            )
+            .expect("start a ZIP entry");
+        writer.write_all(content).expect("write a ZIP entry");
+    }
+    writer.finish().expect("finish the ZIP").into_inner()
+}
+
+fn content_types() -> String {
+    concat!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+        "<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">",
+        "<Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/>",
+        "<Default Extension=\"xml\" ContentType=\"application/xml\"/></Types>"
+    )
+    .to_owned()
+}
+
+fn package_rels(target: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\"?><Relationships xmlns=\"{PKG_REL_NS}\">\
+         <Relationship Id=\"rId1\" Type=\"{REL_NS}/officeDocument\" Target=\"{target}\"/>\
+         </Relationships>"
+    )
+}
+
+/// `rels`: (id, type suffix, target).
+fn relationships(rels: &[(&str, &str, &str)]) -> String {
+    let mut xml = format!("<?xml version=\"1.0\"?><Relationships xmlns=\"{PKG_REL_NS}\">");
+    for (id, kind, target) in rels {
+        xml.push_str(&format!(
+            "<Relationship Id=\"{id}\" Type=\"{REL_NS}/{kind}\" Target=\"{target}\"/>"
+        ));
+    }
+    xml.push_str("</Relationships>");
+    xml
+}
+
+/// `sheets`: (name, relationship id, extra attributes).
+fn workbook(properties: &str, sheets: &[(&str, &str, &str)]) -> String {
+    let mut xml = format!(
+        "<?xml version=\"1.0\"?><workbook xmlns=\"{MAIN_NS}\" xmlns:r=\"{REL_NS}\">{properties}<sheets>"
+    );
+    for (name, id, extra) in sheets {
+        xml.push_str(&format!(
+            "<sheet name=\"{name}\" sheetId=\"1\" r:id=\"{id}\"{extra}/>"
+        ));
+    }
+    xml.push_str("</sheets></workbook>");
+    xml
+}
+
+const STYLES: &str = concat!(
+    "<?xml version=\"1.0\"?><styleSheet><numFmts count=\"2\">",
+    "<numFmt numFmtId=\"164\" formatCode=\"yyyy\\-mm\\-dd hh:mm\"/>",
+    "<numFmt numFmtId=\"165\" formatCode=\"&quot;d&quot;0.00;[Red]-0.00\"/></numFmts>",
+    "<cellXfs count=\"5\"><xf numFmtId=\"0\"/><xf numFmtId=\"14\"/><xf numFmtId=\"164\"/>",
+    "<xf numFmtId=\"165\"/><xf numFmtId=\"46\"/></cellXfs></styleSheet>"
+);
+
+const SHARED_STRINGS: &str = concat!(
+    "<?xml version=\"1.0\"?><sst count=\"5\" uniqueCount=\"4\">",
+    "<si><t>plain</t></si>",
+    "<si><r><rPr><b/></rPr><t>ri</t></r><r><t xml:space=\"preserve\">ch &amp; </t></r></si>",
+    "<si><t>\u{6f22}\u{5b57}</t><rPh sb=\"0\" eb=\"2\"><t>\u{304b}\u{3093}\u{3058}</t></rPh></si>",
+    "<si/><si><t>a_x000D_b<![CDATA[&c]]></t></si></sst>"
+);
+
+const RICH_SHEET: &str = concat!(
+    "<?xml version=\"1.0\"?><worksheet><sheetData>",
+    "<row r=\"1\"><c r=\"A1\" t=\"s\"><v>0</v></c><c r=\"B1\" t=\"s\"><v>1</v></c>",
+    "<c r=\"C1\" t=\"s\"><v>4</v></c></row>",
+    "<row r=\"2\"><c r=\"A2\" s=\"1\"><v>45351</v></c><c r=\"B2\" s=\"2\"><v>1.75</v></c>",
+    "<c r=\"C2\" s=\"3\"><v>-2</v></c><c r=\"D2\" s=\"4\"><v>0.25</v></c></row>",
+    "<row r=\"4\"><c r=\"A4\"><f>SUM(A2:D2)</f><v>45351</v></c><c r=\"B4\" t=\"str\"><f>\"a\"&amp;\"b\"</f><v>ab</v></c>",
+    "<c r=\"C4\" t=\"b\"><v>0</v></c><c r=\"D4\" t=\"e\"><v>#DIV/0!</v></c>",
+    "<c r=\"E4\" t=\"d\"><v>2024-02-29T12:00:00</v></c>",
+    "<c r=\"F4\" t=\"inlineStr\"><is><t>inline</t></is></c></row>",
+    "</sheetData></worksheet>"
+);
+
+fn workbooks() -> Vec<(&'static str, Vec<u8>)> {
+    let simple_sheet = "<worksheet><sheetData><row r=\"1\"><c r=\"A1\"><v>42</v></c>\
+                        <c r=\"B1\" t=\"inlineStr\"><is><t>hi</t></is></c></row></sheetData></worksheet>";
+    let minimal = zip(&[
+        part("[Content_Types].xml", content_types(), true),
+        part("_rels/.rels", package_rels("xl/workbook.xml"), true),
+        part(
+            "xl/workbook.xml",
+            workbook("", &[("Sheet1", "rId1", "")]),
+            true,
+        ),
+        part(
+            "xl/_rels/workbook.xml.rels",
+            relationships(&[("rId1", "worksheet", "worksheets/sheet1.xml")]),
+            true,
+        ),
+        part("xl/worksheets/sheet1.xml", simple_sheet, true),
+    ]);
+
+    let rich = zip(&[
+        part("[Content_Types].xml", content_types(), false),
+        part("_rels/.rels", package_rels("/xl/workbook.xml"), false),
+        part(
+            "xl/workbook.xml",
+            workbook(
+                "<workbookPr date1904=\"1\"/>",
+                &[
+                    ("Data", "rId1", ""),
+                    ("Hidden &amp; more", "rId2", " state=\"hidden\""),
+                    ("Chart", "rId3", " state=\"veryHidden\""),
+                ],
+            ),
+            false,
+        ),
+        part(
+            "xl/_rels/workbook.xml.rels",
+            relationships(&[
+                ("rId1", "worksheet", "worksheets/sheet1.xml"),
+                ("rId2", "worksheet", "../xl/worksheets/./sheet%202.xml"),
+                ("rId3", "chartsheet", "chartsheets/sheet1.xml"),
+                ("rId4", "styles", "styles.xml"),
+                ("rId5", "sharedStrings", "sharedStrings.xml"),
+            ]),
+            false,
+        ),
+        part("xl/worksheets/sheet1.xml", RICH_SHEET, false),
+        part("xl/worksheets/sheet 2.xml", simple_sheet, true),
+        part(
+            "xl/chartsheets/sheet1.xml",
+            "<chartsheet><drawing r:id=\"rId1\"/></chartsheet>",
+            true,
+        ),
+        part("xl/styles.xml", STYLES, false),
+        part("xl/sharedStrings.xml", SHARED_STRINGS, false),
+    ]);
+
+    // No package relationships: the workbook is found by its conventional
+    // name, and so are the styles and shared strings; names differ in case.
+    let conventional = zip(&[
+        part(
+            "XL/Workbook.xml",
+            workbook("", &[("Only", "rId7", "")]),
+            true,
+        ),
+        part(
+            "xl/_rels/workbook.xml.rels",
+            relationships(&[("rId7", "worksheet", "Worksheets\\Sheet1.xml")]),
+            true,
+        ),
+        part("xl/worksheets/sheet1.xml", RICH_SHEET, true),
+        part("xl/styles.xml", STYLES, true),
+        part("xl/sharedStrings.xml", SHARED_STRINGS, true),
+    ]);
+
+    // A UTF-16 worksheet and shared strings part, prefixed element names.
+    let utf16 = |text: &str| -> Vec<u8> {
+        "\u{feff}"
+            .encode_utf16()
+            .chain(text.encode_utf16())
+            .flat_map(u16::to_le_bytes)
+            .collect()
+    };
+    let prefixed_sheet = "<x:worksheet xmlns:x=\"urn:x\"><x:sheetData><x:row r=\"1\">\
+                          <x:c r=\"A1\" t=\"s\"><x:v>0</x:v></x:c><x:c r=\"B1\"><x:v>3</x:v></x:c>\
+                          </x:row></x:sheetData></x:worksheet>";
+    let encoded = zip(&[
+        part("_rels/.rels", package_rels("xl/workbook.xml"), true),
+        part(
+            "xl/workbook.xml",
+            workbook("", &[("UTF-16", "rId1", "")]),
+            true,
+        ),
+        part(
+            "xl/_rels/workbook.xml.rels",
+            relationships(&[
+                ("rId1", "worksheet", "worksheets/sheet1.xml"),
+                ("rId2", "sharedStrings", "sharedStrings.xml"),
+            ]),
+            true,
+        ),
+        part("xl/worksheets/sheet1.xml", utf16(prefixed_sheet), true),
+        part(
+            "xl/sharedStrings.xml",
+            utf16("<sst><si><t>\u{1f600} utf-16</t></si></sst>"),
+            false,
+        ),
+    ]);
+
+    vec![
+        ("minimal", minimal),
+        ("rich", rich),
+        ("conventional", conventional),
+        ("utf16", encoded),
+    ]
+}
