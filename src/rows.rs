@@ -338,48 +338,40 @@ fn resolve_value<'r>(
         }
         Parsed::Bool(flag) => return Ok(Some(Value::Bool(flag))),
     }
+    if matches!(cell.kind, CellKind::FormulaString | CellKind::InlineString) {
+        let text = join_pieces(text, &raw.pieces, range, true, arena)?;
+        return Ok(Some(Value::Text(text)));
+    }
+    // The other types hold a token: surrounding whitespace is not part of it,
+    // and an empty one is no value.
+    let content = join_pieces(text, &raw.pieces, range, false, arena)?;
+    let trimmed = content.trim_ascii();
+    if trimmed.is_empty() {
+        return Ok(None);
+    }
     let value = match cell.kind {
-        CellKind::FormulaString | CellKind::InlineString => {
-            Value::Text(join_pieces(text, &raw.pieces, range, true, arena)?)
+        CellKind::SharedString => {
+            let index = parse_index(trimmed.as_bytes()).ok_or_else(|| {
+                Error::invalid_value(format!("shared string index `{trimmed}` is not a number"))
+            })?;
+            Value::Text(shared_string(index, context)?)
         }
-        kind => {
-            let content = join_pieces(text, &raw.pieces, range, false, arena)?;
-            let trimmed = content.trim_ascii();
-            if trimmed.is_empty() {
-                return Ok(None);
-            }
-            match kind {
-                CellKind::Number => {
-                    let number = parse_number(trimmed.as_bytes()).ok_or_else(|| {
-                        Error::invalid_value(format!("`{trimmed}` is not a number"))
-                    })?;
-                    number_value(number, cell.style, context)
-                }
-                CellKind::SharedString => {
-                    let index = parse_index(trimmed.as_bytes()).ok_or_else(|| {
-                        Error::invalid_value(format!(
-                            "shared string index `{trimmed}` is not a number"
-                        ))
-                    })?;
-                    Value::Text(shared_string(index, context)?)
-                }
-                CellKind::Bool => match trimmed {
-                    "1" | "true" | "TRUE" => Value::Bool(true),
-                    "0" | "false" | "FALSE" => Value::Bool(false),
-                    other => {
-                        return Err(Error::invalid_value(format!("`{other}` is not a boolean")));
-                    }
-                },
-                CellKind::Error => Value::Error(trimmed),
-                CellKind::Date => {
-                    Value::DateTime(parse_iso_datetime(trimmed).ok_or_else(|| {
-                        Error::invalid_value(format!(
-                            "`{trimmed}` is not an ISO 8601 date, time or duration"
-                        ))
-                    })?)
-                }
-                CellKind::FormulaString | CellKind::InlineString => unreachable!("handled above"),
-            }
+        CellKind::Bool => match trimmed {
+            "1" | "true" | "TRUE" => Value::Bool(true),
+            "0" | "false" | "FALSE" => Value::Bool(false),
+            other => return Err(Error::invalid_value(format!("`{other}` is not a boolean"))),
+        },
+        CellKind::Error => Value::Error(trimmed),
+        CellKind::Date => Value::DateTime(parse_iso_datetime(trimmed).ok_or_else(|| {
+            Error::invalid_value(format!(
+                "`{trimmed}` is not an ISO 8601 date, time or duration"
+            ))
+        })?),
+        // Numbers, and the string types handled above.
+        _ => {
+            let number = parse_number(trimmed.as_bytes())
+                .ok_or_else(|| Error::invalid_value(format!("`{trimmed}` is not a number")))?;
+            number_value(number, cell.style, context)
         }
     };
     Ok(Some(value))

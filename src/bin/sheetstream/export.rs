@@ -1,5 +1,6 @@
 //! `csv` and `jsonl`: sheets out as CSV/TSV files or JSON lines.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -245,11 +246,17 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
                 };
                 let (pool, failure, dates) = (&pool, &failure, &dates);
                 move |sheet: &SheetInfo, row: Row<'_>| {
-                    let writer = held.sheets.entry(sheet.position()).or_insert_with(|| {
-                        let mut pool = pool.lock().unwrap_or_else(|poison| poison.into_inner());
-                        pool.remove(&sheet.position())
-                            .expect("each sheet is read by one thread")
-                    });
+                    let writer = match held.sheets.entry(sheet.position()) {
+                        Entry::Occupied(held) => held.into_mut(),
+                        Entry::Vacant(slot) => {
+                            // Each sheet is read by one thread, which takes its writer.
+                            let mut pool = pool.lock().unwrap_or_else(|poison| poison.into_inner());
+                            let Some(writer) = pool.remove(&sheet.position()) else {
+                                return false;
+                            };
+                            slot.insert(writer)
+                        }
+                    };
                     if writer.full() {
                         return !stop_at_limit;
                     }
