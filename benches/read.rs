@@ -26,45 +26,19 @@
 #[path = "support/workbooks.rs"]
 mod workbooks;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use calamine::{Data, DataRef, Reader, Xlsx, open_workbook};
 use sheetstream::{SheetCounts, SheetKind, Workbook};
 
-/// Counts every allocation (and reallocation) made through the global allocator.
-struct CountingAllocator;
+#[path = "support/counting_allocator.rs"]
+mod counting_allocator;
 
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: every method forwards to the system allocator unchanged; the
-// counter is a relaxed atomic with no effect on the allocation itself.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller upholds `GlobalAlloc::dealloc`'s contract.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
+use counting_allocator::allocations;
 
 const READERS: [&str; 6] = [
     "inflate",
@@ -212,7 +186,7 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
     let mut first_allocations = None;
     let mut cells = 0;
     for _ in 0..repetitions {
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let before = allocations();
         let start = Instant::now();
         let mut streaming = None;
         cells = match reader {
@@ -229,7 +203,7 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
             other => panic!("unknown reader {other}"),
         };
         best = best.min(streaming.unwrap_or_else(|| start.elapsed()));
-        first_allocations.get_or_insert(ALLOCATIONS.load(Ordering::Relaxed) - before);
+        first_allocations.get_or_insert(allocations() - before);
     }
     println!(
         "{} {} {} {}",

@@ -4,40 +4,15 @@
 //! one test only: another test running on another thread would add its own
 //! allocations to the count.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Cursor, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use sheetstream::{SheetCounts, Workbook};
 use zip::write::SimpleFileOptions;
 
-struct CountingAllocator;
+#[path = "../benches/support/counting_allocator.rs"]
+mod counting_allocator;
 
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: every method forwards to the system allocator unchanged; the
-// counter is a relaxed atomic with no effect on the allocation itself.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller upholds `GlobalAlloc::dealloc`'s contract.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
+use counting_allocator::allocations;
 
 const CONTENT_TYPES: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/></Types>"#;
 const PACKAGE_RELS: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#;
@@ -98,13 +73,13 @@ fn workbook(rows: u32) -> Vec<u8> {
 fn stream(bytes: Vec<u8>) -> (SheetCounts, u64) {
     let mut workbook = Workbook::from_bytes(bytes).unwrap();
     let mut counts = SheetCounts::default();
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = allocations();
     let mut rows = workbook.rows("Data").unwrap();
     while let Some(row) = rows.next_row().unwrap() {
         counts.add_row(&row);
     }
     drop(rows);
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    let allocations = allocations() - before;
     (counts, allocations)
 }
 
@@ -113,7 +88,7 @@ fn stream(bytes: Vec<u8>) -> (SheetCounts, u64) {
 /// from the start of the parallel read to its end, in both threads.
 fn stream_pipelined(bytes: Vec<u8>) -> (SheetCounts, u64) {
     let workbook = Workbook::from_bytes(bytes).unwrap();
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = allocations();
     let counts = workbook
         .parallel()
         .threads(2)
@@ -126,7 +101,7 @@ fn stream_pipelined(bytes: Vec<u8>) -> (SheetCounts, u64) {
             },
         )
         .unwrap();
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    let allocations = allocations() - before;
     (counts, allocations)
 }
 

@@ -1209,33 +1209,15 @@ fn corpus_binary() -> PathBuf {
 
 /// Workbooks with an expected dump, sorted by path.
 fn corpus_cases(root: &Path) -> Vec<(PathBuf, PathBuf)> {
-    let mut cases = Vec::new();
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-                continue;
-            }
-            let known = path.extension().is_some_and(|ext| {
-                ["xlsx", "xlsm", "xltx", "xltm"]
-                    .iter()
-                    .any(|known| ext.eq_ignore_ascii_case(known))
-            });
-            if !known {
-                continue;
-            }
+    common::corpus_workbooks(root)
+        .into_iter()
+        .filter_map(|path| {
             let mut dump = path.with_extension("").into_os_string();
             dump.push(".cells.jsonl.gz");
             let dump = PathBuf::from(dump);
-            if dump.exists() {
-                cases.push((path, dump));
-            }
-        }
-    }
-    cases.sort();
-    cases
+            dump.exists().then_some((path, dump))
+        })
+        .collect()
 }
 
 /// What a corpus workbook came to.

@@ -57,24 +57,7 @@ struct Case {
 /// Every workbook under `root` with its expectation, sorted by path (the
 /// order and the precedence of `check.py`).
 fn find_cases(root: &Path) -> Vec<Case> {
-    let mut workbooks = Vec::new();
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|ext| {
-                ["xlsx", "xlsm", "xltx", "xltm"]
-                    .iter()
-                    .any(|known| ext.eq_ignore_ascii_case(known))
-            }) {
-                workbooks.push(path);
-            }
-        }
-    }
-    workbooks.sort();
-    workbooks
+    common::corpus_workbooks(root)
         .into_iter()
         .filter_map(|workbook| {
             let stem = workbook.with_extension("");

@@ -5,7 +5,6 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -101,35 +100,12 @@ where
     Ok(all)
 }
 
-fn corpus_workbooks() -> Option<Vec<PathBuf>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/corpus");
-    if !root.is_dir() {
-        return None;
-    }
-    let mut found = Vec::new();
-    let mut folders = vec![root];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-                ["xlsx", "xlsm", "xltx", "xltm"].contains(&e.to_ascii_lowercase().as_str())
-            }) {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    Some(found)
-}
-
 /// The differential test over the real-file corpus: for every workbook,
 /// the serial reader, the sheet-parallel pool (1 and 2 threads) and the
 /// pipelined single-sheet path give the same rows, or all fail.
 #[test]
 fn parallel_paths_match_serial_on_the_corpus() {
-    let Some(paths) = corpus_workbooks() else {
+    let Some(paths) = common::corpus_root().map(|root| common::corpus_workbooks(&root)) else {
         println!("skipping: ../shared/conformance/corpus not found");
         return;
     };

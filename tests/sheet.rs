@@ -2,6 +2,8 @@
 //! workbook of the conformance corpus, and on generated ones; and the
 //! memory of a sheet whose two cells span the whole grid.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -94,27 +96,6 @@ fn corpus_root() -> Option<PathBuf> {
     root.is_dir().then_some(root)
 }
 
-fn corpus_workbooks(root: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|ext| {
-                ["xlsx", "xlsm", "xltx", "xltm"]
-                    .iter()
-                    .any(|known| ext.eq_ignore_ascii_case(known))
-            }) {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
 /// Every worksheet of every corpus workbook (of at most
 /// [`SMALL_FILE_BYTES`]): `load_sheet` and `load_all` hold exactly the
 /// cells the stream gives, and fail where the stream fails.
@@ -127,7 +108,7 @@ fn corpus_sheets_equal_their_streams() {
     let started = Instant::now();
     let (mut workbooks, mut sheets, mut cells, mut skipped) = (0, 0, 0usize, 0);
     let mut failures = Vec::new();
-    for path in corpus_workbooks(&root) {
+    for path in common::corpus_workbooks(&root) {
         if std::fs::metadata(&path).map_or(true, |meta| meta.len() > SMALL_FILE_BYTES) {
             skipped += 1;
             continue;

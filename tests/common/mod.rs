@@ -540,3 +540,32 @@ pub fn run_bin_args(bin: &Path, args: &[&str]) -> CliRun {
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
 }
+
+/// The public conformance corpus beside the repository, when it is there.
+pub fn corpus_root() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/corpus");
+    root.is_dir().then_some(root)
+}
+
+/// Every workbook (`.xlsx`, `.xlsm`, `.xltx`, `.xltm`) under `root`,
+/// sorted by path as `check.py` orders them.
+pub fn corpus_workbooks(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("read a corpus folder") {
+            let path = entry.expect("a corpus entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|ext| {
+                ["xlsx", "xlsm", "xltx", "xltm"]
+                    .iter()
+                    .any(|known| ext.eq_ignore_ascii_case(known))
+            }) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
