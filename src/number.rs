@@ -1,11 +1,19 @@
 //! Parsing the numbers of `<v>` elements from borrowed bytes.
 //!
-//! Most numbers in a sheet are short decimals (`42`, `-17.5`,
-//! `40000.00069444445`). Those with at most 15 significant digits and 22
-//! fraction digits are exact as `mantissa / 10^fraction_digits`: both
-//! operands are exactly representable doubles and IEEE division rounds once,
-//! correctly. Everything else (exponents, long mantissas) goes to the
-//! standard library's correctly rounded parser.
+//! Most numbers in a sheet are decimals without an exponent (`42`,
+//! `-17.5`, `40000.001388888886`). Those with at most 19 digits are read
+//! as one integer mantissa `m` and a count `k` of fraction digits, and
+//! `m / 10^k` is rounded once, correctly:
+//!
+//! - when `m` fits in 53 bits (and `k <= 22`), both operands are exact
+//!   doubles and IEEE division rounds the quotient correctly;
+//! - otherwise (`k <= 19`), the quotient is computed in 128-bit integers
+//!   with at least 63 significant bits, a sticky bit for a non-zero
+//!   remainder, and rounded to a double by the integer conversion, which
+//!   rounds to nearest, ties to even; the power-of-two scale is exact.
+//!
+//! Everything else (exponents, longer mantissas) goes to the standard
+//! library's correctly rounded parser.
 
 /// Exact powers of ten as doubles (10^0 to 10^22 are all exact).
 const POWERS_OF_TEN: [f64; 23] = [
@@ -13,13 +21,33 @@ const POWERS_OF_TEN: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
+/// Powers of ten as integers, 10^0 to 10^19 (the largest below 2^64).
+const INTEGER_POWERS_OF_TEN: [u64; 20] = {
+    let mut powers = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        powers[i] = powers[i - 1] * 10;
+        i += 1;
+    }
+    powers
+};
+
 /// Parses a number as Excel writes it (`-1.5`, `1E+300`, `.5`), refusing
 /// the `inf` and `NaN` spellings Rust's parser would accept, and values
 /// that overflow to infinity.
+#[inline]
 pub(crate) fn parse_number(text: &[u8]) -> Option<f64> {
-    if let Some(number) = parse_short_decimal(text) {
-        return Some(number);
+    match parse_decimal(text) {
+        Some(number) => Some(number),
+        None => parse_other_number(text),
     }
+}
+
+/// The numbers [`parse_decimal`] leaves: exponents, a leading `+` or `.`,
+/// more than 19 digits; and anything that is not a number.
+#[cold]
+#[inline(never)]
+fn parse_other_number(text: &[u8]) -> Option<f64> {
     let digits = match text.first() {
         Some(b'-' | b'+') => &text[1..],
         _ => text,
@@ -34,11 +62,10 @@ pub(crate) fn parse_number(text: &[u8]) -> Option<f64> {
     number.is_finite().then_some(number)
 }
 
-/// The fast path: `-?digits(.digits)?` whose digits, read as one integer,
-/// stay within 2^53 (so the integer is exact) with at most 22 of them
-/// after the point (so the power of ten is exact).
+/// The fast path: `-?digits(.digits)?` with at most 19 digits in all (so
+/// the mantissa fits in a `u64`), read exactly (see the module docs).
 #[inline]
-pub(crate) fn parse_short_decimal(text: &[u8]) -> Option<f64> {
+pub(crate) fn parse_decimal(text: &[u8]) -> Option<f64> {
     let (negative, body) = match text {
         [b'-', rest @ ..] => (true, rest),
         _ => (false, text),
@@ -73,11 +100,39 @@ pub(crate) fn parse_short_decimal(text: &[u8]) -> Option<f64> {
     }
     digits += fraction_digits;
     // Up to 19 digits cannot overflow a u64; more may have wrapped.
-    if digits == 0 || digits > 19 || mantissa > (1 << 53) {
+    if digits == 0 || digits > 19 {
         return None;
     }
-    let magnitude = mantissa as f64 / POWERS_OF_TEN[fraction_digits];
+    let magnitude = if mantissa <= 1 << 53 {
+        mantissa as f64 / POWERS_OF_TEN[fraction_digits]
+    } else {
+        divide_exactly(mantissa, fraction_digits)
+    };
     Some(if negative { -magnitude } else { magnitude })
+}
+
+/// `mantissa / 10^fraction_digits` rounded once to the nearest double, for
+/// `fraction_digits <= 19` (the caller's digit count guarantees it).
+#[inline]
+fn divide_exactly(mantissa: u64, fraction_digits: usize) -> f64 {
+    if fraction_digits == 0 {
+        // The integer conversion rounds to nearest, ties to even.
+        return mantissa as f64;
+    }
+    // Shift the mantissa up so its top bit is bit 126: the quotient by a
+    // divisor below 2^64 then has at least 63 significant bits, ten more
+    // than a double keeps, so folding the remainder into bit 0 as a sticky
+    // bit decides the rounding exactly as the infinite quotient would.
+    let shift = mantissa.leading_zeros() + 63;
+    let divisor = u128::from(INTEGER_POWERS_OF_TEN[fraction_digits]);
+    let numerator = u128::from(mantissa) << shift;
+    let quotient = numerator / divisor;
+    // One division: the remainder is what the quotient leaves.
+    let sticky = u128::from(quotient * divisor != numerator);
+    let rounded = (quotient | sticky) as f64;
+    // 2^-shift, a normal double (shift <= 126); scaling by it is exact.
+    let scale = f64::from_bits(u64::from(1023 - shift) << 52);
+    rounded * scale
 }
 
 /// Parses a shared string index: decimal digits only.
@@ -125,6 +180,15 @@ mod tests {
             "5.",
             "000123.4500",
             "0.000000000000000000001",
+            "40000.001388888886",
+            "0.42857142857142855",
+            "9999999999999999999",
+            "999999999.9999999999",
+            "0.9999999999999999999",
+            "0.0000000000000000001",
+            "18446744073709551615",
+            "9007199254740993.5",
+            "-12345678901234567.89",
             "4.9406564584124654E-324",
             "1.7976931348623157E+308",
         ];
@@ -157,6 +221,52 @@ mod tests {
                     "{text}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn long_mantissas_round_like_the_standard_parser() {
+        // 16 to 19 digits with the point anywhere: the 128-bit division path.
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..300_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let digits = 16 + (state % 4) as usize;
+            let mut text: String =
+                format!("{:019}", state % 10_000_000_000_000_000_000)[19 - digits..].to_string();
+            let point = ((state >> 8) % digits as u64) as usize;
+            if point > 0 {
+                text.insert(point, '.');
+            }
+            if state & (1 << 40) != 0 {
+                text.insert(0, '-');
+            }
+            assert_eq!(
+                parse_number(text.as_bytes()).map(f64::to_bits),
+                Some(std_parse(&text).to_bits()),
+                "{text}"
+            );
+        }
+        // Exactly halfway between neighbouring doubles (ties go to the even
+        // one), and a hair either side of halfway.
+        for text in [
+            "4503599627370497.5",
+            "4503599627370498.5",
+            "9007199254740993",
+            "9007199254740995",
+            "9007199254740993.01",
+            "9007199254740992.99",
+            "1.0000000000000001110",
+            "1.000000000000000111",
+            "1.000000000000000112",
+            "1.000000000000000110",
+        ] {
+            assert_eq!(
+                parse_number(text.as_bytes()).map(f64::to_bits),
+                Some(std_parse(text).to_bits()),
+                "{text}"
+            );
         }
     }
 
