@@ -63,6 +63,47 @@ pub(crate) struct PieceRange {
     pub end: u32,
 }
 
+/// How a row's number is spelled in the references of its cells: the
+/// digits and the closing quote as the first bytes of a little-endian
+/// word, so that a cell's reference is checked against its row with one
+/// comparison instead of being parsed digit by digit.
+#[derive(Debug, Clone, Copy)]
+struct RowReference {
+    /// The row index (the number less one).
+    index: u32,
+    /// The digits and `"`, in the low bytes.
+    word: u64,
+    /// Selects the bytes of `word` that count.
+    mask: u64,
+    /// How many digits.
+    digits: usize,
+}
+
+impl RowReference {
+    fn new(index: u32) -> RowReference {
+        // At most 7 digits: rows end at 1048576.
+        let mut reversed = [0u8; 7];
+        let mut number = index + 1;
+        let mut digits = 0;
+        while number > 0 && digits < 7 {
+            reversed[digits] = b'0' + (number % 10) as u8;
+            number /= 10;
+            digits += 1;
+        }
+        let mut spelled = [0u8; 8];
+        for (slot, digit) in spelled.iter_mut().zip(reversed[..digits].iter().rev()) {
+            *slot = *digit;
+        }
+        spelled[digits] = b'"';
+        RowReference {
+            index,
+            word: u64::from_le_bytes(spelled),
+            mask: u64::MAX >> (8 * (7 - digits)),
+            digits,
+        }
+    }
+}
+
 /// A cell as scanned: positions, not values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct RawCell {
@@ -305,12 +346,15 @@ impl SheetScanner {
         let mut next_column: u32 = 0;
         // Elements other than cells open in the row (rare), to check nesting.
         let mut open: SmallVec<[Span; 4]> = SmallVec::new();
+        let reference = RowReference::new(index);
         loop {
             if open.is_empty() && input.get(pos..pos + 6) == Some(b"</row>") {
                 self.next_row = index + 1;
                 return Ok(Some(pos + 6));
             }
-            if let Some((cell, end)) = fast_cell(input, pos, index, next_column, &mut row.pieces) {
+            if let Some((cell, end)) =
+                fast_cell(input, pos, &reference, next_column, &mut row.pieces)
+            {
                 next_column = cell.column + 1;
                 if cell.value.is_some() {
                     row.cells.push(cell);
@@ -529,6 +573,7 @@ fn general_cell_attributes(input: &[u8], at: usize, cell: &mut RawCell) -> Optio
 fn canonical_cell_attributes(
     input: &[u8],
     mut at: usize,
+    row: &RowReference,
     cell: &mut RawCell,
 ) -> Option<(usize, bool)> {
     if input.get(at..at + 3)? != b"r=\"" {
@@ -551,25 +596,17 @@ fn canonical_cell_attributes(
     if at == letters_start || column - 1 > MAX_COLUMN {
         return None;
     }
-    let mut row: u32 = 0;
-    let digits_start = at;
-    while let Some(digit) = input
-        .get(at)
-        .map(|b| b.wrapping_sub(b'0'))
-        .filter(|d| *d < 10)
-    {
-        row = row * 10 + u32::from(digit);
-        at += 1;
-        if at - digits_start > 7 {
-            return None;
-        }
-    }
-    if at == digits_start || row == 0 || row > MAX_ROW + 1 || *input.get(at)? != b'"' {
-        return None;
-    }
     cell.column = column - 1;
-    cell.row = row - 1;
-    at += 1;
+    // Nearly always the cell is in its row's row: one comparison checks
+    // the digits and the closing quote.
+    if let Some(&word) = input.get(at..).and_then(|rest| rest.first_chunk::<8>())
+        && (u64::from_le_bytes(word) ^ row.word) & row.mask == 0
+    {
+        cell.row = row.index;
+        at += row.digits + 1;
+    } else {
+        at = reference_row(input, at, cell)?;
+    }
     if input.get(at..at + 4) == Some(b" s=\"") {
         at += 4;
         let mut style: u32 = 0;
@@ -601,6 +638,31 @@ fn canonical_cell_attributes(
     }
 }
 
+/// The row digits of a reference and its closing quote, from `at`, for a
+/// cell outside its row's row (or a window too short to compare a word).
+/// Returns the position after the quote.
+#[cold]
+fn reference_row(input: &[u8], mut at: usize, cell: &mut RawCell) -> Option<usize> {
+    let mut row: u32 = 0;
+    let digits_start = at;
+    while let Some(digit) = input
+        .get(at)
+        .map(|b| b.wrapping_sub(b'0'))
+        .filter(|d| *d < 10)
+    {
+        row = row * 10 + u32::from(digit);
+        at += 1;
+        if at - digits_start > 7 {
+            return None;
+        }
+    }
+    if at == digits_start || row == 0 || row > MAX_ROW + 1 || *input.get(at)? != b'"' {
+        return None;
+    }
+    cell.row = row - 1;
+    Some(at + 1)
+}
+
 /// The fast path for the cell shape nearly every writer produces:
 /// `<c attributes/>` or `<c attributes><v>text</v></c>`, unprefixed, with
 /// nothing between the tags. Returns the cell and the position after it,
@@ -612,7 +674,7 @@ fn canonical_cell_attributes(
 fn fast_cell(
     input: &[u8],
     pos: usize,
-    row: u32,
+    row: &RowReference,
     next_column: u32,
     pieces: &mut Vec<Piece>,
 ) -> Option<(RawCell, usize)> {
@@ -620,7 +682,7 @@ fn fast_cell(
         return None;
     }
     let mut cell = RawCell {
-        row,
+        row: row.index,
         column: next_column,
         style: 0,
         kind: CellKind::Number,
@@ -629,7 +691,7 @@ fn fast_cell(
         formula: None,
         offset: pos,
     };
-    let (close, self_closing) = match canonical_cell_attributes(input, pos + 3, &mut cell) {
+    let (close, self_closing) = match canonical_cell_attributes(input, pos + 3, row, &mut cell) {
         Some(found) => found,
         None => general_cell_attributes(input, pos + 3, &mut cell)?,
     };
@@ -1177,6 +1239,48 @@ mod tests {
                 },
                 seen(0, 2, CellKind::InlineString, "p"),
             ]
+        );
+    }
+
+    #[test]
+    fn cell_references_in_and_out_of_their_row() {
+        let rows = scan_every_way(concat!(
+            "<worksheet><sheetData>",
+            "<row r=\"9\"><c r=\"A9\"><v>1</v></c><c r=\"B09\"><v>2</v></c>",
+            "<c r=\"C90\"><v>3</v></c><c r=\"D8\"><v>4</v></c><c r=\"E9\"><v>5</v></c></row>",
+            "<row r=\"1048576\"><c r=\"XFD1048576\"><v>6</v></c><c r=\"A104857\"><v>7</v></c></row>",
+            "</sheetData></worksheet>"
+        ));
+        assert_eq!(
+            rows[0],
+            (
+                8,
+                vec![
+                    seen(8, 0, CellKind::Number, "1"),
+                    seen(8, 1, CellKind::Number, "2"),
+                    seen(89, 2, CellKind::Number, "3"),
+                    seen(7, 3, CellKind::Number, "4"),
+                    seen(8, 4, CellKind::Number, "5"),
+                ]
+            )
+        );
+        assert_eq!(
+            rows[1],
+            (
+                MAX_ROW,
+                vec![
+                    seen(MAX_ROW, MAX_COLUMN, CellKind::Number, "6"),
+                    seen(104_856, 0, CellKind::Number, "7"),
+                ]
+            )
+        );
+        // A reference past the last row is an error, in any row.
+        assert!(
+            scan_in_chunks(
+                "<worksheet><sheetData><row r=\"1\"><c r=\"A1048577\"><v>1</v></c></row></sheetData></worksheet>",
+                64
+            )
+            .is_err()
         );
     }
 
