@@ -52,10 +52,16 @@ impl SharedStrings {
 
     /// Parses the shared strings part from its inflated bytes.
     pub(crate) fn parse(mut reader: impl Read, limits: &Limits) -> Result<SharedStrings> {
-        let mut strings = SharedStrings::default();
+        // The text is gathered as bytes: plain ASCII items (most of them)
+        // are appended without a UTF-8 check of their own; every other item
+        // is validated before it is appended, so the one check at the end
+        // cannot fail.
+        let mut text: Vec<u8> = Vec::new();
+        let mut ends: Vec<usize> = Vec::new();
         let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
         let mut pieces: Vec<Piece> = Vec::new();
         let mut scratch = String::new();
+        let mut unescaped = String::new();
         loop {
             let complete = buffer.is_eof();
             let window = buffer.window();
@@ -72,36 +78,49 @@ impl SharedStrings {
                             .with_offset(buffer.window_offset()));
                         }
                         let unit = &window[..consumed];
-                        let text = simdutf8::basic::from_utf8(unit).map_err(|_| {
-                            Error::new(ErrorKind::InvalidUtf8).with_offset(buffer.window_offset())
-                        })?;
-                        // XML-decode the item's text, then its `_xHHHH_` escapes.
-                        scratch.clear();
-                        for piece in &pieces {
-                            piece
-                                .decode_into(&text[piece.span.start..piece.span.end], &mut scratch)
-                                .map_err(|err| {
-                                    err.into_error().shift_offset(buffer.window_offset())
+                        match plain_ascii_text(unit, &pieces) {
+                            Some(plain) => text.extend_from_slice(plain),
+                            None => {
+                                let item = simdutf8::basic::from_utf8(unit).map_err(|_| {
+                                    let valid = std::str::from_utf8(unit)
+                                        .map_or_else(|err| err.valid_up_to(), |_| 0);
+                                    Error::new(ErrorKind::InvalidUtf8)
+                                        .with_offset(buffer.window_offset() + valid as u64)
                                 })?;
+                                // XML-decode the item's text, then its `_xHHHH_` escapes.
+                                scratch.clear();
+                                for piece in &pieces {
+                                    piece
+                                        .decode_into(
+                                            &item[piece.span.start..piece.span.end],
+                                            &mut scratch,
+                                        )
+                                        .map_err(|err| {
+                                            err.into_error().shift_offset(buffer.window_offset())
+                                        })?;
+                                }
+                                if xml::has_escapes(&scratch) {
+                                    unescaped.clear();
+                                    xml::unescape(&scratch, &mut unescaped);
+                                    text.extend_from_slice(unescaped.as_bytes());
+                                } else {
+                                    text.extend_from_slice(scratch.as_bytes());
+                                }
+                            }
                         }
-                        if xml::has_escapes(&scratch) {
-                            xml::unescape(&scratch, &mut strings.text);
-                        } else {
-                            strings.text.push_str(&scratch);
-                        }
-                        if strings.text.len() as u64 > limits.max_shared_string_bytes {
+                        if text.len() as u64 > limits.max_shared_string_bytes {
                             return Err(Error::limit(
                                 "shared string bytes",
                                 limits.max_shared_string_bytes,
                             ));
                         }
-                        if strings.ends.len() as u64 >= limits.max_shared_strings {
+                        if ends.len() as u64 >= limits.max_shared_strings {
                             return Err(Error::limit(
                                 "shared string count",
                                 limits.max_shared_strings,
                             ));
                         }
-                        strings.ends.push(strings.text.len());
+                        ends.push(text.len());
                     }
                     buffer.consume(consumed);
                 }
@@ -114,10 +133,26 @@ impl SharedStrings {
                 }
             }
         }
-        strings.text.shrink_to_fit();
-        strings.ends.shrink_to_fit();
-        Ok(strings)
+        text.shrink_to_fit();
+        ends.shrink_to_fit();
+        let text = String::from_utf8(text).map_err(|err| {
+            Error::new(ErrorKind::InvalidUtf8).with_offset(err.utf8_error().valid_up_to() as u64)
+        })?;
+        Ok(SharedStrings { text, ends })
     }
+}
+
+/// The text of an item that is one piece of plain ASCII (no references,
+/// no carriage returns, no `_` that could start an `_xHHHH_` escape): it
+/// stands as it is.
+#[inline]
+fn plain_ascii_text<'a>(unit: &'a [u8], pieces: &[Piece]) -> Option<&'a [u8]> {
+    let [piece] = pieces else {
+        return None;
+    };
+    let raw = piece.span.of(unit);
+    (!piece.cdata && raw.is_ascii() && memchr::memchr3(b'&', b'\r', b'_', raw).is_none())
+        .then_some(raw)
 }
 
 /// The fast path for the item shape nearly every writer produces,

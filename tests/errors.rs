@@ -643,6 +643,7 @@ fn invalid_utf8() {
     let err = read_err(&bytes, "invalid UTF-8 in the shared strings");
     assert!(matches!(err.kind(), ErrorKind::InvalidUtf8), "{err:?}");
     assert_mentions(&err, &["xl/sharedStrings.xml"]);
+    assert_eq!(err.location().offset, Some(at as u64));
     // In a sheet name.
     let workbook = book().sheet("Name@", sheet_xml(""));
     let mut workbook_xml = workbook.workbook_xml().into_bytes();
