@@ -627,7 +627,12 @@ fn canonical_cell_attributes(
     }
     if input.get(at..at + 4) == Some(b" t=\"") {
         at += 4;
-        let close = find_byte(input, at, b'"')?;
+        // Most types are one letter (`s`, `b`, `n`, `e`, `d`).
+        let close = if input.get(at + 1) == Some(&b'"') {
+            at + 1
+        } else {
+            find_byte(input, at, b'"')?
+        };
         cell.kind = cell_kind(&input[at..close])?;
         at = close + 1;
     }
@@ -829,6 +834,7 @@ fn read_cell_attributes(input: &[u8], attributes: Span, cell: &mut RawCell) -> R
 }
 
 /// The cell type a `t` attribute names.
+#[inline]
 fn cell_kind(value: &[u8]) -> Option<CellKind> {
     Some(match value {
         b"n" => CellKind::Number,
