@@ -440,6 +440,24 @@ impl SheetScanner {
     }
 }
 
+/// [`find_byte`] for a byte expected within the next eight (the end of a
+/// short value): that word is checked inline, the search called only past
+/// it.
+#[inline(always)]
+fn find_byte_soon(input: &[u8], from: usize, byte: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    if let Some(&word) = input.get(from..).and_then(|rest| rest.first_chunk::<8>()) {
+        let diff = u64::from_le_bytes(word) ^ (ONES * u64::from(byte));
+        let zeros = diff.wrapping_sub(ONES) & !diff & HIGH_BITS;
+        if zeros != 0 {
+            return Some(from + (zeros.trailing_zeros() / 8) as usize);
+        }
+        return find_byte(input, from + 8, byte);
+    }
+    find_byte(input, from, byte)
+}
+
 /// Finds `byte` at or after `from`. The distances inside a cell are short,
 /// so the first 64 bytes are searched eight at a time in a plain word
 /// (setting up a SIMD search costs more than it saves there); memchr beyond.
@@ -733,7 +751,7 @@ fn fast_cell(
         return None;
     }
     let text_start = at + 3;
-    let text_end = find_byte(input, text_start, b'<')?;
+    let text_end = find_byte_soon(input, text_start, b'<')?;
     if input.get(text_end..text_end + 8)? != b"</v></c>" {
         return None;
     }
@@ -1219,9 +1237,16 @@ mod tests {
                     expected,
                     "from {from} byte {byte}"
                 );
+                assert_eq!(
+                    find_byte_soon(&haystack, from, byte),
+                    expected,
+                    "soon: from {from} byte {byte}"
+                );
             }
         }
         assert_eq!(find_byte(b"abc", 3, b'a'), None);
+        assert_eq!(find_byte_soon(b"abc", 3, b'a'), None);
+        assert_eq!(find_byte_soon(b"abcdefghij<", 0, b'<'), Some(10));
     }
 
     #[test]
