@@ -634,8 +634,12 @@ fn canonical_cell_attributes(
             .map(|b| b.wrapping_sub(b'0'))
             .filter(|d| *d < 10)
         {
-            style = style.saturating_mul(10).saturating_add(u32::from(digit));
+            style = style * 10 + u32::from(digit);
             at += 1;
+            // Nine digits cannot overflow; longer ones go the general way.
+            if at - start > 8 {
+                return None;
+            }
         }
         if at == start || *input.get(at)? != b'"' {
             return None;
