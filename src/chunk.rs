@@ -18,8 +18,8 @@ pub(crate) struct ChunkBuffer {
     buf: Vec<u8>,
     start: usize,
     end: usize,
-    /// Offset in the part of `buf[0]`.
-    base: u64,
+    /// Offset in the part of `buf[start]`.
+    offset: u64,
     eof: bool,
     max_unit_bytes: u64,
 }
@@ -36,9 +36,18 @@ impl ChunkBuffer {
             buf: vec![0; chunk_size.max(1)],
             start: 0,
             end: 0,
-            base: 0,
+            offset: 0,
             eof: false,
             max_unit_bytes,
+        }
+    }
+
+    /// A window with no buffer of its own yet, to be fed whole buffers
+    /// with [`take`](Self::take).
+    pub(crate) fn without_buffer(max_unit_bytes: u64) -> ChunkBuffer {
+        ChunkBuffer {
+            buf: Vec::new(),
+            ..ChunkBuffer::with_chunk_size(0, max_unit_bytes)
         }
     }
 
@@ -49,7 +58,7 @@ impl ChunkBuffer {
 
     /// The part offset of the first byte of the window.
     pub(crate) fn window_offset(&self) -> u64 {
-        self.base + self.start as u64
+        self.offset
     }
 
     /// Whether the window holds the rest of the part.
@@ -59,7 +68,42 @@ impl ChunkBuffer {
 
     pub(crate) fn consume(&mut self, count: usize) {
         debug_assert!(self.start + count <= self.end);
-        self.start = (self.start + count).min(self.end);
+        let count = count.min(self.end - self.start);
+        self.start += count;
+        self.offset += count as u64;
+    }
+
+    /// Marks the end of the part: the window holds the rest of it.
+    pub(crate) fn mark_eof(&mut self) {
+        self.eof = true;
+    }
+
+    /// Continues the window with `buffer[headroom..]`, without copying it
+    /// when the window's unconsumed tail fits in the `headroom` bytes before
+    /// the data: the tail is copied there and `buffer` becomes the window's
+    /// buffer. Otherwise (a unit longer than the headroom) the data is
+    /// appended to the window. Returns the buffer no longer used.
+    pub(crate) fn take(&mut self, mut buffer: Vec<u8>, headroom: usize) -> Result<Option<Vec<u8>>> {
+        debug_assert!(buffer.len() >= headroom);
+        let tail = self.end - self.start;
+        if tail <= headroom {
+            let start = headroom - tail;
+            buffer[start..headroom].copy_from_slice(&self.buf[self.start..self.end]);
+            self.start = start;
+            self.end = buffer.len();
+            let used = std::mem::replace(&mut self.buf, buffer);
+            return Ok((used.capacity() > 0).then_some(used));
+        }
+        if tail as u64 >= self.max_unit_bytes {
+            return Err(Error::limit("row or string item size", self.max_unit_bytes)
+                .with_offset(self.offset));
+        }
+        self.buf.copy_within(self.start..self.end, 0);
+        self.buf.truncate(tail);
+        self.buf.extend_from_slice(&buffer[headroom..]);
+        self.start = 0;
+        self.end = self.buf.len();
+        Ok(Some(buffer))
     }
 
     /// Appends at least one more byte to the window, or marks the end of the
@@ -71,14 +115,13 @@ impl ChunkBuffer {
         }
         if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);
-            self.base += self.start as u64;
             self.end -= self.start;
             self.start = 0;
         }
         if self.end == self.buf.len() {
             if self.end as u64 >= self.max_unit_bytes {
                 return Err(Error::limit("row or string item size", self.max_unit_bytes)
-                    .with_offset(self.base));
+                    .with_offset(self.offset));
             }
             let cap = usize::try_from(self.max_unit_bytes)
                 .unwrap_or(usize::MAX)
@@ -123,6 +166,46 @@ mod tests {
             buffer.window(),
             &data[offset..offset + buffer.window().len()]
         );
+    }
+
+    #[test]
+    fn takes_whole_buffers_copying_only_the_tail() {
+        const HEADROOM: usize = 4;
+        let with_headroom = |data: &[u8]| [&[0u8; HEADROOM][..], data].concat();
+        let mut buffer = ChunkBuffer::without_buffer(1 << 20);
+        // Nothing to give back for the empty start.
+        assert!(
+            buffer
+                .take(with_headroom(b"abcdef"), HEADROOM)
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(buffer.window(), b"abcdef");
+        buffer.consume(4);
+        // A tail of two fits in the headroom: the new buffer becomes the window.
+        let used = buffer.take(with_headroom(b"ghij"), HEADROOM).unwrap();
+        assert_eq!(used.as_deref(), Some(&with_headroom(b"abcdef")[..]));
+        assert_eq!(buffer.window(), b"efghij");
+        assert_eq!(buffer.window_offset(), 4);
+        // A tail of six does not: the data is appended and the buffer handed back.
+        let used = buffer.take(with_headroom(b"kl"), HEADROOM).unwrap();
+        assert_eq!(used.as_deref(), Some(&with_headroom(b"kl")[..]));
+        assert_eq!(buffer.window(), b"efghijkl");
+        assert_eq!(buffer.window_offset(), 4);
+        buffer.consume(7);
+        assert!(
+            buffer
+                .take(with_headroom(b"m"), HEADROOM)
+                .unwrap()
+                .is_some()
+        );
+        assert_eq!(buffer.window(), b"lm");
+        assert_eq!(buffer.window_offset(), 11);
+        // The unit limit holds when appending.
+        let mut small = ChunkBuffer::without_buffer(3);
+        small.take(with_headroom(b"abcdefgh"), HEADROOM).unwrap();
+        let err = small.take(with_headroom(b"i"), HEADROOM).unwrap_err();
+        assert!(err.to_string().contains("row or string item size"), "{err}");
     }
 
     #[test]

@@ -145,6 +145,7 @@ mod number;
 mod number_format;
 mod package;
 mod parallel;
+mod pipe;
 mod range;
 mod rows;
 mod scan;

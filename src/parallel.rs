@@ -10,11 +10,10 @@
 //! flag, checked once per row, and the slot for the first failure.
 
 use std::any::Any;
-use std::io::{self, Read, Seek};
+use std::io::{Read, Seek};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::{self, Scope};
 
 use crossbeam_deque::{Injector, Stealer, Worker};
@@ -24,13 +23,9 @@ use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::package::archive::Archive;
 use crate::package::{SheetInfo, SheetKind};
+use crate::pipe::Pipe;
 use crate::rows::{SheetContext, SheetRows};
 use crate::workbook::{RowFlow, SheetSelector, Workbook};
-
-/// Bytes per buffer handed from the inflate thread to the scan thread.
-const PIPE_CHUNK: usize = 256 * 1024;
-/// Buffers in flight between the two threads of a pipelined sheet.
-const PIPE_BUFFERS: usize = 4;
 
 /// A parallel read of a workbook, set up by [`Workbook::parallel`].
 ///
@@ -314,14 +309,8 @@ impl Job<'_> {
     {
         let sheet = &self.sheets[position];
         let mut rows = if self.pipelined {
-            let reader = spawn_inflater(scope, archive.clone(), sheet, self.limits);
-            SheetRows::new(
-                Box::new(reader),
-                self.context,
-                sheet.name(),
-                sheet.part(),
-                &self.limits,
-            )
+            let pipe = Pipe::spawn(scope, archive.clone(), sheet, self.limits);
+            SheetRows::from_pipe(pipe, self.context, sheet.name(), sheet.part(), &self.limits)
         } else {
             let source = archive
                 .open_part(sheet.part(), self.limits.max_part_bytes, &self.limits)
@@ -359,119 +348,4 @@ fn next_task(
         .find(|steal| !steal.is_retry())
         .and_then(|steal| steal.success())
     })
-}
-
-/// Starts a thread that inflates a sheet's part into recycled buffers and
-/// returns the reading end. The thread ends at the end of the part, on an
-/// error (passed on to the reader), or when the reader is dropped.
-fn spawn_inflater<'scope, 'env, R>(
-    scope: &'scope Scope<'scope, 'env>,
-    mut archive: Archive<R>,
-    sheet: &'env SheetInfo,
-    limits: Limits,
-) -> PipeReader
-where
-    R: Read + Seek + Send + 'env,
-{
-    let (full_sender, full) = sync_channel::<io::Result<Vec<u8>>>(PIPE_BUFFERS);
-    // Bounded channels both ways: their slots are allocated once (an
-    // unbounded channel allocates a block every few dozen messages), and
-    // sending an empty buffer back never blocks, as there are only
-    // PIPE_BUFFERS of them.
-    let (empty, empty_receiver) = sync_channel::<Vec<u8>>(PIPE_BUFFERS);
-    for _ in 0..PIPE_BUFFERS {
-        // Cannot fail: the receiver is alive.
-        let _ = empty.send(Vec::with_capacity(PIPE_CHUNK));
-    }
-    scope.spawn(move || inflate_into(&mut archive, sheet, &limits, &full_sender, &empty_receiver));
-    PipeReader {
-        full,
-        empty,
-        current: Vec::new(),
-        position: 0,
-        done: false,
-    }
-}
-
-fn inflate_into<R: Read + Seek>(
-    archive: &mut Archive<R>,
-    sheet: &SheetInfo,
-    limits: &Limits,
-    full: &SyncSender<io::Result<Vec<u8>>>,
-    empty: &Receiver<Vec<u8>>,
-) {
-    let mut source = match archive.open_part(sheet.part(), limits.max_part_bytes, limits) {
-        Ok(source) => source,
-        Err(err) => {
-            let _ = full.send(Err(err.with_sheet(sheet.name()).into()));
-            return;
-        }
-    };
-    // Each buffer goes back and forth; the loop ends when the reader is gone.
-    while let Ok(mut buffer) = empty.recv() {
-        buffer.resize(PIPE_CHUNK, 0);
-        let mut filled = 0;
-        while filled < buffer.len() {
-            match source.read(&mut buffer[filled..]) {
-                Ok(0) => break,
-                Ok(count) => filled += count,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                Err(err) => {
-                    let _ = full.send(Err(err));
-                    return;
-                }
-            }
-        }
-        buffer.truncate(filled);
-        let at_end = filled < PIPE_CHUNK;
-        if full.send(Ok(buffer)).is_err() || at_end {
-            if at_end {
-                let _ = full.send(Ok(Vec::new()));
-            }
-            return;
-        }
-    }
-}
-
-/// The scan thread's end of the pipe: reads the buffers the inflate thread
-/// fills and hands each back once it is used up.
-struct PipeReader {
-    full: Receiver<io::Result<Vec<u8>>>,
-    empty: SyncSender<Vec<u8>>,
-    current: Vec<u8>,
-    position: usize,
-    done: bool,
-}
-
-impl Read for PipeReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            if self.position < self.current.len() {
-                let count = buf.len().min(self.current.len() - self.position);
-                buf[..count].copy_from_slice(&self.current[self.position..self.position + count]);
-                self.position += count;
-                return Ok(count);
-            }
-            if self.done {
-                return Ok(0);
-            }
-            if self.current.capacity() > 0 {
-                // The inflate thread may be gone already; then the buffer is simply dropped.
-                let _ = self.empty.send(std::mem::take(&mut self.current));
-            }
-            self.position = 0;
-            match self.full.recv() {
-                Ok(Ok(chunk)) if chunk.is_empty() => self.done = true,
-                Ok(Ok(chunk)) => self.current = chunk,
-                Ok(Err(err)) => {
-                    self.done = true;
-                    return Err(err);
-                }
-                Err(_) => {
-                    self.done = true;
-                    return Err(io::Error::other("the inflate thread stopped early"));
-                }
-            }
-        }
-    }
 }

@@ -17,6 +17,7 @@ use crate::date::{DateSystem, DateTime, parse_iso_datetime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::number::{parse_index, parse_number};
+use crate::pipe::Pipe;
 use crate::scan::{CellKind, Parsed, PieceRange, RawCell, RawRow, Scan, SheetScanner};
 use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
@@ -50,9 +51,7 @@ pub(crate) struct SheetContext<'a> {
 /// # }
 /// ```
 pub struct SheetRows<'a> {
-    /// The inflated part, boxed so the reader's type does not depend on
-    /// where the bytes come from (one dynamic call per chunk, not per cell).
-    source: Box<dyn Read + 'a>,
+    source: Source<'a>,
     buffer: ChunkBuffer,
     scanner: SheetScanner,
     raw: RawRow,
@@ -67,6 +66,16 @@ pub struct SheetRows<'a> {
     max_row_bytes: u64,
 }
 
+/// Where a sheet's inflated bytes come from.
+enum Source<'a> {
+    /// Read into the window, chunk by chunk; boxed so the reader's type does
+    /// not depend on where the bytes come from (one dynamic call per chunk,
+    /// not per cell).
+    Reader(Box<dyn Read + 'a>),
+    /// Whole buffers from an inflate thread, scanned where they lie.
+    Pipe(Pipe),
+}
+
 impl<'a> SheetRows<'a> {
     pub(crate) fn new(
         source: Box<dyn Read + 'a>,
@@ -75,9 +84,45 @@ impl<'a> SheetRows<'a> {
         part: &'a str,
         limits: &Limits,
     ) -> Self {
+        SheetRows::with_source(
+            Source::Reader(source),
+            ChunkBuffer::new(limits.max_row_bytes),
+            context,
+            sheet_name,
+            part,
+            limits,
+        )
+    }
+
+    /// Rows of a sheet inflated on another thread.
+    pub(crate) fn from_pipe(
+        pipe: Pipe,
+        context: SheetContext<'a>,
+        sheet_name: &'a str,
+        part: &'a str,
+        limits: &Limits,
+    ) -> Self {
+        SheetRows::with_source(
+            Source::Pipe(pipe),
+            ChunkBuffer::without_buffer(limits.max_row_bytes),
+            context,
+            sheet_name,
+            part,
+            limits,
+        )
+    }
+
+    fn with_source(
+        source: Source<'a>,
+        buffer: ChunkBuffer,
+        context: SheetContext<'a>,
+        sheet_name: &'a str,
+        part: &'a str,
+        limits: &Limits,
+    ) -> Self {
         SheetRows {
             source,
-            buffer: ChunkBuffer::new(limits.max_row_bytes),
+            buffer,
             scanner: SheetScanner::new(),
             raw: RawRow::default(),
             arena: Bump::new(),
@@ -171,11 +216,19 @@ impl<'a> SheetRows<'a> {
                     if complete {
                         return Err(Error::xml("the part ends inside a row"));
                     }
-                    self.buffer.fill(&mut self.source)?;
+                    match &mut self.source {
+                        Source::Reader(reader) => self.buffer.fill(reader)?,
+                        Source::Pipe(pipe) => pipe.fill(&mut self.buffer)?,
+                    }
                 }
                 Scan::End => {
                     // Read the rest so the archive's CRC check runs.
-                    io::copy(&mut self.source, &mut io::sink())?;
+                    match &mut self.source {
+                        Source::Reader(reader) => {
+                            io::copy(reader, &mut io::sink())?;
+                        }
+                        Source::Pipe(pipe) => pipe.drain()?,
+                    }
                     return Ok(None);
                 }
             }

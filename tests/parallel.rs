@@ -272,6 +272,54 @@ fn a_lone_sheet_is_pipelined_with_the_same_rows() {
     assert_eq!(parallel(&workbook, 0).unwrap(), expected);
 }
 
+/// Rows of different lengths around the pipe's buffer size (256 KiB) and
+/// the room kept before each buffer for the tail of the one before (64
+/// KiB): short rows, rows longer than that room, and rows longer than a
+/// whole buffer, so every way a row can straddle buffers is taken.
+#[test]
+fn rows_longer_than_a_pipe_buffer_arrive_whole() {
+    let widths = [3, 5_000, 2, 16_384, 1, 1, 9_000, 2_000, 4, 12_000, 7];
+    let mut rows = String::new();
+    for (index, &width) in widths.iter().cycle().take(60).enumerate() {
+        let row = index + 1;
+        rows.push_str(&format!(r#"<row r="{row}">"#));
+        for column in 0..width {
+            rows.push_str(&format!(
+                r#"<c r="{}{row}"><v>{}</v></c>"#,
+                column_name(column),
+                row * 100_000 + column
+            ));
+        }
+        rows.push_str("</row>");
+    }
+    let workbook = Workbook::from_bytes(book().sheet("Wide", sheet_xml(&rows)).build()).unwrap();
+    assert!(rows.len() > 6 << 20, "{} bytes of rows", rows.len());
+    let mut reopened =
+        Workbook::from_bytes(book().sheet("Wide", sheet_xml(&rows)).build()).unwrap();
+    let expected = serial(&mut reopened).unwrap();
+    assert_eq!(expected[&0].len(), 60);
+    let widest = &expected[&0][3];
+    assert!(
+        widest.ends_with(" XFD4=Number(416383.0)"),
+        "{}",
+        &widest[widest.len() - 40..]
+    );
+    assert_eq!(pipelined(&workbook).unwrap(), expected);
+}
+
+fn column_name(mut index: usize) -> String {
+    let mut name = Vec::new();
+    loop {
+        name.push(b'A' + (index % 26) as u8);
+        if index < 26 {
+            break;
+        }
+        index = index / 26 - 1;
+    }
+    name.reverse();
+    String::from_utf8(name).unwrap()
+}
+
 #[test]
 fn selecting_sheets_by_name_and_refusing_unknown_ones() {
     let workbook = Workbook::from_bytes(eight_sheets()).unwrap();
