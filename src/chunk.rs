@@ -52,20 +52,24 @@ impl ChunkBuffer {
     }
 
     /// The bytes read and not yet consumed.
+    #[inline]
     pub(crate) fn window(&self) -> &[u8] {
         &self.buf[self.start..self.end]
     }
 
     /// The part offset of the first byte of the window.
+    #[inline]
     pub(crate) fn window_offset(&self) -> u64 {
         self.offset
     }
 
     /// Whether the window holds the rest of the part.
+    #[inline]
     pub(crate) fn is_eof(&self) -> bool {
         self.eof
     }
 
+    #[inline]
     pub(crate) fn consume(&mut self, count: usize) {
         debug_assert!(self.start + count <= self.end);
         let count = count.min(self.end - self.start);

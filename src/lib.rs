@@ -130,6 +130,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod bytes;
 mod cell;
 mod chunk;
 mod count;

@@ -10,6 +10,7 @@
 //! of any size. Positions in a [`RawRow`] are offsets into the window; the
 //! reader resolves them into values.
 
+use crate::bytes::{find_byte, find_byte_soon};
 use crate::cell::{MAX_COLUMN, MAX_ROW, parse_reference, parse_row_number};
 use crate::error::{Error, ErrorKind, Result};
 use crate::number;
@@ -438,56 +439,6 @@ impl SheetScanner {
             }
         }
     }
-}
-
-/// [`find_byte`] for a byte expected within the next eight (the end of a
-/// short value): that word is checked inline, the search called only past
-/// it.
-#[inline(always)]
-fn find_byte_soon(input: &[u8], from: usize, byte: u8) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-    if let Some(&word) = input.get(from..).and_then(|rest| rest.first_chunk::<8>()) {
-        let diff = u64::from_le_bytes(word) ^ (ONES * u64::from(byte));
-        let zeros = diff.wrapping_sub(ONES) & !diff & HIGH_BITS;
-        if zeros != 0 {
-            return Some(from + (zeros.trailing_zeros() / 8) as usize);
-        }
-        return find_byte(input, from + 8, byte);
-    }
-    find_byte(input, from, byte)
-}
-
-/// Finds `byte` at or after `from`. The distances inside a cell are short,
-/// so the first 64 bytes are searched eight at a time in a plain word
-/// (setting up a SIMD search costs more than it saves there); memchr beyond.
-#[inline]
-fn find_byte(input: &[u8], from: usize, byte: u8) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-    let pattern = ONES * u64::from(byte);
-    let near = input.len().min(from.saturating_add(64));
-    let mut at = from;
-    while at + 8 <= near {
-        let Ok(word) = <[u8; 8]>::try_from(&input[at..at + 8]) else {
-            break;
-        };
-        // Bytes equal to `byte` become zero; the lowest flagged byte is the
-        // first zero (flags above it may be false, never below).
-        let diff = u64::from_le_bytes(word) ^ pattern;
-        let zeros = diff.wrapping_sub(ONES) & !diff & HIGH_BITS;
-        if zeros != 0 {
-            return Some(at + (zeros.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    while at < near {
-        if input[at] == byte {
-            return Some(at);
-        }
-        at += 1;
-    }
-    memchr::memchr(byte, input.get(near..)?).map(|found| near + found)
 }
 
 /// Reads the attributes of a start tag on the fast path: `name="value"`
@@ -1225,32 +1176,6 @@ mod tests {
             ]
         );
         assert_eq!(rows[3].1, [seen(5, 1, CellKind::Date, "2024-01-02")]);
-    }
-
-    #[test]
-    fn find_byte_agrees_with_a_plain_search() {
-        let haystack: Vec<u8> = (0..300u32).map(|i| (i * 7 % 13) as u8 + b'a').collect();
-        for from in 0..haystack.len() {
-            for byte in b'a'..=b'n' {
-                let expected = haystack[from..]
-                    .iter()
-                    .position(|&b| b == byte)
-                    .map(|p| from + p);
-                assert_eq!(
-                    find_byte(&haystack, from, byte),
-                    expected,
-                    "from {from} byte {byte}"
-                );
-                assert_eq!(
-                    find_byte_soon(&haystack, from, byte),
-                    expected,
-                    "soon: from {from} byte {byte}"
-                );
-            }
-        }
-        assert_eq!(find_byte(b"abc", 3, b'a'), None);
-        assert_eq!(find_byte_soon(b"abc", 3, b'a'), None);
-        assert_eq!(find_byte_soon(b"abcdefghij<", 0, b'<'), Some(10));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 use std::io::Read;
 
+use crate::bytes::{find_byte, is_plain_text};
 use crate::chunk::ChunkBuffer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
@@ -151,11 +152,7 @@ fn plain_ascii_text<'a>(unit: &'a [u8], pieces: &[Piece]) -> Option<&'a [u8]> {
         return None;
     };
     let raw = piece.span.of(unit);
-    // One pass without early exits (the items are short): it vectorises.
-    let plain = raw.iter().fold(true, |plain, &byte| {
-        plain & (byte < 0x80) & (byte != b'&') & (byte != b'\r') & (byte != b'_')
-    });
-    (plain && !piece.cdata).then_some(raw)
+    (!piece.cdata && is_plain_text(raw)).then_some(raw)
 }
 
 /// The fast path for the item shape nearly every writer produces,
@@ -172,7 +169,7 @@ fn plain_item(input: &[u8]) -> Option<(Piece, usize)> {
     } else {
         return None;
     };
-    let end = start + memchr::memchr(b'<', &input[start..])?;
+    let end = find_byte(input, start, b'<')?;
     if !input[end..].starts_with(END) {
         return None;
     }

@@ -19,10 +19,12 @@ pub(crate) struct Span {
 }
 
 impl Span {
+    #[inline]
     pub(crate) fn new(start: usize, end: usize) -> Span {
         Span { start, end }
     }
 
+    #[inline]
     pub(crate) fn of<'a>(&self, input: &'a [u8]) -> &'a [u8] {
         &input[self.start..self.end]
     }
