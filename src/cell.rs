@@ -31,6 +31,7 @@ pub enum Value<'a> {
 
 impl Value<'_> {
     /// The number, if this is a number.
+    #[inline]
     pub fn as_f64(&self) -> Option<f64> {
         match *self {
             Value::Number(number) => Some(number),
@@ -39,6 +40,7 @@ impl Value<'_> {
     }
 
     /// The text, if this is text.
+    #[inline]
     pub fn as_str(&self) -> Option<&str> {
         match *self {
             Value::Text(text) => Some(text),
@@ -64,16 +66,19 @@ pub struct Cell<'a> {
 
 impl<'a> Cell<'a> {
     /// The row index, 0-based (row 1 is 0).
+    #[inline]
     pub fn row(&self) -> u32 {
         self.row
     }
 
     /// The column index, 0-based (column A is 0).
+    #[inline]
     pub fn column(&self) -> u32 {
         self.column
     }
 
     /// The cell's A1 reference.
+    #[inline]
     pub fn reference(&self) -> CellRef {
         CellRef {
             row: self.row,
@@ -82,11 +87,13 @@ impl<'a> Cell<'a> {
     }
 
     /// The index of the cell's style (`cellXfs` entry); 0 when it has none.
+    #[inline]
     pub fn style(&self) -> u32 {
         self.style
     }
 
     /// The value.
+    #[inline]
     pub fn value(&self) -> Value<'a> {
         self.value
     }
@@ -95,6 +102,7 @@ impl<'a> Cell<'a> {
     /// ([`SheetRows::with_formulas`](crate::SheetRows::with_formulas)) and
     /// the cell has one written out (cells that share a formula written on
     /// another cell have none of their own).
+    #[inline]
     pub fn formula(&self) -> Option<&'a str> {
         self.formula
     }
@@ -109,16 +117,19 @@ pub struct Row<'a> {
 
 impl<'a> Row<'a> {
     /// The row index, 0-based (row 1 is 0).
+    #[inline]
     pub fn index(&self) -> u32 {
         self.index
     }
 
     /// The cells that hold a value, in the order the file stores them.
+    #[inline]
     pub fn cells(&self) -> &'a [Cell<'a>] {
         self.cells
     }
 
     /// The cell in a column (0-based), if it holds a value.
+    #[inline]
     pub fn get(&self, column: u32) -> Option<&'a Cell<'a>> {
         self.cells.iter().find(|cell| cell.column == column)
     }

@@ -45,6 +45,7 @@ pub struct SheetCounts {
 
 impl SheetCounts {
     /// Adds one row's cells.
+    #[inline]
     pub fn add_row(&mut self, row: &Row<'_>) {
         self.rows += 1;
         for cell in row.cells() {
@@ -53,6 +54,7 @@ impl SheetCounts {
     }
 
     /// Adds one value.
+    #[inline]
     pub fn add_value(&mut self, value: Value<'_>) {
         self.cells += 1;
         match value {

@@ -60,6 +60,7 @@ impl DateTime {
     /// A date and time from its serial day number in `system`; the fraction is
     /// the time of day. Any value is accepted; [`to_civil`](Self::to_civil)
     /// says whether it stands for a printable date.
+    #[inline]
     pub fn from_serial(serial: f64, system: DateSystem) -> Self {
         Self {
             serial,
@@ -83,11 +84,13 @@ impl DateTime {
     }
 
     /// The serial day number.
+    #[inline]
     pub fn serial(&self) -> f64 {
         self.serial
     }
 
     /// The date system the serial counts in.
+    #[inline]
     pub fn system(&self) -> DateSystem {
         self.system
     }
