@@ -353,13 +353,15 @@ impl SheetScanner {
                 self.next_row = index + 1;
                 return Ok(Some(pos + 6));
             }
-            if let Some((cell, end)) =
-                fast_cell(input, pos, &reference, next_column, &mut row.pieces)
-            {
-                next_column = cell.column + 1;
-                if cell.value.is_some() {
-                    row.cells.push(cell);
-                }
+            if let Some((column, end)) = fast_cell(
+                input,
+                pos,
+                &reference,
+                next_column,
+                &mut row.cells,
+                &mut row.pieces,
+            ) {
+                next_column = column + 1;
                 pos = end;
                 continue;
             }
@@ -643,23 +645,29 @@ fn reference_row(input: &[u8], mut at: usize, cell: &mut RawCell) -> Option<usiz
 
 /// The fast path for the cell shape nearly every writer produces:
 /// `<c attributes/>` or `<c attributes><v>text</v></c>`, unprefixed, with
-/// nothing between the tags. Returns the cell and the position after it,
-/// or None, with nothing recorded, for anything else (a formula, an inline
-/// string, a comment, a prefix, whitespace, a malformed attribute, a cell
-/// cut off by the end of the window), which the general path then reads
-/// and reports on.
+/// nothing between the tags. Returns the cell's column and the position
+/// after it, or None, with nothing recorded, for anything else (a formula,
+/// an inline string, a comment, a prefix, whitespace, a malformed
+/// attribute, a cell cut off by the end of the window), which the general
+/// path then reads and reports on.
+///
+/// The cell is written straight into its slot in `cells` (and taken out
+/// again when it has no value or the fast path gives up): assembled on the
+/// stack and moved, its fields' narrow stores would be read back as wide
+/// loads, which the processor cannot forward, for every cell.
 #[inline]
 fn fast_cell(
     input: &[u8],
     pos: usize,
     row: &RowReference,
     next_column: u32,
+    cells: &mut Vec<RawCell>,
     pieces: &mut Vec<Piece>,
-) -> Option<(RawCell, usize)> {
+) -> Option<(u32, usize)> {
     if input.get(pos..pos + 3)? != b"<c " {
         return None;
     }
-    let mut cell = RawCell {
+    cells.push(RawCell {
         row: row.index,
         column: next_column,
         style: 0,
@@ -668,14 +676,40 @@ fn fast_cell(
         parsed: Parsed::No,
         formula: None,
         offset: pos,
-    };
-    let (close, self_closing) = match canonical_cell_attributes(input, pos + 3, row, &mut cell) {
+    });
+    let cell = cells.last_mut()?;
+    match read_fast_cell(input, pos, row, cell, pieces) {
+        Some(end) => {
+            let column = cell.column;
+            if cell.value.is_none() {
+                cells.pop();
+            }
+            Some((column, end))
+        }
+        None => {
+            cells.pop();
+            None
+        }
+    }
+}
+
+/// The body of [`fast_cell`]: reads the cell at `pos` into `cell`.
+/// Returns the position after it.
+#[inline(always)]
+fn read_fast_cell(
+    input: &[u8],
+    pos: usize,
+    row: &RowReference,
+    cell: &mut RawCell,
+    pieces: &mut Vec<Piece>,
+) -> Option<usize> {
+    let (close, self_closing) = match canonical_cell_attributes(input, pos + 3, row, cell) {
         Some(found) => found,
-        None => general_cell_attributes(input, pos + 3, &mut cell)?,
+        None => general_cell_attributes(input, pos + 3, cell)?,
     };
     let at = close + 1;
     if self_closing {
-        return Some((cell, at));
+        return Some(at);
     }
     if cell.kind == CellKind::InlineString {
         // `<is><t>text</t></is>`, the shape writers of inline strings use.
@@ -700,7 +734,7 @@ fn fast_cell(
             start,
             end: start + 1,
         });
-        return Some((cell, text_end + 13));
+        return Some(text_end + 13);
     }
     if input.get(at..at + 3)? != b"<v>" {
         return None;
@@ -736,7 +770,7 @@ fn fast_cell(
     } else {
         cell.value = Some(PieceRange { start, end: start });
     }
-    Some((cell, text_end + 8))
+    Some(text_end + 8)
 }
 
 /// The error for an end tag that does not close the innermost open element.
