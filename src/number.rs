@@ -64,7 +64,7 @@ fn parse_other_number(text: &[u8]) -> Option<f64> {
 
 /// The fast path: `-?digits(.digits)?` with at most 19 digits in all (so
 /// the mantissa fits in a `u64`), read exactly (see the module docs).
-#[inline]
+#[inline(always)]
 pub(crate) fn parse_decimal(text: &[u8]) -> Option<f64> {
     let (negative, body) = match text {
         [b'-', rest @ ..] => (true, rest),
