@@ -92,10 +92,11 @@ fn main() {
             continue;
         }
         let workbook = Workbook::open(&path).expect("open");
+        // Short runs vary more (thread start-up, scheduling): more of them.
         let runs = if recipe.rows * recipe.sheets >= 1_000_000 {
-            3
+            5
         } else {
-            10
+            40
         };
         let mut thread_counts = vec![1, 2];
         if cores > 2 {
