@@ -18,9 +18,11 @@ use crate::xml::{self, Attributes, Piece, Span, Step, Token};
 use smallvec::SmallVec;
 
 /// A row's attributes: already read by the fast path (the row index, if
-/// given), or still to be read from their span.
+/// given, and how its cells spell it when `r` came first), or still to be
+/// read from their span.
 #[derive(Debug, Clone, Copy)]
 enum RowAttributes {
+    Spelled(RowReference),
     Parsed(Option<u32>),
     Raw(Span),
 }
@@ -81,6 +83,37 @@ struct RowReference {
 }
 
 impl RowReference {
+    /// The row number written at `at`: one to seven digits and a closing
+    /// quote, read as they stand. Returns it and the position after the
+    /// quote; None for anything else (leading zeros included: the cells
+    /// would not spell the number that way).
+    #[inline]
+    fn spelled_at(input: &[u8], at: usize) -> Option<(RowReference, usize)> {
+        let word = u64::from_le_bytes(*input.get(at..)?.first_chunk::<8>()?);
+        let bytes = word.to_le_bytes();
+        let mut number: u32 = 0;
+        let mut digits = 0;
+        while digits < 7 {
+            let digit = bytes[digits].wrapping_sub(b'0');
+            if digit >= 10 {
+                break;
+            }
+            number = number * 10 + u32::from(digit);
+            digits += 1;
+        }
+        if digits == 0 || bytes[digits] != b'"' || bytes[0] == b'0' || number > MAX_ROW + 1 {
+            return None;
+        }
+        let mask = u64::MAX >> (8 * (7 - digits));
+        let reference = RowReference {
+            index: number - 1,
+            word: word & mask,
+            mask,
+            digits,
+        };
+        Some((reference, at + digits + 1))
+    }
+
     fn new(index: u32) -> RowReference {
         // At most 7 digits: rows end at 1048576.
         let mut reversed = [0u8; 7];
@@ -224,8 +257,7 @@ impl SheetScanner {
             return Ok(Scan::End);
         }
         loop {
-            if let Some((index, next, self_closing)) = fast_row_start(input, pos) {
-                let attributes = RowAttributes::Parsed(index);
+            if let Some((attributes, next, self_closing)) = fast_row_start(input, pos) {
                 match self.scan_row(input, pos, next, attributes, self_closing, complete, row)? {
                     Some(end) => return Ok(Scan::Row { consumed: end }),
                     None => return Ok(Scan::NeedMore { consumed: pos }),
@@ -310,7 +342,13 @@ impl SheetScanner {
         row.cells.clear();
         row.pieces.clear();
         let mut index = self.next_row;
+        let mut spelled = None;
         let attributes = match attributes {
+            RowAttributes::Spelled(reference) => {
+                index = reference.index;
+                spelled = Some(reference);
+                Span::default()
+            }
             RowAttributes::Parsed(Some(explicit)) => {
                 index = explicit;
                 Span::default()
@@ -318,9 +356,15 @@ impl SheetScanner {
             RowAttributes::Parsed(None) => Span::default(),
             RowAttributes::Raw(span) => span,
         };
+        let mut seen_r = false;
         for attribute in Attributes::new(input, attributes) {
             let (key, value) = attribute.map_err(xml_error)?;
             if key == b"r" {
+                if std::mem::replace(&mut seen_r, true) {
+                    return Err(
+                        Error::xml("the attribute `r` appears twice").with_offset(tag_start as u64)
+                    );
+                }
                 let value = value.of(input);
                 index = parse_row_number(trim(value)).ok_or_else(|| {
                     Error::new(ErrorKind::CellReference(format!(
@@ -347,7 +391,7 @@ impl SheetScanner {
         let mut next_column: u32 = 0;
         // Elements other than cells open in the row (rare), to check nesting.
         let mut open: SmallVec<[Span; 4]> = SmallVec::new();
-        let reference = RowReference::new(index);
+        let reference = spelled.unwrap_or_else(|| RowReference::new(index));
         loop {
             if open.is_empty() && input.get(pos..pos + 6) == Some(b"</row>") {
                 self.next_row = index + 1;
@@ -488,19 +532,34 @@ fn fast_attributes(
 /// (when it has `r`), the position after the tag and whether it is
 /// self-closing. None for anything unusual; the general path takes over.
 #[inline]
-fn fast_row_start(input: &[u8], pos: usize) -> Option<(Option<u32>, usize, bool)> {
+fn fast_row_start(input: &[u8], pos: usize) -> Option<(RowAttributes, usize, bool)> {
     let rest = input.get(pos..pos + 5)?;
     if &rest[..4] != b"<row" || !matches!(rest[4], b' ' | b'>' | b'/') {
         return None;
     }
+    // `r` first, as writers put it: its digits and quote are the word the
+    // row's cell references are compared with.
+    if input.get(pos + 4..pos + 8) == Some(b" r=\"")
+        && let Some((reference, after)) = RowReference::spelled_at(input, pos + 8)
+    {
+        let (close, self_closing) = fast_attributes(input, after, |name, _| {
+            // A second `r` is for the general path to report.
+            (name != b"r").then_some(())
+        })?;
+        return Some((RowAttributes::Spelled(reference), close + 1, self_closing));
+    }
     let mut index = None;
     let (close, self_closing) = fast_attributes(input, pos + 4, |name, value| {
         if name == b"r" {
+            // A second `r` is for the general path to report.
+            if index.is_some() {
+                return None;
+            }
             index = Some(parse_row_number(value)?);
         }
         Some(())
     })?;
-    Some((index, close + 1, self_closing))
+    Some((RowAttributes::Parsed(index), close + 1, self_closing))
 }
 
 /// A cell's attributes in any order on the fast path (see
@@ -678,7 +737,15 @@ fn fast_cell(
         offset: pos,
     });
     let cell = cells.last_mut()?;
+    let pieces_before = pieces.len();
     match read_fast_cell(input, pos, row, cell, pieces) {
+        // A cell without `r` after one in column XFD is past the last
+        // column: the general path reports it.
+        Some(_) if cell.column > MAX_COLUMN => {
+            cells.pop();
+            pieces.truncate(pieces_before);
+            None
+        }
         Some(end) => {
             let column = cell.column;
             if cell.value.is_none() {
@@ -1268,6 +1335,40 @@ mod tests {
                 ]
             )
         );
+        // Row numbers spelled with leading zeros, after other attributes,
+        // or not at all: the cells' references are still read right.
+        let rows = scan_every_way(concat!(
+            "<worksheet><sheetData>",
+            "<row r=\"007\"><c r=\"A7\"><v>1</v></c><c r=\"B007\"><v>2</v></c></row>",
+            "<row spans=\"1:2\" r=\"12\"><c r=\"A12\"><v>3</v></c></row>",
+            "<row><c r=\"A13\"><v>4</v></c><c><v>5</v></c></row>",
+            "</sheetData></worksheet>"
+        ));
+        assert_eq!(
+            rows,
+            [
+                (
+                    6,
+                    vec![
+                        seen(6, 0, CellKind::Number, "1"),
+                        seen(6, 1, CellKind::Number, "2")
+                    ]
+                ),
+                (11, vec![seen(11, 0, CellKind::Number, "3")]),
+                (
+                    12,
+                    vec![
+                        seen(12, 0, CellKind::Number, "4"),
+                        seen(12, 1, CellKind::Number, "5")
+                    ]
+                ),
+            ]
+        );
+        // A second `r` on a row is refused, wherever the first one was.
+        for row in ["<row r=\"1\" r=\"2\">", "<row s=\"1\" r=\"1\" r=\"2\">"] {
+            let xml = format!("<worksheet><sheetData>{row}</row></sheetData></worksheet>");
+            assert!(scan_in_chunks(&xml, 64).is_err(), "{xml}");
+        }
         // A reference past the last row is an error, in any row.
         assert!(
             scan_in_chunks(

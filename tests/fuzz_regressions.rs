@@ -338,6 +338,22 @@ fn malformed_markup_is_refused_wherever_it_is() {
     }
 }
 
+/// Found by `scan_sheet`: a cell without `r` after one in column XFD is
+/// past the last column. The fast path took it (with column 16385) when the
+/// whole cell was in the window; only the general path, taken when the
+/// window cut the cell, refused it.
+#[test]
+fn a_cell_after_xfd_without_a_reference_is_refused() {
+    for xml in [
+        &b"<sheetData><row r=\"1\"><c r=\"XFD1\"><v>1</v></c><c><v>2</v></c></row></sheetData>"[..],
+        b"<sheetData><row r=\"1\"><c r=\"XFD1\"><v>1</v></c><c t=\"d\"><v>2024-01-01</v></c></row></sheetData>",
+        b"<sheetData><row r=\"1\"><c r=\"XFD1\" s=\"1\"/><c s=\"1\"/></row></sheetData>",
+    ] {
+        let err = assert_fails(xml, |kind| matches!(kind, ErrorKind::CellReference(_)));
+        assert_eq!(err.location().row, Some(1));
+    }
+}
+
 #[test]
 fn truncated_sheets_are_refused() {
     for xml in [
