@@ -908,7 +908,7 @@ fn read_cell_attributes(input: &[u8], attributes: Span, cell: &mut RawCell) -> R
 }
 
 /// The cell type a `t` attribute names.
-#[inline]
+#[inline(always)]
 fn cell_kind(value: &[u8]) -> Option<CellKind> {
     Some(match value {
         b"n" => CellKind::Number,
