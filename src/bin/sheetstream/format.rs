@@ -37,10 +37,36 @@ pub fn json_string(out: &mut Vec<u8>, text: &str) {
 /// double: plain digits for everyday magnitudes, an exponent otherwise.
 pub fn number(out: &mut String, value: f64) {
     let magnitude = value.abs();
+    // Whole numbers (most cells): their digits, as `{}` writes them, without
+    // going through the shortest-float search.
+    if value.fract() == 0.0 && magnitude < 1e15 {
+        if value.is_sign_negative() {
+            out.push('-');
+        }
+        push_digits(out, magnitude as u64, 1);
+        return;
+    }
     if magnitude == 0.0 || (1e-5..1e16).contains(&magnitude) {
         let _ = write!(out, "{value}");
     } else {
         let _ = write!(out, "{value:e}");
+    }
+}
+
+/// Appends `value` in decimal, with leading zeros up to `width` digits.
+fn push_digits(out: &mut String, mut value: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    for &digit in &digits[start.min(digits.len() - width)..] {
+        out.push(char::from(digit));
     }
 }
 
@@ -83,16 +109,39 @@ impl DateStyle {
                     && civil.minute() == 0
                     && civil.second() == 0
                     && civil.millisecond() == 0;
-                if midnight {
-                    let _ = write!(
-                        out,
-                        "{:04}-{:02}-{:02}",
-                        civil.year(),
-                        civil.month(),
-                        civil.day()
-                    );
-                } else {
-                    let _ = write!(out, "{civil}");
+                match u32::try_from(civil.year()) {
+                    // What `{:04}-{:02}-{:02}` and `{civil}` write, digit by digit.
+                    Ok(year) if year <= 9999 => {
+                        push_digits(out, u64::from(year), 4);
+                        out.push('-');
+                        push_digits(out, u64::from(civil.month()), 2);
+                        out.push('-');
+                        push_digits(out, u64::from(civil.day()), 2);
+                        if !midnight {
+                            out.push('T');
+                            push_digits(out, u64::from(civil.hour()), 2);
+                            out.push(':');
+                            push_digits(out, u64::from(civil.minute()), 2);
+                            out.push(':');
+                            push_digits(out, u64::from(civil.second()), 2);
+                            if civil.millisecond() != 0 {
+                                out.push('.');
+                                push_digits(out, u64::from(civil.millisecond()), 3);
+                            }
+                        }
+                    }
+                    _ if midnight => {
+                        let _ = write!(
+                            out,
+                            "{:04}-{:02}-{:02}",
+                            civil.year(),
+                            civil.month(),
+                            civil.day()
+                        );
+                    }
+                    _ => {
+                        let _ = write!(out, "{civil}");
+                    }
                 }
             }
             DateStyle::Pattern(pattern) => {
@@ -182,6 +231,73 @@ mod tests {
             number(&mut out, value);
             assert_eq!(out, expected);
             assert_eq!(out.parse::<f64>().unwrap(), value);
+        }
+    }
+
+    #[test]
+    fn whole_numbers_and_dates_as_the_formatter_writes_them() {
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..100_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let value = match state % 4 {
+                0 => (state % 2_000_001) as f64 - 1_000_000.0,
+                1 => ((state >> 8) % 1_000_000_000_000_000) as f64,
+                2 => -(((state >> 8) % 1_000_000) as f64) / 8.0,
+                _ => f64::from_bits(state >> 2),
+            };
+            if !value.is_finite() {
+                continue;
+            }
+            let mut out = String::new();
+            number(&mut out, value);
+            let magnitude = value.abs();
+            let expected = if magnitude == 0.0 || (1e-5..1e16).contains(&magnitude) {
+                format!("{value}")
+            } else {
+                format!("{value:e}")
+            };
+            assert_eq!(out, expected, "{value:?}");
+        }
+        for (value, expected) in [
+            (-0.0, "-0"),
+            (1e15 - 1.0, "999999999999999"),
+            (1e15, "1000000000000000"),
+        ] {
+            let mut out = String::new();
+            number(&mut out, value);
+            assert_eq!(out, expected);
+        }
+        for serial in [
+            0.5,
+            1.0,
+            60.0,
+            61.25,
+            36526.0,
+            40000.00069444445,
+            2958465.999988426,
+        ] {
+            let civil = sheetstream::DateTime::from_serial(serial, sheetstream::DateSystem::V1900)
+                .to_civil()
+                .unwrap();
+            let mut out = String::new();
+            DateStyle::Iso.write(&mut out, civil);
+            let midnight = civil.hour() == 0
+                && civil.minute() == 0
+                && civil.second() == 0
+                && civil.millisecond() == 0;
+            let expected = if midnight {
+                format!(
+                    "{:04}-{:02}-{:02}",
+                    civil.year(),
+                    civil.month(),
+                    civil.day()
+                )
+            } else {
+                format!("{civil}")
+            };
+            assert_eq!(out, expected, "{serial}");
         }
     }
 
