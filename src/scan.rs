@@ -365,7 +365,8 @@ impl SheetScanner {
                         Error::xml("the attribute `r` appears twice").with_offset(tag_start as u64)
                     );
                 }
-                let value = value.of(input);
+                let decoded = decode_attribute(value.of(input))?;
+                let value: &[u8] = &decoded;
                 index = parse_row_number(trim(value)).ok_or_else(|| {
                     Error::new(ErrorKind::CellReference(format!(
                         "row number `{}` is not between 1 and 1048576",
@@ -568,6 +569,11 @@ fn fast_row_start(input: &[u8], pos: usize) -> Option<(RowAttributes, usize, boo
 fn general_cell_attributes(input: &[u8], at: usize, cell: &mut RawCell) -> Option<(usize, bool)> {
     let mut seen = 0u8;
     fast_attributes(input, at, |name, value| {
+        // A character or entity reference in a value: the general path
+        // decodes it.
+        if value.contains(&b'&') {
+            return None;
+        }
         let bit = match name {
             b"r" => 1,
             b"s" => 2,
@@ -873,7 +879,8 @@ fn read_cell_attributes(input: &[u8], attributes: Span, cell: &mut RawCell) -> R
     let mut seen = [false; 3];
     for attribute in Attributes::new(input, attributes) {
         let (key, value) = attribute.map_err(xml_error)?;
-        let value = value.of(input);
+        let decoded = decode_attribute(value.of(input))?;
+        let value: &[u8] = &decoded;
         let slot = [b"r".as_slice(), b"s", b"t"]
             .iter()
             .position(|name| *name == key);
@@ -927,6 +934,16 @@ fn cell_kind(value: &[u8]) -> Option<CellKind> {
 #[inline]
 fn fast_cell_kind(value: &[u8]) -> Option<CellKind> {
     cell_kind(value).filter(|kind| *kind != CellKind::InlineString)
+}
+
+/// An attribute value with its character and entity references decoded
+/// (`r="&#66;2"` is `B2`): borrowed when it has none, as nearly always.
+fn decode_attribute(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
+    if !raw.contains(&b'&') {
+        return Ok(std::borrow::Cow::Borrowed(raw));
+    }
+    let decoded = xml::decode_owned(raw, false).map_err(xml_error)?;
+    Ok(std::borrow::Cow::Owned(decoded.into_bytes()))
 }
 
 fn parse_style(value: &[u8]) -> u32 {
@@ -1373,6 +1390,37 @@ mod tests {
         assert!(
             scan_in_chunks(
                 "<worksheet><sheetData><row r=\"1\"><c r=\"A1048577\"><v>1</v></c></row></sheetData></worksheet>",
+                64
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn references_in_attribute_values_are_decoded() {
+        let rows = scan_every_way(concat!(
+            "<worksheet><sheetData><row r=\"&#51;\">",
+            "<c r=\"&#66;3\" s=\"&#50;\" t=\"&#115;\"><v>0</v></c>",
+            "<c r=\"C&#x33;\" t=\"&#98;\"><v>1</v></c>",
+            "</row></sheetData></worksheet>"
+        ));
+        assert_eq!(
+            rows,
+            [(
+                2,
+                vec![
+                    Seen {
+                        style: 2,
+                        ..seen(2, 1, CellKind::SharedString, "0")
+                    },
+                    seen(2, 2, CellKind::Bool, "1"),
+                ]
+            )]
+        );
+        // An undeclared entity in a value is refused.
+        assert!(
+            scan_in_chunks(
+                "<worksheet><sheetData><row><c r=\"&x;1\"><v>1</v></c></row></sheetData></worksheet>",
                 64
             )
             .is_err()
