@@ -198,6 +198,8 @@ pub(crate) struct SheetScanner {
     /// Elements other than rows open inside `<sheetData>` (none in files
     /// written by spreadsheet programs), to check that they nest.
     open: Vec<Vec<u8>>,
+    /// Attribute values with references in them, decoded.
+    scratch: String,
 }
 
 impl Default for SheetScanner {
@@ -220,6 +222,7 @@ impl SheetScanner {
             state: State::Prologue,
             next_row: 0,
             open: Vec::new(),
+            scratch: String::new(),
         }
     }
 
@@ -365,8 +368,7 @@ impl SheetScanner {
                         Error::xml("the attribute `r` appears twice").with_offset(tag_start as u64)
                     );
                 }
-                let decoded = decode_attribute(value.of(input))?;
-                let value: &[u8] = &decoded;
+                let value = decode_attribute(value.of(input), &mut self.scratch)?;
                 index = parse_row_number(trim(value)).ok_or_else(|| {
                     Error::new(ErrorKind::CellReference(format!(
                         "row number `{}` is not between 1 and 1048576",
@@ -429,7 +431,7 @@ impl SheetScanner {
                         formula: None,
                         offset: pos,
                     };
-                    read_cell_attributes(input, attributes, &mut cell)
+                    read_cell_attributes(input, attributes, &mut cell, &mut self.scratch)
                         .map_err(|err| err.with_row(index + 1).with_offset(pos as u64))?;
                     if cell.column > MAX_COLUMN {
                         return Err(Error::new(ErrorKind::CellReference(
@@ -875,12 +877,16 @@ fn trim(bytes: &[u8]) -> &[u8] {
     bytes.trim_ascii()
 }
 
-fn read_cell_attributes(input: &[u8], attributes: Span, cell: &mut RawCell) -> Result<()> {
+fn read_cell_attributes(
+    input: &[u8],
+    attributes: Span,
+    cell: &mut RawCell,
+    scratch: &mut String,
+) -> Result<()> {
     let mut seen = [false; 3];
     for attribute in Attributes::new(input, attributes) {
         let (key, value) = attribute.map_err(xml_error)?;
-        let decoded = decode_attribute(value.of(input))?;
-        let value: &[u8] = &decoded;
+        let value = decode_attribute(value.of(input), scratch)?;
         let slot = [b"r".as_slice(), b"s", b"t"]
             .iter()
             .position(|name| *name == key);
@@ -937,13 +943,16 @@ fn fast_cell_kind(value: &[u8]) -> Option<CellKind> {
 }
 
 /// An attribute value with its character and entity references decoded
-/// (`r="&#66;2"` is `B2`): borrowed when it has none, as nearly always.
-fn decode_attribute(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
+/// (`r="&#66;2"` is `B2`): the value itself when it has none, as nearly
+/// always, else decoded into `scratch` (reused, so no allocation per cell).
+fn decode_attribute<'a>(raw: &'a [u8], scratch: &'a mut String) -> Result<&'a [u8]> {
     if !raw.contains(&b'&') {
-        return Ok(std::borrow::Cow::Borrowed(raw));
+        return Ok(raw);
     }
-    let decoded = xml::decode_owned(raw, false).map_err(xml_error)?;
-    Ok(std::borrow::Cow::Owned(decoded.into_bytes()))
+    let text = std::str::from_utf8(raw).map_err(|_| Error::new(ErrorKind::InvalidUtf8))?;
+    scratch.clear();
+    xml::decode_text(text, true, scratch).map_err(Error::xml)?;
+    Ok(scratch.as_bytes())
 }
 
 fn parse_style(value: &[u8]) -> u32 {
