@@ -368,7 +368,8 @@ impl SheetScanner {
                         Error::xml("the attribute `r` appears twice").with_offset(tag_start as u64)
                     );
                 }
-                let value = decode_attribute(value.of(input), &mut self.scratch)?;
+                let value = decode_attribute(value.of(input), &mut self.scratch)
+                    .map_err(|err| err.with_offset(tag_start as u64))?;
                 index = parse_row_number(trim(value)).ok_or_else(|| {
                     Error::new(ErrorKind::CellReference(format!(
                         "row number `{}` is not between 1 and 1048576",

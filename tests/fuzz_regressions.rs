@@ -354,6 +354,27 @@ fn a_cell_after_xfd_without_a_reference_is_refused() {
     }
 }
 
+/// Found by `scan_sheet` while references in attribute values were being
+/// added: a bad reference in a cell's `r` was reported at an offset that
+/// depended on the window. It must be reported at the cell, every time.
+#[test]
+fn a_bad_reference_in_an_attribute_value_is_reported_at_its_cell() {
+    for xml in [
+        &b"<sheetData>\n<row  spans=\"1:3\"><c r=\"&#xam><z|sh-<worksh\t\t\"i><v>1</v></c></row></sheetData>"[..],
+        b"<sheetData><row><c r=\"&bad;\"><v>1</v></c></row></sheetData>",
+    ] {
+        let err = assert_fails(xml, |kind| matches!(kind, ErrorKind::Xml(_)));
+        assert_eq!(err.location().row, Some(1), "{err}");
+        assert!(err.location().offset.is_some_and(|offset| offset > 10), "{err}");
+    }
+    // In a row's own `r`: reported at the row's start tag.
+    let err = assert_fails(
+        b"<sheetData><row r=\"&#;\"><c><v>1</v></c></row></sheetData>",
+        |kind| matches!(kind, ErrorKind::Xml(_)),
+    );
+    assert_eq!(err.location().offset, Some(11), "{err}");
+}
+
 #[test]
 fn truncated_sheets_are_refused() {
     for xml in [
