@@ -198,8 +198,6 @@ pub(crate) struct SheetScanner {
     /// Elements other than rows open inside `<sheetData>` (none in files
     /// written by spreadsheet programs), to check that they nest.
     open: Vec<Vec<u8>>,
-    /// Attribute values with references in them, decoded.
-    scratch: String,
 }
 
 impl Default for SheetScanner {
@@ -222,7 +220,6 @@ impl SheetScanner {
             state: State::Prologue,
             next_row: 0,
             open: Vec::new(),
-            scratch: String::new(),
         }
     }
 
@@ -368,8 +365,9 @@ impl SheetScanner {
                         Error::xml("the attribute `r` appears twice").with_offset(tag_start as u64)
                     );
                 }
-                let value = decode_attribute(value.of(input), &mut self.scratch)
+                let value = decode_attribute(value.of(input))
                     .map_err(|err| err.with_offset(tag_start as u64))?;
+                let value: &[u8] = &value;
                 index = parse_row_number(trim(value)).ok_or_else(|| {
                     Error::new(ErrorKind::CellReference(format!(
                         "row number `{}` is not between 1 and 1048576",
@@ -432,7 +430,7 @@ impl SheetScanner {
                         formula: None,
                         offset: pos,
                     };
-                    read_cell_attributes(input, attributes, &mut cell, &mut self.scratch)
+                    read_cell_attributes(input, attributes, &mut cell)
                         .map_err(|err| err.with_row(index + 1).with_offset(pos as u64))?;
                     if cell.column > MAX_COLUMN {
                         return Err(Error::new(ErrorKind::CellReference(
@@ -878,16 +876,12 @@ fn trim(bytes: &[u8]) -> &[u8] {
     bytes.trim_ascii()
 }
 
-fn read_cell_attributes(
-    input: &[u8],
-    attributes: Span,
-    cell: &mut RawCell,
-    scratch: &mut String,
-) -> Result<()> {
+fn read_cell_attributes(input: &[u8], attributes: Span, cell: &mut RawCell) -> Result<()> {
     let mut seen = [false; 3];
     for attribute in Attributes::new(input, attributes) {
         let (key, value) = attribute.map_err(xml_error)?;
-        let value = decode_attribute(value.of(input), scratch)?;
+        let value = decode_attribute(value.of(input))?;
+        let value: &[u8] = &value;
         let slot = [b"r".as_slice(), b"s", b"t"]
             .iter()
             .position(|name| *name == key);
@@ -943,17 +937,35 @@ fn fast_cell_kind(value: &[u8]) -> Option<CellKind> {
     cell_kind(value).filter(|kind| *kind != CellKind::InlineString)
 }
 
-/// An attribute value with its character and entity references decoded
-/// (`r="&#66;2"` is `B2`): the value itself when it has none, as nearly
-/// always, else decoded into `scratch` (reused, so no allocation per cell).
-fn decode_attribute<'a>(raw: &'a [u8], scratch: &'a mut String) -> Result<&'a [u8]> {
+/// An attribute value as the general path reads it: the bytes as they
+/// stand, or with their character and entity references decoded (on the
+/// stack: the values read here are short).
+enum AttributeValue<'a> {
+    Raw(&'a [u8]),
+    Decoded(SmallVec<[u8; 32]>),
+}
+
+impl std::ops::Deref for AttributeValue<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            AttributeValue::Raw(bytes) => bytes,
+            AttributeValue::Decoded(bytes) => bytes,
+        }
+    }
+}
+
+/// Decodes the references in an attribute value (`r="&#66;2"` is `B2`);
+/// nearly always there are none and the value is borrowed.
+fn decode_attribute(raw: &[u8]) -> Result<AttributeValue<'_>> {
     if !raw.contains(&b'&') {
-        return Ok(raw);
+        return Ok(AttributeValue::Raw(raw));
     }
     let text = std::str::from_utf8(raw).map_err(|_| Error::new(ErrorKind::InvalidUtf8))?;
-    scratch.clear();
-    xml::decode_text(text, true, scratch).map_err(Error::xml)?;
-    Ok(scratch.as_bytes())
+    let mut decoded = SmallVec::new();
+    xml::decode_text(text, true, &mut decoded).map_err(Error::xml)?;
+    Ok(AttributeValue::Decoded(decoded))
 }
 
 fn parse_style(value: &[u8]) -> u32 {

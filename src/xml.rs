@@ -312,6 +312,17 @@ impl TextSink for Discard {
     fn push(&mut self, _ch: char) {}
 }
 
+/// Short decoded text kept on the stack (attribute values).
+impl TextSink for smallvec::SmallVec<[u8; 32]> {
+    fn push_str(&mut self, text: &str) {
+        self.extend_from_slice(text.as_bytes());
+    }
+
+    fn push(&mut self, ch: char) {
+        self.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
+    }
+}
+
 impl TextSink for String {
     fn push_str(&mut self, text: &str) {
         String::push_str(self, text);
