@@ -12,7 +12,7 @@
 //! next buffer to the window (see [`ChunkBuffer::take`]).
 
 use std::io::{self, Read, Seek};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::Scope;
 
 use crate::chunk::ChunkBuffer;
@@ -55,9 +55,8 @@ impl Pipe {
         let (full_sender, full) = sync_channel::<Message>(PIPE_BUFFERS);
         // Bounded channels both ways: their slots are allocated once (an
         // unbounded channel allocates a block every few dozen messages).
-        // One buffer more than the channel holds circulates (the window's),
-        // so at most PIPE_BUFFERS are ever waiting to be refilled and
-        // sending one back never blocks.
+        // PIPE_BUFFERS buffers circulate (the window starts with none of its
+        // own), so sending one back never finds the channel full.
         let (empty, empty_receiver) = sync_channel::<Vec<u8>>(PIPE_BUFFERS);
         for _ in 0..PIPE_BUFFERS {
             // Cannot fail: the receiver is alive and there is room.
@@ -99,9 +98,7 @@ impl Pipe {
     /// Hands a used buffer back to be refilled. When the inflate thread is
     /// gone (or, which cannot happen, the channel is full) it is dropped.
     fn recycle(&mut self, buffer: Vec<u8>) {
-        match self.empty.try_send(buffer) {
-            Ok(()) | Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
-        }
+        let _ = self.empty.try_send(buffer);
     }
 
     /// Reads the rest of the part (so that its CRC is checked), dropping it.

@@ -646,25 +646,10 @@ fn canonical_cell_attributes(
     }
     if input.get(at..at + 4) == Some(b" s=\"") {
         at += 4;
-        let mut style: u32 = 0;
-        let start = at;
-        while let Some(digit) = input
-            .get(at)
-            .map(|b| b.wrapping_sub(b'0'))
-            .filter(|d| *d < 10)
-        {
-            style = style * 10 + u32::from(digit);
-            at += 1;
-            // Nine digits cannot overflow; longer ones go the general way.
-            if at - start > 8 {
-                return None;
-            }
-        }
-        if at == start || *input.get(at)? != b'"' {
-            return None;
-        }
+        // Nine digits cannot overflow; longer ones go the general way.
+        let (style, end) = quoted_digits(input, at, 9)?;
         cell.style = style;
-        at += 1;
+        at = end;
     }
     if input.get(at..at + 4) == Some(b" t=\"") {
         at += 4;
@@ -688,25 +673,33 @@ fn canonical_cell_attributes(
 /// cell outside its row's row (or a window too short to compare a word).
 /// Returns the position after the quote.
 #[cold]
-fn reference_row(input: &[u8], mut at: usize, cell: &mut RawCell) -> Option<usize> {
-    let mut row: u32 = 0;
-    let digits_start = at;
+fn reference_row(input: &[u8], at: usize, cell: &mut RawCell) -> Option<usize> {
+    let (row, end) = quoted_digits(input, at, 7)?;
+    if row == 0 || row > MAX_ROW + 1 {
+        return None;
+    }
+    cell.row = row - 1;
+    Some(end)
+}
+
+/// One to `max_digits` (at most 9) decimal digits from `at`, then `"`:
+/// their value and the position after the quote.
+#[inline(always)]
+fn quoted_digits(input: &[u8], mut at: usize, max_digits: usize) -> Option<(u32, usize)> {
+    let mut value: u32 = 0;
+    let start = at;
     while let Some(digit) = input
         .get(at)
         .map(|b| b.wrapping_sub(b'0'))
         .filter(|d| *d < 10)
     {
-        row = row * 10 + u32::from(digit);
-        at += 1;
-        if at - digits_start > 7 {
+        if at - start == max_digits {
             return None;
         }
+        value = value * 10 + u32::from(digit);
+        at += 1;
     }
-    if at == digits_start || row == 0 || row > MAX_ROW + 1 || *input.get(at)? != b'"' {
-        return None;
-    }
-    cell.row = row - 1;
-    Some(at + 1)
+    (at > start && *input.get(at)? == b'"').then_some((value, at + 1))
 }
 
 /// The fast path for the cell shape nearly every writer produces:
@@ -1408,6 +1401,15 @@ mod tests {
             let xml = format!("<worksheet><sheetData>{row}</row></sheetData></worksheet>");
             assert!(scan_in_chunks(&xml, 64).is_err(), "{xml}");
         }
+        // Styles of nine digits on the fast path, longer ones on the general.
+        let rows = scan_every_way(concat!(
+            "<worksheet><sheetData><row r=\"1\">",
+            "<c r=\"A1\" s=\"123456789\"><v>1</v></c>",
+            "<c r=\"B1\" s=\"1234567890\"><v>2</v></c>",
+            "</row></sheetData></worksheet>"
+        ));
+        let styles: Vec<u32> = rows[0].1.iter().map(|cell| cell.style).collect();
+        assert_eq!(styles, [123_456_789, 1_234_567_890]);
         // A reference past the last row is an error, in any row.
         assert!(
             scan_in_chunks(
