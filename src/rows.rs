@@ -294,6 +294,17 @@ impl<'r> RowText<'r> {
         })
     }
 
+    /// A row the scanner read as ASCII that has no text pieces
+    /// ([`RawRow::ascii_only`]): nothing in it needs checking, and nothing
+    /// asks for its text.
+    fn without_text(window: &'r [u8], start: usize) -> RowText<'r> {
+        RowText {
+            window,
+            text: "",
+            base: start,
+        }
+    }
+
     /// The raw text of a piece.
     fn raw(&self, piece: &Piece) -> &'r str {
         &self.text[piece.span.start - self.base..piece.span.end - self.base]
@@ -308,8 +319,11 @@ fn build_row<'r>(
     context: SheetContext<'r>,
     formulas: bool,
 ) -> Result<Row<'r>> {
-    let text =
-        RowText::new(window, raw.start, window.len()).map_err(|err| err.with_row(raw.index + 1))?;
+    let text = if raw.ascii_only {
+        RowText::without_text(window, raw.start)
+    } else {
+        RowText::new(window, raw.start, window.len()).map_err(|err| err.with_row(raw.index + 1))?
+    };
     let mut cells = bumpalo::collections::Vec::with_capacity_in(raw.cells.len(), arena);
     for cell in &raw.cells {
         let locate = |err: Error| {

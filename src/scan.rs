@@ -165,6 +165,10 @@ pub(crate) struct RawRow {
     pub start: usize,
     pub cells: Vec<RawCell>,
     pub pieces: Vec<Piece>,
+    /// Whether the fast path read every byte of the row as ASCII and no
+    /// text of it is handed out (no pieces), so that the row needs no UTF-8
+    /// check: its values are numbers, booleans and shared string indices.
+    pub ascii_only: bool,
 }
 
 /// What the scanner found.
@@ -341,6 +345,9 @@ impl SheetScanner {
     ) -> Result<Option<usize>> {
         row.cells.clear();
         row.pieces.clear();
+        row.ascii_only = false;
+        // Cleared when the general path reads any part of the row.
+        let mut fast_only = !matches!(attributes, RowAttributes::Raw(_));
         let mut index = self.next_row;
         let mut spelled = None;
         let attributes = match attributes {
@@ -387,6 +394,7 @@ impl SheetScanner {
         row.start = tag_start;
         if self_closing {
             self.next_row = index + 1;
+            row.ascii_only = fast_only;
             return Ok(Some(body_start));
         }
         let mut pos = body_start;
@@ -397,6 +405,7 @@ impl SheetScanner {
         loop {
             if open.is_empty() && input.get(pos..pos + 6) == Some(b"</row>") {
                 self.next_row = index + 1;
+                row.ascii_only = fast_only && row.pieces.is_empty();
                 return Ok(Some(pos + 6));
             }
             if let Some((column, end)) = fast_cell(
@@ -411,6 +420,7 @@ impl SheetScanner {
                 pos = end;
                 continue;
             }
+            fast_only = false;
             match xml::next_token(input, pos, complete).map_err(xml_error)? {
                 Step::Token(
                     Token::Start {
@@ -514,16 +524,22 @@ fn fast_attributes(
                 let name = &input[at..eq];
                 if input.get(eq + 1) != Some(&b'"')
                     || name.iter().any(|b| {
-                        matches!(
-                            b,
-                            b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'<' | b'>' | b'"' | b'\''
-                        )
+                        !b.is_ascii()
+                            || matches!(
+                                b,
+                                b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'<' | b'>' | b'"' | b'\''
+                            )
                     })
                 {
                     return None;
                 }
                 let close = find_byte(input, eq + 2, b'"')?;
-                on_attribute(xml::local_name(name), &input[eq + 2..close])?;
+                let value = &input[eq + 2..close];
+                // The fast path reads only ASCII (see `RawRow::ascii_only`).
+                if !value.is_ascii() {
+                    return None;
+                }
+                on_attribute(xml::local_name(name), value)?;
                 at = close + 1;
             }
         }

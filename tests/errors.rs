@@ -632,6 +632,24 @@ fn invalid_utf8() {
     let (_, err) = bad_sheet(sheet);
     assert!(matches!(err.kind(), ErrorKind::InvalidUtf8), "{err:?}");
     assert_mentions(&err, &["row 7"]);
+    // In attribute values nothing reads: a row of numbers is checked too.
+    for row in [
+        r#"<row r="4" x14ac:dyDescent="@@"><c r="A4"><v>1</v></c></row>"#,
+        r#"<row r="4"><c r="A4" s="1" cm="@@"><v>1</v></c></row>"#,
+        r#"<row r="4"><c r="A4" x="@@" t="b"><v>1</v></c></row>"#,
+    ] {
+        let mut sheet = sheet_xml(row).into_bytes();
+        let at = find(&sheet, b"@@").unwrap();
+        sheet[at] = 0xC3;
+        sheet[at + 1] = b'(';
+        let (_, err) = bad_sheet(sheet);
+        assert!(
+            matches!(err.kind(), ErrorKind::InvalidUtf8),
+            "{row}: {err:?}"
+        );
+        assert_mentions(&err, &["row 4"]);
+        assert_eq!(err.location().offset, Some(at as u64), "{row}");
+    }
     // In the shared strings: refused at open, naming the part.
     let mut strings = sst_xml(&["<t>ok</t>", "<t>@@</t>"]).into_bytes();
     let at = find(&strings, b"@@").unwrap();
