@@ -294,17 +294,6 @@ impl<'r> RowText<'r> {
         })
     }
 
-    /// A row the scanner read as ASCII that has no text pieces
-    /// ([`RawRow::ascii_only`]): nothing in it needs checking, and nothing
-    /// asks for its text.
-    fn without_text(window: &'r [u8], start: usize) -> RowText<'r> {
-        RowText {
-            window,
-            text: "",
-            base: start,
-        }
-    }
-
     /// The raw text of a piece.
     fn raw(&self, piece: &Piece) -> &'r str {
         &self.text[piece.span.start - self.base..piece.span.end - self.base]
@@ -319,18 +308,28 @@ fn build_row<'r>(
     context: SheetContext<'r>,
     formulas: bool,
 ) -> Result<Row<'r>> {
-    let text = if raw.ascii_only {
-        RowText::without_text(window, raw.start)
-    } else {
-        RowText::new(window, raw.start, window.len()).map_err(|err| err.with_row(raw.index + 1))?
-    };
+    if raw.ascii_only {
+        // Every value was parsed by the scanner: one pass into a slice of
+        // the exact length, without the text machinery.
+        let parsed = raw.cells.iter().map(|cell| parsed_cell(cell, context));
+        match arena.alloc_slice_try_fill_iter(parsed) {
+            Ok(cells) => {
+                return Ok(Row {
+                    index: raw.index,
+                    cells,
+                });
+            }
+            Err(Some(err)) => return Err(err),
+            // A value the scanner left as text (none should be, in a row
+            // without pieces): the general way below reads it.
+            Err(None) => {}
+        }
+    }
+    let text =
+        RowText::new(window, raw.start, window.len()).map_err(|err| err.with_row(raw.index + 1))?;
     let mut cells = bumpalo::collections::Vec::with_capacity_in(raw.cells.len(), arena);
     for cell in &raw.cells {
-        let locate = |err: Error| {
-            err.with_row(cell.row + 1)
-                .with_column(cell.column + 1)
-                .with_offset(cell.offset as u64)
-        };
+        let locate = |err: Error| locate_cell(err, cell);
         let Some(value) = resolve_value(text, raw, cell, arena, context).map_err(locate)? else {
             continue;
         };
@@ -352,6 +351,34 @@ fn build_row<'r>(
         index: raw.index,
         cells: cells.into_bump_slice(),
     })
+}
+
+/// A cell whose value the scanner parsed, resolved; `Err(None)` when the
+/// value is still text.
+#[inline]
+fn parsed_cell<'r>(cell: &RawCell, context: SheetContext<'r>) -> Result<Cell<'r>, Option<Error>> {
+    let value = match cell.parsed {
+        Parsed::Number(number) => number_value(number, cell.style, context),
+        Parsed::SharedString(index) => {
+            Value::Text(shared_string(index, context).map_err(|err| Some(locate_cell(err, cell)))?)
+        }
+        Parsed::Bool(flag) => Value::Bool(flag),
+        Parsed::No => return Err(None),
+    };
+    Ok(Cell {
+        row: cell.row,
+        column: cell.column,
+        style: cell.style,
+        value,
+        formula: None,
+    })
+}
+
+/// Adds a cell's position to an error about it.
+fn locate_cell(err: Error, cell: &RawCell) -> Error {
+    err.with_row(cell.row + 1)
+        .with_column(cell.column + 1)
+        .with_offset(cell.offset as u64)
 }
 
 /// The text of a range of pieces: borrowed when it is one piece that needs
