@@ -22,7 +22,7 @@ use crate::package::SheetInfo;
 use crate::package::archive::Archive;
 
 /// Bytes of inflated data per buffer.
-const PIPE_CHUNK: usize = 256 * 1024;
+const PIPE_CHUNK: usize = 512 * 1024;
 /// Room before the data for the tail of the previous buffer.
 pub(crate) const HEADROOM: usize = 64 * 1024;
 /// Buffers in flight between the two threads.

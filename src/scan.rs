@@ -350,39 +350,14 @@ impl SheetScanner {
         let mut fast_only = !matches!(attributes, RowAttributes::Raw(_));
         let mut index = self.next_row;
         let mut spelled = None;
-        let attributes = match attributes {
+        match attributes {
             RowAttributes::Spelled(reference) => {
                 index = reference.index;
                 spelled = Some(reference);
-                Span::default()
             }
-            RowAttributes::Parsed(Some(explicit)) => {
-                index = explicit;
-                Span::default()
-            }
-            RowAttributes::Parsed(None) => Span::default(),
-            RowAttributes::Raw(span) => span,
-        };
-        let mut seen_r = false;
-        for attribute in Attributes::new(input, attributes) {
-            let (key, value) = attribute.map_err(xml_error)?;
-            if key == b"r" {
-                if std::mem::replace(&mut seen_r, true) {
-                    return Err(
-                        Error::xml("the attribute `r` appears twice").with_offset(tag_start as u64)
-                    );
-                }
-                let value = decode_attribute(value.of(input))
-                    .map_err(|err| err.with_offset(tag_start as u64))?;
-                let value: &[u8] = &value;
-                index = parse_row_number(trim(value)).ok_or_else(|| {
-                    Error::new(ErrorKind::CellReference(format!(
-                        "row number `{}` is not between 1 and 1048576",
-                        String::from_utf8_lossy(value)
-                    )))
-                    .with_offset(tag_start as u64)
-                })?;
-            }
+            RowAttributes::Parsed(Some(explicit)) => index = explicit,
+            RowAttributes::Parsed(None) => {}
+            RowAttributes::Raw(span) => index = row_attributes(input, span, tag_start, index)?,
         }
         if index > crate::cell::MAX_ROW {
             return Err(
@@ -497,6 +472,34 @@ impl SheetScanner {
             }
         }
     }
+}
+
+/// A row's attributes as the general path reads them: the row index, from
+/// `r` when there is one, else `index` (the one after the previous row).
+fn row_attributes(input: &[u8], attributes: Span, tag_start: usize, index: u32) -> Result<u32> {
+    let mut index = index;
+    let mut seen_r = false;
+    for attribute in Attributes::new(input, attributes) {
+        let (key, value) = attribute.map_err(xml_error)?;
+        if key == b"r" {
+            if std::mem::replace(&mut seen_r, true) {
+                return Err(
+                    Error::xml("the attribute `r` appears twice").with_offset(tag_start as u64)
+                );
+            }
+            let value = decode_attribute(value.of(input))
+                .map_err(|err| err.with_offset(tag_start as u64))?;
+            let value: &[u8] = &value;
+            index = parse_row_number(trim(value)).ok_or_else(|| {
+                Error::new(ErrorKind::CellReference(format!(
+                    "row number `{}` is not between 1 and 1048576",
+                    String::from_utf8_lossy(value)
+                )))
+                .with_offset(tag_start as u64)
+            })?;
+        }
+    }
+    Ok(index)
 }
 
 /// Reads the attributes of a start tag on the fast path: `name="value"`

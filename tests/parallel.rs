@@ -272,7 +272,7 @@ fn a_lone_sheet_is_pipelined_with_the_same_rows() {
     assert_eq!(parallel(&workbook, 0).unwrap(), expected);
 }
 
-/// Rows of different lengths around the pipe's buffer size (256 KiB) and
+/// Rows of different lengths around the pipe's buffer size (512 KiB) and
 /// the room kept before each buffer for the tail of the one before (64
 /// KiB): short rows, rows longer than that room, and rows longer than a
 /// whole buffer, so every way a row can straddle buffers is taken.
@@ -280,18 +280,23 @@ fn a_lone_sheet_is_pipelined_with_the_same_rows() {
 fn rows_longer_than_a_pipe_buffer_arrive_whole() {
     let widths = [3, 5_000, 2, 16_384, 1, 1, 9_000, 2_000, 4, 12_000, 7];
     let mut rows = String::new();
+    let mut longest = 0;
     for (index, &width) in widths.iter().cycle().take(60).enumerate() {
         let row = index + 1;
+        let start = rows.len();
         rows.push_str(&format!(r#"<row r="{row}">"#));
         for column in 0..width {
             rows.push_str(&format!(
-                r#"<c r="{}{row}"><v>{}</v></c>"#,
+                r#"<c r="{}{row}" s="0"><v>{}</v></c>"#,
                 column_name(column),
                 row * 100_000 + column
             ));
         }
         rows.push_str("</row>");
+        longest = longest.max(rows.len() - start);
     }
+    // Longer than a buffer and the room before it together.
+    assert!(longest > (512 + 64) << 10, "the longest row has {longest} bytes");
     let workbook = Workbook::from_bytes(book().sheet("Wide", sheet_xml(&rows)).build()).unwrap();
     assert!(rows.len() > 6 << 20, "{} bytes of rows", rows.len());
     let mut reopened =
