@@ -1470,6 +1470,43 @@ mod tests {
         );
     }
 
+    /// Whether the one row of `row_xml`, scanned in one window, needs no
+    /// text of its own.
+    fn ascii_only(row_xml: &str) -> bool {
+        let xml = format!("<sheetData>{row_xml}</sheetData>");
+        let mut row = RawRow::default();
+        let scan = SheetScanner::new().scan(xml.as_bytes(), true, &mut row);
+        assert!(matches!(scan, Ok(Scan::Row { .. })), "{scan:?}");
+        row.ascii_only
+    }
+
+    #[test]
+    fn rows_of_parsed_values_need_no_text() {
+        for row in [
+            r#"<row r="1"><c r="A1"><v>1.5</v></c><c r="B1" t="s"><v>0</v></c></row>"#,
+            r#"<row r="2" spans="1:3" x14ac:dyDescent="0.25"><c r="C2" t="b"><v>1</v></c></row>"#,
+            r#"<row r="3"><c r="A3" s="2"/><c r="B3" cm="1" s="1"><v>-4</v></c></row>"#,
+            r#"<row r="4"/>"#,
+        ] {
+            assert!(ascii_only(row), "{row}");
+        }
+        for row in [
+            // Text is handed out: inline strings, errors, unparsed numbers.
+            r#"<row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is></c></row>"#,
+            r#"<row r="1"><c r="A1" t="e"><v>#N/A</v></c></row>"#,
+            r#"<row r="1"><c r="A1"><v>1e</v></c></row>"#,
+            // The general path read part of the row.
+            r#"<row r="1"><c r="A1"><f>1+1</f><v>2</v></c></row>"#,
+            r#"<row r="1"> <c r="A1"><v>1</v></c></row>"#,
+            r#"<row r='1'><c r="A1"><v>1</v></c></row>"#,
+            // Bytes beyond ASCII in attributes nothing reads.
+            "<row r=\"1\" x=\"\u{e9}\"><c r=\"A1\"><v>1</v></c></row>",
+            "<row r=\"1\"><c r=\"A1\" x=\"\u{e9}\"><v>1</v></c></row>",
+        ] {
+            assert!(!ascii_only(row), "{row}");
+        }
+    }
+
     #[test]
     fn a_sheet_without_rows_ends_cleanly() {
         assert!(scan_every_way("<worksheet><sheetData/></worksheet>").is_empty());

@@ -296,7 +296,10 @@ fn rows_longer_than_a_pipe_buffer_arrive_whole() {
         longest = longest.max(rows.len() - start);
     }
     // Longer than a buffer and the room before it together.
-    assert!(longest > (512 + 64) << 10, "the longest row has {longest} bytes");
+    assert!(
+        longest > (512 + 64) << 10,
+        "the longest row has {longest} bytes"
+    );
     let workbook = Workbook::from_bytes(book().sheet("Wide", sheet_xml(&rows)).build()).unwrap();
     assert!(rows.len() > 6 << 20, "{} bytes of rows", rows.len());
     let mut reopened =
