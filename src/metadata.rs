@@ -83,6 +83,11 @@ pub struct SheetMetadata {
     pub dimension: Option<CellRange>,
     /// Hidden columns (0-based, inclusive ranges), in file order.
     pub hidden_columns: Vec<RangeInclusive<u32>>,
+    /// Whether rows are hidden unless the sheet writes them
+    /// (`<sheetFormatPr zeroHeight="1">`, how Excel hides every unused row):
+    /// then [`Workbook::hidden_rows`] lists the written rows marked hidden,
+    /// and every row the sheet does not write is hidden too.
+    pub rows_hidden_by_default: bool,
     /// Merged ranges, in file order.
     pub merged: Vec<CellRange>,
     /// Hyperlinks, in file order.
@@ -226,8 +231,9 @@ impl<R: Read + Seek> Workbook<R> {
             .collect())
     }
 
-    /// The dimension, hidden columns, merged ranges, hyperlinks and
-    /// comments of a sheet, read without reading its cells.
+    /// The dimension, hidden columns (and whether rows are hidden by
+    /// default), merged ranges, hyperlinks and comments of a sheet, read
+    /// without reading its cells.
     ///
     /// ```
     /// # fn main() -> Result<(), sheetstream::Error> {
@@ -276,6 +282,10 @@ impl<R: Read + Seek> Workbook<R> {
                 b"dimension" => {
                     metadata.dimension = attribute_text(input, attributes, b"ref")?
                         .and_then(|text| text.parse().ok());
+                }
+                b"sheetFormatPr" => {
+                    metadata.rows_hidden_by_default =
+                        xml::attribute(input, attributes, b"zeroHeight")?.is_some_and(is_true);
                 }
                 b"cols" => in_cols = !self_closing,
                 b"col" if in_cols => {
@@ -403,7 +413,10 @@ impl<R: Read + Seek> Workbook<R> {
     }
 
     /// The hidden rows of a sheet (0-based), in file order. Only the row
-    /// start tags are parsed; cells are skipped unread.
+    /// start tags are parsed; cells are skipped unread. In a sheet whose
+    /// rows are hidden by default
+    /// ([`SheetMetadata::rows_hidden_by_default`]), the rows it does not
+    /// write are hidden as well.
     ///
     /// ```
     /// # fn main() -> Result<(), sheetstream::Error> {

@@ -107,6 +107,8 @@ fn sheet_metadata_without_cells() {
     assert_eq!(metadata.comments[1].author.as_deref(), Some("Bo"));
     assert_eq!(metadata.comments[1].text, "Bo:\nSecond\nline");
 
+    assert!(!metadata.rows_hidden_by_default);
+
     let second = workbook.sheet_metadata(1).unwrap();
     assert_eq!(second.dimension, Some(range("A1")));
     assert!(second.merged.is_empty() && second.hyperlinks.is_empty());
@@ -122,6 +124,32 @@ fn hidden_rows_from_row_tags() {
     let mut count = 0;
     workbook.for_each_row("First", |_| count += 1).unwrap();
     assert_eq!(count, 21);
+}
+
+#[test]
+fn unused_rows_hidden_by_default() {
+    let mut writer = Writer::new();
+    let sheet = writer.add_worksheet().set_name("Few").unwrap();
+    sheet.write_number(0, 0, 1.0).unwrap();
+    sheet.write_number(4, 0, 5.0).unwrap();
+    sheet.set_row_hidden(2).unwrap();
+    sheet.hide_unused_rows(true);
+    writer.add_worksheet().set_name("All").unwrap();
+    let mut workbook = Workbook::from_bytes(writer.save_to_buffer().unwrap()).unwrap();
+    assert!(
+        workbook
+            .sheet_metadata("Few")
+            .unwrap()
+            .rows_hidden_by_default
+    );
+    // The written rows marked hidden; the rows not written are hidden too.
+    assert_eq!(workbook.hidden_rows("Few").unwrap(), [2]);
+    assert!(
+        !workbook
+            .sheet_metadata("All")
+            .unwrap()
+            .rows_hidden_by_default
+    );
 }
 
 #[test]
