@@ -229,7 +229,28 @@ impl SheetScanner {
 
     /// Scans `input` for the next row. `complete` says that `input` runs to
     /// the end of the part. Errors carry offsets relative to `input`.
+    #[inline]
     pub(crate) fn scan(&mut self, input: &[u8], complete: bool, row: &mut RawRow) -> Result<Scan> {
+        // Nearly always the window starts with the next row's start tag.
+        if self.state == State::Data
+            && let Some((attributes, next, self_closing)) = fast_row_start(input, 0)
+        {
+            return match self.scan_row(input, 0, next, attributes, self_closing, complete, row)? {
+                Some(end) => Ok(Scan::Row { consumed: end }),
+                None => Ok(Scan::NeedMore { consumed: 0 }),
+            };
+        }
+        self.scan_from_anywhere(input, complete, row)
+    }
+
+    /// [`scan`](Self::scan) from the prologue, or past text and elements
+    /// other than rows.
+    fn scan_from_anywhere(
+        &mut self,
+        input: &[u8],
+        complete: bool,
+        row: &mut RawRow,
+    ) -> Result<Scan> {
         let mut pos = 0;
         if self.state == State::Prologue {
             loop {
