@@ -23,9 +23,11 @@ pub struct SharedFile {
     position: u64,
     len: u64,
     progress: Option<Arc<AtomicU64>>,
-    /// Bytes read ahead of `position`, from file offset `ahead_start`.
+    /// Bytes read ahead: `ahead[..ahead_len]` is the file from offset
+    /// `ahead_start`. Allocated at the first read.
     ahead: Vec<u8>,
     ahead_start: u64,
+    ahead_len: usize,
 }
 
 impl Clone for SharedFile {
@@ -38,6 +40,7 @@ impl Clone for SharedFile {
             progress: self.progress.clone(),
             ahead: Vec::new(),
             ahead_start: 0,
+            ahead_len: 0,
         }
     }
 }
@@ -58,6 +61,7 @@ impl SharedFile {
             progress: None,
             ahead: Vec::new(),
             ahead_start: 0,
+            ahead_len: 0,
         })
     }
 
@@ -78,47 +82,43 @@ impl SharedFile {
         self
     }
 
-    #[cfg(unix)]
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-        std::os::unix::fs::FileExt::read_at(&*self.file, buf, offset)
-    }
-
-    #[cfg(windows)]
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-        std::os::windows::fs::FileExt::seek_read(&*self.file, buf, offset)
-    }
-}
-
-impl SharedFile {
     /// The read-ahead bytes from `position` on, fetching more when there
     /// are none.
     fn buffered(&mut self) -> io::Result<&[u8]> {
-        let skip = self.position.checked_sub(self.ahead_start);
-        match skip.and_then(|skip| usize::try_from(skip).ok()) {
-            Some(skip) if skip < self.ahead.len() => {}
-            _ => {
-                self.ahead.resize(READ_AHEAD, 0);
-                let count = self.read_at_into_ahead()?;
-                self.ahead.truncate(count);
+        let skip = self
+            .position
+            .checked_sub(self.ahead_start)
+            .and_then(|skip| usize::try_from(skip).ok())
+            .filter(|&skip| skip < self.ahead_len);
+        let skip = match skip {
+            Some(skip) => skip,
+            None => {
+                if self.ahead.is_empty() {
+                    self.ahead = vec![0; READ_AHEAD];
+                }
+                self.ahead_len = read_at(&self.file, &mut self.ahead, self.position)?;
                 self.ahead_start = self.position;
+                0
             }
-        }
-        let skip = (self.position - self.ahead_start) as usize;
-        Ok(&self.ahead[skip.min(self.ahead.len())..])
+        };
+        Ok(&self.ahead[skip..self.ahead_len])
     }
+}
 
-    fn read_at_into_ahead(&mut self) -> io::Result<usize> {
-        let mut ahead = std::mem::take(&mut self.ahead);
-        let result = self.read_at(&mut ahead, self.position);
-        self.ahead = ahead;
-        result
-    }
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
 }
 
 impl Read for SharedFile {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let count = if buf.len() >= READ_AHEAD {
-            self.read_at(buf, self.position)?
+            read_at(&self.file, buf, self.position)?
         } else {
             let ahead = self.buffered()?;
             let count = ahead.len().min(buf.len());
