@@ -11,11 +11,11 @@
 //! path (inflate on one thread, scan on the other); the inflate-only floor
 //! is printed beside it.
 
+#[path = "support/inflate_floor.rs"]
+mod inflate_floor;
 #[path = "support/workbooks.rs"]
 mod workbooks;
 
-use std::fs::File;
-use std::io::{BufReader, Read};
 use std::time::{Duration, Instant};
 
 use sheetstream::{SheetCounts, SheetKind, Workbook};
@@ -46,28 +46,16 @@ fn count(workbook: &Workbook, threads: usize) -> SheetCounts {
         .expect("read")
 }
 
-/// The floor, as in the read bench: the sheets inflated and dropped through
-/// the zip crate, reading the compressed bytes 256 KiB at a time.
+/// The floor, as in the read bench (see `support/inflate_floor.rs`).
 fn inflate_only(path: &std::path::Path, workbook: &Workbook) -> u64 {
-    let file = BufReader::with_capacity(256 * 1024, File::open(path).expect("open"));
-    let mut archive = zip::ZipArchive::new(file).expect("zip");
-    let mut buffer = vec![0u8; 128 * 1024];
-    let mut total = 0;
-    for sheet in workbook
-        .sheets()
-        .iter()
-        .filter(|s| s.kind() == SheetKind::Worksheet)
-    {
-        let mut entry = archive.by_name(sheet.part()).expect("part");
-        loop {
-            let count = entry.read(&mut buffer).expect("inflate");
-            if count == 0 {
-                break;
-            }
-            total += count as u64;
-        }
-    }
-    total
+    inflate_floor::inflate_parts(
+        path,
+        workbook
+            .sheets()
+            .iter()
+            .filter(|s| s.kind() == SheetKind::Worksheet)
+            .map(|sheet| sheet.part()),
+    )
 }
 
 fn main() {

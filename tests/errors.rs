@@ -790,6 +790,35 @@ fn crc_mismatches_are_refused() {
 }
 
 #[test]
+fn crc_mismatches_in_deflated_parts_are_refused() {
+    // Deflated parts are inflated by sheetstream itself, which checks the
+    // CRC at the end of the stream: the same sheet with its recorded CRC
+    // changed (in the local header and the central directory) is refused.
+    let mut rows = String::new();
+    for row in 1..=500 {
+        rows.push_str(&format!(
+            r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c></row>"#
+        ));
+    }
+    let bytes = one_sheet(sheet_xml(&rows));
+    assert_eq!(read(&bytes, "the deflated sheet").unwrap(), 500);
+    let mut zip = zip::ZipArchive::new(Cursor::new(bytes.clone())).unwrap();
+    let file = zip.by_name(SHEET_PART).unwrap();
+    assert_eq!(file.compression(), zip::CompressionMethod::Deflated);
+    let crc = file.crc32().to_le_bytes();
+    drop(file);
+    let places = find_all(&bytes, &crc);
+    assert_eq!(places.len(), 2, "the CRC is in the two headers only");
+    let mut damaged = bytes.clone();
+    for place in places {
+        damaged[place] ^= 0x01;
+    }
+    let err = read_err(&damaged, "a CRC mismatch in the deflated sheet");
+    assert!(matches!(err.kind(), ErrorKind::Zip(_)), "{err:?}");
+    assert_mentions(&err, &["checksum", SHEET_PART]);
+}
+
+#[test]
 fn damaged_deflate_data_is_refused() {
     // A long sheet, so that its deflate stream is long; bytes flipped in
     // its middle break the stream or its CRC.

@@ -6,12 +6,14 @@ use std::collections::HashMap;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::Arc;
 
-use zip::ZipArchive;
+use zip::read::ZipFile;
 use zip::result::ZipError;
+use zip::{CompressionMethod, ZipArchive};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::package::encoding;
+use crate::package::inflate::Inflater;
 
 const OLE2_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 
@@ -160,16 +162,31 @@ impl<R: Read + Seek> Archive<R> {
         limits: &Limits,
     ) -> Result<Box<dyn Read + '_>> {
         let index = self.entry_index(name)?;
-        let file = self
+        let deflated = self
             .zip
-            .by_index(index)
-            .map_err(|err| zip_error(err).with_part(name))?;
+            .by_index_data(index)
+            .map_err(|err| zip_error(err).with_part(name))?
+            .compression()
+            == CompressionMethod::Deflated;
+        let file = if deflated {
+            self.zip.by_index_raw(index)
+        } else {
+            self.zip.by_index(index)
+        }
+        .map_err(|err| zip_error(err).with_part(name))?;
         if file.encrypted() {
             return Err(Error::new(ErrorKind::Zip("the entry is encrypted".into())).with_part(name));
         }
         let compressed = file.compressed_size();
+        let data = if deflated {
+            let crc = file.crc32();
+            PartData::Deflated(Box::new(Inflater::new(file, crc)))
+        } else {
+            // Stored, or a method only the zip crate knows (or refuses).
+            PartData::Other(file)
+        };
         let mut reader = PartReader {
-            inner: file,
+            inner: data,
             inflated: 0,
             compressed,
             max_bytes,
@@ -210,6 +227,23 @@ impl<R: Read + Seek> Archive<R> {
             .read_to_end(&mut bytes)
             .map_err(|err| Error::from(err).with_part(name))?;
         Ok(bytes)
+    }
+}
+
+/// A part's bytes as they come out of the container.
+enum PartData<'a, R: Read> {
+    /// Inflated by us, from the raw compressed bytes (see [`Inflater`]).
+    Deflated(Box<Inflater<ZipFile<'a, R>>>),
+    /// Read through the zip crate.
+    Other(ZipFile<'a, R>),
+}
+
+impl<R: Read> Read for PartData<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            PartData::Deflated(inflater) => inflater.read(buf),
+            PartData::Other(file) => file.read(buf),
+        }
     }
 }
 

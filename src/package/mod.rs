@@ -7,6 +7,7 @@
 
 pub(crate) mod archive;
 mod encoding;
+mod inflate;
 
 use std::io::{Read, Seek};
 
