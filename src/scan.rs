@@ -399,11 +399,7 @@ impl SheetScanner {
         let mut open: SmallVec<[Span; 4]> = SmallVec::new();
         let reference = spelled.unwrap_or_else(|| RowReference::new(index));
         loop {
-            if open.is_empty() && input.get(pos..pos + 6) == Some(b"</row>") {
-                self.next_row = index + 1;
-                row.ascii_only = fast_only && row.pieces.is_empty();
-                return Ok(Some(pos + 6));
-            }
+            // Cells first: a row has more of them than ends.
             if let Some((column, end)) = fast_cell(
                 input,
                 pos,
@@ -415,6 +411,11 @@ impl SheetScanner {
                 next_column = column + 1;
                 pos = end;
                 continue;
+            }
+            if open.is_empty() && input.get(pos..pos + 6) == Some(b"</row>") {
+                self.next_row = index + 1;
+                row.ascii_only = fast_only && row.pieces.is_empty();
+                return Ok(Some(pos + 6));
             }
             fast_only = false;
             match xml::next_token(input, pos, complete).map_err(xml_error)? {
@@ -777,15 +778,7 @@ fn fast_cell(
         offset: pos,
     });
     let cell = cells.last_mut()?;
-    let pieces_before = pieces.len();
     match read_fast_cell(input, pos, row, cell, pieces) {
-        // A cell without `r` after one in column XFD is past the last
-        // column: the general path reports it.
-        Some(_) if cell.column > MAX_COLUMN => {
-            cells.pop();
-            pieces.truncate(pieces_before);
-            None
-        }
         Some(end) => {
             let column = cell.column;
             if cell.value.is_none() {
@@ -812,7 +805,16 @@ fn read_fast_cell(
 ) -> Option<usize> {
     let (close, self_closing) = match canonical_cell_attributes(input, pos + 3, row, cell) {
         Some(found) => found,
-        None => general_cell_attributes(input, pos + 3, cell)?,
+        None => {
+            let found = general_cell_attributes(input, pos + 3, cell)?;
+            // A cell without `r` after one in column XFD is past the last
+            // column: the general path reports it. (The canonical shape's
+            // reference is checked as it is read.)
+            if cell.column > MAX_COLUMN {
+                return None;
+            }
+            found
+        }
     };
     let at = close + 1;
     if self_closing {
@@ -1539,6 +1541,11 @@ mod tests {
         for bad in [
             "<c r=\"XFE1\"><v>1</v></c>",
             "<c r=\"A1048577\"><v>1</v></c>",
+            // No reference: the column after XFD, on the fast path's
+            // general attribute reader, self-closing or not.
+            "<c r=\"XFD1\"><v>1</v></c><c><v>2</v></c>",
+            "<c r=\"XFD1\"><v>1</v></c><c s=\"1\"><v>2</v></c>",
+            "<c r=\"XFD1\"><v>1</v></c><c t=\"b\"/>",
         ] {
             let xml = format!("<worksheet><sheetData><row>{bad}</row></sheetData></worksheet>");
             let err = scan_in_chunks(&xml, 5).unwrap_err();
