@@ -137,17 +137,15 @@ impl ChunkBuffer {
             let grown = (self.buf.len() * 2).min(cap);
             self.buf.resize(grown.max(self.end + 1), 0);
         }
-        loop {
-            let count = reader.read(&mut self.buf[self.end..])?;
-            if count == 0 {
-                self.eof = true;
-                return Ok(());
-            }
-            self.end += count;
-            if self.end == self.buf.len() {
-                return Ok(());
-            }
+        // One read: the inflater fills what its input allows, and the
+        // scanner gets to work without waiting for the rest of the buffer
+        // (the first rows of a sheet need only the start of its data).
+        let count = reader.read(&mut self.buf[self.end..])?;
+        if count == 0 {
+            self.eof = true;
         }
+        self.end += count;
+        Ok(())
     }
 }
 
