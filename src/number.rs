@@ -2,9 +2,9 @@
 //!
 //! Most numbers in a sheet are decimals without an exponent (`42`,
 //! `-17.5`, `40000.001388888886`). Those with at most 19 digits are read
-//! as one integer mantissa `m` and a count `k` of fraction digits (a long
-//! fraction eight digits at a time, in one word), and `m / 10^k` is
-//! rounded once, correctly:
+//! as one integer mantissa `m` and a count `k` of fraction digits (four
+//! or eight digits at a time, in one word, where there are that many), and
+//! `m / 10^k` is rounded once, correctly:
 //!
 //! - when `m` fits in 53 bits (and `k <= 22`), both operands are exact
 //!   doubles and IEEE division rounds the quotient correctly;
@@ -78,6 +78,13 @@ pub(crate) fn parse_decimal(text: &[u8]) -> Option<f64> {
     let mut bytes = body.iter();
     let mut fraction_digits = 0;
     let mut digits = 0;
+    // Four integer digits in one word when there are (years of serial
+    // dates, most counts and identifiers).
+    if let Some(four) = body.first_chunk::<4>().and_then(|four| four_digits(*four)) {
+        mantissa = u64::from(four);
+        digits = 4;
+        bytes = body[4..].iter();
+    }
     // The integer digits, up to the point.
     for &byte in bytes.by_ref() {
         let digit = byte.wrapping_sub(b'0');
@@ -94,6 +101,13 @@ pub(crate) fn parse_decimal(text: &[u8]) -> Option<f64> {
                     .wrapping_mul(100_000_000)
                     .wrapping_add(eight_digits(*eight)?);
                 fraction_digits += 8;
+                rest = after;
+            }
+            if let Some((four, after)) = rest.split_first_chunk::<4>()
+                && let Some(value) = four_digits(*four)
+            {
+                mantissa = mantissa.wrapping_mul(10_000).wrapping_add(u64::from(value));
+                fraction_digits += 4;
                 rest = after;
             }
             for &byte in rest {
@@ -145,6 +159,19 @@ fn eight_digits(bytes: [u8; 8]) -> Option<u64> {
     let outer = (pairs & PAIR_MASK).wrapping_mul(100 + (1_000_000 << 32));
     let inner = ((pairs >> 16) & PAIR_MASK).wrapping_mul(1 + (10_000 << 32));
     Some(outer.wrapping_add(inner) >> 32)
+}
+
+/// The value of four ASCII decimal digits, as [`eight_digits`] reads
+/// eight.
+#[inline(always)]
+fn four_digits(bytes: [u8; 4]) -> Option<u32> {
+    const ONES: u32 = 0x0101_0101;
+    let values = u32::from_le_bytes(bytes).wrapping_sub(ONES * u32::from(b'0'));
+    if (values | values.wrapping_add(ONES * 0x76)) & (ONES * 0x80) != 0 {
+        return None;
+    }
+    let pairs = values.wrapping_mul(10).wrapping_add(values >> 8);
+    Some((pairs & 0xFF) * 100 + ((pairs >> 16) & 0xFF))
 }
 
 /// `mantissa / 10^fraction_digits` rounded once to the nearest double, for
@@ -226,7 +253,16 @@ mod tests {
             "9007199254740993.5",
             "-12345678901234567.89",
             "4.9406564584124654E-324",
-            // Fractions read eight digits at a time, then one at a time.
+            // Integer parts read four digits at a time first, fractions
+            // eight, then four, then one at a time.
+            "1234",
+            "-1234",
+            "12345.6789",
+            "1234.5",
+            "123.4567",
+            "0.12345678901",
+            "0.123456789012",
+            "12345678.123456789",
             "0.12345678",
             "0.12345678e5",
             "1.123456789012345678",
@@ -329,6 +365,10 @@ mod tests {
             "--1",
             "+",
             "0.1234567x9",
+            "12a4",
+            "1234a",
+            "1.234x",
+            "0.12345678123x",
             "0.12345678/",
             "1.1234567.89",
             "0.1234:678",
@@ -360,6 +400,22 @@ mod tests {
         }
         assert_eq!(eight_digits(*b"00000000"), Some(0));
         assert_eq!(eight_digits(*b"99999999"), Some(99_999_999));
+    }
+
+    #[test]
+    fn reads_four_digits_at_once() {
+        for value in 0..10_000u32 {
+            let text = format!("{value:04}");
+            let bytes = *text.as_bytes().first_chunk::<4>().unwrap();
+            assert_eq!(four_digits(bytes), Some(value), "{text}");
+            for place in 0..4 {
+                for bad in [0, b'/', b':', b'.', b'-', 0x7f, 0x80, 0xff] {
+                    let mut damaged = bytes;
+                    damaged[place] = bad;
+                    assert_eq!(four_digits(damaged), None, "{damaged:?}");
+                }
+            }
+        }
     }
 
     #[test]
