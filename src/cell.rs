@@ -101,7 +101,9 @@ impl<'a> Cell<'a> {
     /// The formula text, when the reader was asked for formulas
     /// ([`SheetRows::with_formulas`](crate::SheetRows::with_formulas)) and
     /// the cell has one written out (cells that share a formula written on
-    /// another cell have none of their own).
+    /// another cell have none of their own). XML entities are decoded;
+    /// unlike text values, formula text is not an escaped string in the
+    /// format, so `_xHHHH_` stays as written (as in `_xlfn.CONCAT`).
     #[inline]
     pub fn formula(&self) -> Option<&'a str> {
         self.formula

@@ -1130,6 +1130,30 @@ fn shared_formula_text_only_where_written() {
     );
 }
 
+/// Cell values are escaped strings (`ST_Xstring`): `_xHHHH_` stands for a
+/// character. Formula text (`ST_Formula`) is not: it comes back as written,
+/// XML entities decoded and nothing else.
+#[test]
+fn formula_text_keeps_what_looks_like_an_escape() {
+    let bytes = book()
+        .sheet(
+            "F",
+            sheet_xml(concat!(
+                r#"<row r="1"><c r="A1" t="str"><f>"_x0041_"&amp;"b"</f><v>_x0041_b</v></c>"#,
+                r#"<c r="B1"><f>_xlfn.CONCAT(1,2)</f><v>12</v></c></row>"#,
+            )),
+        )
+        .build();
+    let mut workbook = Workbook::from_bytes(bytes).unwrap();
+    let mut rows = workbook.rows("F").unwrap().with_formulas(true);
+    let row = rows.next_row().unwrap().expect("the row");
+    let cells = row.cells();
+    assert_eq!(cells[0].value(), Value::Text("Ab"));
+    assert_eq!(cells[0].formula(), Some("\"_x0041_\"&\"b\""));
+    assert_eq!(cells[1].value(), Value::Number(12.0));
+    assert_eq!(cells[1].formula(), Some("_xlfn.CONCAT(1,2)"));
+}
+
 fn iso_dates() -> Vec<u8> {
     let values = [
         "2024-03-15",
