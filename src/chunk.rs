@@ -18,6 +18,9 @@ use crate::error::{Error, Result};
 /// cache with the scanner reading what was just inflated.
 pub(crate) const CHUNK_SIZE: usize = 512 * 1024;
 
+/// The least a fill reads, unless the buffer fills or the part ends first.
+const MIN_FILL: usize = 64 * 1024;
+
 pub(crate) struct ChunkBuffer {
     buf: Vec<u8>,
     start: usize,
@@ -137,14 +140,22 @@ impl ChunkBuffer {
             let grown = (self.buf.len() * 2).min(cap);
             self.buf.resize(grown.max(self.end + 1), 0);
         }
-        // One read: the inflater fills what its input allows, and the
-        // scanner gets to work without waiting for the rest of the buffer
-        // (the first rows of a sheet need only the start of its data).
-        let count = reader.read(&mut self.buf[self.end..])?;
-        if count == 0 {
-            self.eof = true;
+        // Reads until MIN_FILL bytes came in (or the buffer is full, or the
+        // part ends), not until the buffer is full: the inflater fills what
+        // its input allows in one read, and the scanner gets to work on
+        // that (the first rows of a sheet need only the start of its
+        // data). The minimum keeps a reader that hands out little at a
+        // time from making the scanner go over a long row's start again
+        // for every few bytes.
+        let start = self.end;
+        while self.end - start < MIN_FILL && self.end < self.buf.len() {
+            let count = reader.read(&mut self.buf[self.end..])?;
+            if count == 0 {
+                self.eof = true;
+                break;
+            }
+            self.end += count;
         }
-        self.end += count;
         Ok(())
     }
 }
@@ -212,6 +223,50 @@ mod tests {
         small.take(with_headroom(b"abcdefgh"), HEADROOM).unwrap();
         let err = small.take(with_headroom(b"i"), HEADROOM).unwrap_err();
         assert!(err.to_string().contains("row or string item size"), "{err}");
+    }
+
+    /// Hands out at most `piece` bytes per read.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        piece: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let count = buf.len().min(self.piece).min(self.data.len());
+            buf[..count].copy_from_slice(&self.data[..count]);
+            self.data = &self.data[count..];
+            Ok(count)
+        }
+    }
+
+    #[test]
+    fn a_fill_takes_at_least_its_minimum_from_a_trickling_reader() {
+        let data: Vec<u8> = (0..(3 * CHUNK_SIZE)).map(|i| (i % 251) as u8).collect();
+        let mut reader = Trickle {
+            data: &data,
+            piece: 1000,
+        };
+        let mut buffer = ChunkBuffer::new(u64::MAX);
+        buffer.fill(&mut reader).unwrap();
+        let first = buffer.window().len();
+        assert!((MIN_FILL..MIN_FILL + 1000).contains(&first), "{first}");
+        assert_eq!(buffer.window(), &data[..first]);
+        // A reader that hands out everything at once: one read, however
+        // much it is.
+        let mut whole = &data[..];
+        let mut buffer = ChunkBuffer::new(u64::MAX);
+        buffer.fill(&mut whole).unwrap();
+        assert_eq!(buffer.window().len(), CHUNK_SIZE);
+        // The end of the part ends a fill early.
+        let mut short = Trickle {
+            data: &data[..100],
+            piece: 7,
+        };
+        let mut buffer = ChunkBuffer::new(u64::MAX);
+        buffer.fill(&mut short).unwrap();
+        assert_eq!(buffer.window(), &data[..100]);
+        assert!(buffer.is_eof());
     }
 
     #[test]
