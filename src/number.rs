@@ -218,6 +218,14 @@ pub(crate) fn parse_index(text: &[u8]) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// The next state of a xorshift generator: a deterministic walk.
+    fn xorshift(mut state: u64) -> u64 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+
     fn std_parse(text: &str) -> f64 {
         text.parse().unwrap()
     }
@@ -280,9 +288,7 @@ mod tests {
         // A deterministic walk over many magnitudes and digit counts.
         let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
         for _ in 0..200_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            state = xorshift(state);
             let value = f64::from_bits(state);
             if !value.is_finite() {
                 continue;
@@ -307,9 +313,7 @@ mod tests {
         // 16 to 19 digits with the point anywhere: the 128-bit division path.
         let mut state: u64 = 0x2545_F491_4F6C_DD1D;
         for _ in 0..300_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            state = xorshift(state);
             let digits = 16 + (state % 4) as usize;
             let mut text: String =
                 format!("{:019}", state % 10_000_000_000_000_000_000)[19 - digits..].to_string();
@@ -382,9 +386,7 @@ mod tests {
     fn reads_eight_digits_at_once() {
         let mut state: u64 = 0x1234_5678_9ABC_DEF1;
         for _ in 0..100_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            state = xorshift(state);
             let value = state % 100_000_000;
             let text = format!("{value:08}");
             let bytes = *text.as_bytes().first_chunk::<8>().unwrap();

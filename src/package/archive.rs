@@ -180,7 +180,7 @@ impl<R: Read + Seek> Archive<R> {
         let compressed = file.compressed_size();
         let data = if deflated {
             let crc = file.crc32();
-            PartData::Deflated(Box::new(Inflater::new(file, crc)))
+            PartData::Deflated(Box::new(Inflater::new(file, compressed, crc)))
         } else {
             // Stored, or a method only the zip crate knows (or refuses).
             PartData::Other(file)

@@ -40,12 +40,17 @@ pub(crate) struct Inflater<R> {
 }
 
 impl<R: Read> Inflater<R> {
-    /// Inflates the raw deflate stream `compressed`, whose inflated bytes
-    /// must have the CRC-32 `expected_crc`.
-    pub(crate) fn new(compressed: R, expected_crc: u32) -> Inflater<R> {
+    /// Inflates the raw deflate stream `compressed`, `compressed_size`
+    /// bytes long as the archive records it (it sizes the input buffer:
+    /// small parts get a small one), whose inflated bytes must have the
+    /// CRC-32 `expected_crc`.
+    pub(crate) fn new(compressed: R, compressed_size: u64, expected_crc: u32) -> Inflater<R> {
+        let input_size = usize::try_from(compressed_size)
+            .unwrap_or(INPUT_CHUNK)
+            .clamp(1, INPUT_CHUNK);
         Inflater {
             compressed,
-            input: vec![0; INPUT_CHUNK].into_boxed_slice(),
+            input: vec![0; input_size].into_boxed_slice(),
             start: 0,
             end: 0,
             refill_size: FIRST_INPUT,
@@ -60,7 +65,8 @@ impl<R: Read> Inflater<R> {
 
     fn refill(&mut self) -> io::Result<()> {
         loop {
-            match self.compressed.read(&mut self.input[..self.refill_size]) {
+            let size = self.refill_size.min(self.input.len());
+            match self.compressed.read(&mut self.input[..size]) {
                 Ok(count) => {
                     self.start = 0;
                     self.end = count;
@@ -175,13 +181,23 @@ mod tests {
         let compressed = deflate(&data);
         let crc = crc32fast::hash(&data);
         for piece in [1, 7, 4096, 128 * 1024, 2 * 1024 * 1024] {
-            let mut inflater = Inflater::new(&compressed[..], crc);
+            let mut inflater = Inflater::new(&compressed[..], compressed.len() as u64, crc);
             assert_eq!(read_in(&mut inflater, piece).unwrap(), data, "{piece}");
             // The end stays the end.
             assert_eq!(inflater.read(&mut [0; 16]).unwrap(), 0);
         }
+        // A recorded size that is wrong only makes the input buffer small
+        // (or big), never the result wrong.
+        for recorded in [0, 1, 100, u64::MAX] {
+            let mut inflater = Inflater::new(&compressed[..], recorded, crc);
+            assert_eq!(
+                read_in(&mut inflater, 64 * 1024).unwrap(),
+                data,
+                "{recorded}"
+            );
+        }
         let empty = deflate(b"");
-        let mut inflater = Inflater::new(&empty[..], crc32fast::hash(b""));
+        let mut inflater = Inflater::new(&empty[..], empty.len() as u64, crc32fast::hash(b""));
         assert_eq!(read_in(&mut inflater, 100).unwrap(), b"");
     }
 
@@ -189,7 +205,11 @@ mod tests {
     fn a_wrong_checksum_is_an_error_at_the_end() {
         let data = sample(300_000);
         let compressed = deflate(&data);
-        let mut inflater = Inflater::new(&compressed[..], crc32fast::hash(&data) ^ 1);
+        let mut inflater = Inflater::new(
+            &compressed[..],
+            compressed.len() as u64,
+            crc32fast::hash(&data) ^ 1,
+        );
         let err = read_in(&mut inflater, 64 * 1024).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidData);
         assert!(err.to_string().contains("checksum"), "{err}");
@@ -201,7 +221,7 @@ mod tests {
         let compressed = deflate(&data);
         let crc = crc32fast::hash(&data);
         for cut in [0, 1, compressed.len() / 2, compressed.len() - 1] {
-            let mut inflater = Inflater::new(&compressed[..cut], crc);
+            let mut inflater = Inflater::new(&compressed[..cut], compressed.len() as u64, crc);
             let err = read_in(&mut inflater, 64 * 1024).unwrap_err();
             assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{cut}");
             assert!(err.to_string().contains("ends inside"), "{cut}: {err}");
@@ -216,7 +236,7 @@ mod tests {
         for at in (0..compressed.len()).step_by(991) {
             let mut damaged = compressed.clone();
             damaged[at] ^= 0x5A;
-            let mut inflater = Inflater::new(&damaged[..], crc);
+            let mut inflater = Inflater::new(&damaged[..], damaged.len() as u64, crc);
             // Either the stream breaks, or the checksum catches the change
             // (or, rarely, the flip lands where it changes nothing).
             if let Ok(out) = read_in(&mut inflater, 32 * 1024) {
