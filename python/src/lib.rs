@@ -1,0 +1,20 @@
+//! The native module of the `sheetstream` Python package
+//! (`sheetstream._sheetstream`); python/sheetstream/__init__.py re-exports
+//! it. Everything here is a thin layer over the sheetstream crate's public
+//! API: no parsing rules of its own.
+
+mod errors;
+mod workbook;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _sheetstream(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(module)?;
+    module.add_class::<workbook::PyWorkbook>()?;
+    module.add_class::<workbook::PySheetInfo>()?;
+    module.add_class::<workbook::PyDefinedName>()?;
+    module.add_function(wrap_pyfunction!(workbook::open, module)?)?;
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,286 @@
+//! `sheetstream.open` and the `Workbook` class: the sheet list and the
+//! defined names of an opened workbook.
+
+use std::io::Cursor;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyString};
+use sheetstream::{SharedFile, SheetKind, SheetState};
+
+use crate::errors::IntoPyResult;
+
+/// Where a workbook's bytes come from.
+#[derive(Clone)]
+pub(crate) enum Source {
+    /// A file, read with positioned reads as the sheets are streamed.
+    Path(PathBuf),
+    /// Bytes held in memory (a `bytes` object, or what a file object's
+    /// `read()` returned), shared by every reader of the workbook.
+    Bytes(Arc<[u8]>),
+}
+
+impl Source {
+    /// What `open(source)` was given: a path (`str` or `os.PathLike`),
+    /// `bytes`/`bytearray`/`memoryview`, or a binary file object.
+    pub(crate) fn extract(source: &Bound<'_, PyAny>) -> PyResult<Source> {
+        if let Ok(bytes) = source.cast::<PyBytes>() {
+            return Ok(Source::Bytes(Arc::from(bytes.as_bytes())));
+        }
+        if let Ok(bytes) = source.cast::<PyByteArray>() {
+            return Ok(Source::Bytes(Arc::from(bytes.to_vec())));
+        }
+        if source.is_instance_of::<PyMemoryView>() {
+            let bytes = source.call_method0("tobytes")?;
+            return Source::extract(&bytes);
+        }
+        if source.is_instance_of::<PyString>() || source.hasattr("__fspath__")? {
+            return Ok(Source::Path(source.extract::<PathBuf>()?));
+        }
+        if source.hasattr("read")? {
+            let data = source.call_method0("read")?;
+            if data.is_instance_of::<PyString>() {
+                return Err(PyTypeError::new_err(
+                    "the file object returned str: open it in binary mode ('rb')",
+                ));
+            }
+            return match Source::extract(&data)? {
+                Source::Bytes(bytes) => Ok(Source::Bytes(bytes)),
+                Source::Path(_) => Err(PyTypeError::new_err(
+                    "the file object's read() did not return bytes",
+                )),
+            };
+        }
+        Err(PyTypeError::new_err(format!(
+            "expected a path, bytes or a binary file object, not {}",
+            source.get_type().name()?
+        )))
+    }
+
+    /// Opens the workbook (without the GIL held by the caller).
+    pub(crate) fn open(&self) -> Result<OpenedWorkbook, sheetstream::Error> {
+        Ok(match self {
+            Source::Path(path) => OpenedWorkbook::File(sheetstream::Workbook::open(path)?),
+            Source::Bytes(bytes) => {
+                OpenedWorkbook::Bytes(sheetstream::Workbook::from_bytes(bytes.clone())?)
+            }
+        })
+    }
+
+    /// How the workbook is named in reprs and in the `file` column.
+    pub(crate) fn label(&self) -> String {
+        match self {
+            Source::Path(path) => path.display().to_string(),
+            Source::Bytes(bytes) => format!("<{} bytes>", bytes.len()),
+        }
+    }
+}
+
+/// A workbook opened from a file or from memory.
+pub(crate) enum OpenedWorkbook {
+    File(sheetstream::Workbook<SharedFile>),
+    Bytes(sheetstream::Workbook<Cursor<Arc<[u8]>>>),
+}
+
+/// Calls `$body` with `$workbook` bound to the workbook of either source.
+macro_rules! with_workbook {
+    ($opened:expr, $workbook:ident => $body:expr) => {
+        match $opened {
+            OpenedWorkbook::File($workbook) => $body,
+            OpenedWorkbook::Bytes($workbook) => $body,
+        }
+    };
+}
+
+impl OpenedWorkbook {
+    fn sheets(&self) -> &[sheetstream::SheetInfo] {
+        with_workbook!(self, workbook => workbook.sheets())
+    }
+
+    fn defined_names(&mut self) -> Result<Vec<sheetstream::DefinedName>, sheetstream::Error> {
+        with_workbook!(self, workbook => workbook.defined_names())
+    }
+}
+
+/// A sheet as the workbook lists it.
+#[pyclass(module = "sheetstream", name = "SheetInfo", frozen, get_all)]
+pub(crate) struct PySheetInfo {
+    /// The sheet's position in `Workbook.sheets` (0-based).
+    position: usize,
+    /// The name on the sheet's tab.
+    name: String,
+    /// "visible", "hidden" or "very_hidden".
+    state: &'static str,
+    /// "worksheet", "chartsheet", "dialogsheet" or "macrosheet".
+    kind: &'static str,
+}
+
+#[pymethods]
+impl PySheetInfo {
+    fn __repr__(&self) -> String {
+        format!(
+            "SheetInfo(position={}, name={:?}, state={:?}, kind={:?})",
+            self.position, self.name, self.state, self.kind
+        )
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PySheetInfo>().is_ok_and(|other| {
+            let other = other.get();
+            (other.position, &other.name, other.state, other.kind)
+                == (self.position, &self.name, self.state, self.kind)
+        })
+    }
+}
+
+impl PySheetInfo {
+    fn new(info: &sheetstream::SheetInfo) -> PySheetInfo {
+        PySheetInfo {
+            position: info.position(),
+            name: info.name().to_owned(),
+            state: match info.state() {
+                SheetState::Visible => "visible",
+                SheetState::Hidden => "hidden",
+                SheetState::VeryHidden => "very_hidden",
+            },
+            kind: match info.kind() {
+                SheetKind::Worksheet => "worksheet",
+                SheetKind::Chartsheet => "chartsheet",
+                SheetKind::Dialogsheet => "dialogsheet",
+                SheetKind::Macrosheet => "macrosheet",
+            },
+        }
+    }
+}
+
+/// A defined name: a named range, constant or formula.
+#[pyclass(module = "sheetstream", name = "DefinedName", frozen, get_all)]
+pub(crate) struct PyDefinedName {
+    /// The name, e.g. "Totals" or "_xlnm.Print_Area".
+    name: String,
+    /// What it refers to, as written, e.g. "Data!$B$2:$B$4".
+    refers_to: String,
+    /// The position of the sheet the name is local to, or None for a
+    /// workbook-wide name.
+    sheet: Option<usize>,
+    /// Whether the name is hidden from the user.
+    hidden: bool,
+}
+
+#[pymethods]
+impl PyDefinedName {
+    fn __repr__(&self) -> String {
+        let sheet = self
+            .sheet
+            .map_or("None".to_owned(), |sheet| sheet.to_string());
+        format!(
+            "DefinedName(name={:?}, refers_to={:?}, sheet={sheet}, hidden={})",
+            self.name,
+            self.refers_to,
+            if self.hidden { "True" } else { "False" }
+        )
+    }
+}
+
+/// An opened workbook: `sheetstream.open(source)`.
+#[pyclass(module = "sheetstream", name = "Workbook", frozen)]
+pub(crate) struct PyWorkbook {
+    pub(crate) source: Source,
+    opened: Mutex<Option<OpenedWorkbook>>,
+}
+
+impl PyWorkbook {
+    pub(crate) fn open_source(py: Python<'_>, source: Source) -> PyResult<PyWorkbook> {
+        let opened = py.detach(|| source.open()).or_raise(py)?;
+        Ok(PyWorkbook {
+            source,
+            opened: Mutex::new(Some(opened)),
+        })
+    }
+
+    /// The opened workbook, or an error once closed.
+    pub(crate) fn lock(&self) -> PyResult<MutexGuard<'_, Option<OpenedWorkbook>>> {
+        let guard = self
+            .opened
+            .lock()
+            .map_err(|_| PyValueError::new_err("the workbook was poisoned by a panic"))?;
+        if guard.is_none() {
+            return Err(PyValueError::new_err("the workbook is closed"));
+        }
+        Ok(guard)
+    }
+}
+
+#[pymethods]
+impl PyWorkbook {
+    /// The sheets in workbook order, hidden ones and chart sheets included.
+    #[getter]
+    fn sheets(&self) -> PyResult<Vec<PySheetInfo>> {
+        let guard = self.lock()?;
+        let opened = guard.as_ref().expect("checked by lock");
+        Ok(opened.sheets().iter().map(PySheetInfo::new).collect())
+    }
+
+    /// The names of the sheets in workbook order.
+    #[getter]
+    fn sheet_names(&self) -> PyResult<Vec<String>> {
+        let guard = self.lock()?;
+        let opened = guard.as_ref().expect("checked by lock");
+        Ok(opened
+            .sheets()
+            .iter()
+            .map(|info| info.name().to_owned())
+            .collect())
+    }
+
+    /// The workbook's defined names.
+    #[getter]
+    fn defined_names(&self, py: Python<'_>) -> PyResult<Vec<PyDefinedName>> {
+        let mut guard = self.lock()?;
+        let opened = guard.as_mut().expect("checked by lock");
+        let names = py.detach(|| opened.defined_names()).or_raise(py)?;
+        Ok(names
+            .into_iter()
+            .map(|name| PyDefinedName {
+                name: name.name,
+                refers_to: name.refers_to,
+                sheet: name.sheet,
+                hidden: name.hidden,
+            })
+            .collect())
+    }
+
+    /// Releases the file; the workbook cannot be used afterwards.
+    fn close(&self) {
+        if let Ok(mut guard) = self.opened.lock() {
+            guard.take();
+        }
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __exit__(
+        &self,
+        _exc_type: &Bound<'_, PyAny>,
+        _exc_value: &Bound<'_, PyAny>,
+        _traceback: &Bound<'_, PyAny>,
+    ) {
+        self.close();
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<sheetstream.Workbook {}>", self.source.label())
+    }
+}
+
+/// Opens a workbook: a path (`str` or `os.PathLike`), `bytes`, or a binary
+/// file object (read into memory).
+#[pyfunction]
+pub(crate) fn open(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PyWorkbook> {
+    let source = Source::extract(source)?;
+    PyWorkbook::open_source(py, source)
+}
