@@ -1,0 +1,230 @@
+"""Planning a read of many workbooks: which (file, sheet) pairs to read, and
+how to spread them over workers.
+
+This is the driver-side half of the Spark data source
+(:mod:`sheetstream.spark`), usable from plain Python too: Dask's
+``dask.dataframe.from_map`` and Ray's ``ray.data.from_items`` / ``map``
+take the work items :func:`plan` yields, and :func:`read_item` reads one
+of them as Arrow record batches on the worker.
+
+    >>> from sheetstream.planning import plan, pack
+    >>> items = list(plan(["reports/2024-*.xlsx"], sheet="all"))
+    >>> bins = pack(items, 8)          # 8 lists of items, balanced by size
+
+Only the ZIP directory and the workbook's sheet list of each file are read
+here (``sheetstream.open``); no cell is.
+"""
+
+from __future__ import annotations
+
+import glob
+import heapq
+import os
+from dataclasses import dataclass
+from typing import Iterable, Iterator, List, Optional, Sequence, Union
+
+import sheetstream
+
+__all__ = [
+    "SheetSelection",
+    "WorkItem",
+    "list_files",
+    "pack",
+    "parse_sheet_selection",
+    "plan",
+]
+
+#: A sheet selection: a position (0-based), a name, ``"all"`` (every
+#: worksheet; chart and dialog sheets have no cells), or a list of these.
+SheetSelection = Union[int, str, Sequence[Union[int, str]]]
+
+_GLOB_CHARACTERS = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One unit of work: a sheet of a workbook, or a workbook that could not
+    be opened (``sheet`` is None and ``error`` says why, with the path).
+
+    ``size`` is the share of the file's compressed size given to the item
+    (the file's size divided among its selected sheets): the weight used to
+    balance workers.
+    """
+
+    path: str
+    sheet: Optional[str]
+    position: Optional[int]
+    size: int
+    error: Optional[str] = None
+
+
+def list_files(
+    paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]],
+    *,
+    recursive: bool = False,
+    extensions: Sequence[str] = (".xlsx", ".xlsm"),
+) -> List[str]:
+    """The workbook files named by ``paths``: files, directories (their
+    workbooks, subdirectories too when ``recursive``) and glob patterns
+    (``**`` matches across directories).
+
+    Files named directly are kept whatever their extension; files found in
+    a directory or by a pattern must end with one of ``extensions``, and
+    names starting with ``.``, ``_`` or ``~$`` (hidden files, Spark's
+    markers, Excel's lock files) are left out, as Spark leaves them out of
+    its listings. The result is sorted, without duplicates. A path that
+    names nothing is an error (``FileNotFoundError`` naming it).
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    found: set[str] = set()
+    for entry in paths:
+        path = os.fspath(entry)
+        if path.startswith("file://"):
+            path = path[len("file://") :]
+        if os.path.isfile(path):
+            found.add(os.path.abspath(path))
+            continue
+        if os.path.isdir(path):
+            candidates = _walk(path, recursive)
+        elif _GLOB_CHARACTERS.intersection(path):
+            candidates = []
+            for match in glob.glob(path, recursive=True):
+                if os.path.isdir(match):
+                    candidates.extend(_walk(match, recursive))
+                else:
+                    candidates.append(match)
+        else:
+            raise FileNotFoundError(f"{path}: no such file or directory")
+        matched = [
+            os.path.abspath(candidate)
+            for candidate in candidates
+            if _is_workbook_name(os.path.basename(candidate), extensions)
+            and os.path.isfile(candidate)
+        ]
+        if not matched and not os.path.isdir(path):
+            raise FileNotFoundError(f"{path}: the pattern matches no workbook")
+        found.update(matched)
+    return sorted(found)
+
+
+def _walk(directory: str, recursive: bool) -> List[str]:
+    if not recursive:
+        return [os.path.join(directory, name) for name in os.listdir(directory)]
+    files = []
+    for root, directories, names in os.walk(directory):
+        directories[:] = [name for name in directories if not name.startswith((".", "_"))]
+        files.extend(os.path.join(root, name) for name in names)
+    return files
+
+
+def _is_workbook_name(name: str, extensions: Sequence[str]) -> bool:
+    if name.startswith((".", "_", "~$")):
+        return False
+    return name.lower().endswith(tuple(extension.lower() for extension in extensions))
+
+
+def parse_sheet_selection(text: str) -> SheetSelection:
+    """A selection as a string option spells it: ``"0"`` (a position),
+    ``"Data"`` (a name), ``"all"`` or ``"*"``, or several separated by
+    commas (``"0,Totals"``). A name that is all digits is taken as a
+    position; select it by listing it in Python instead."""
+    text = text.strip()
+    if text.lower() in ("all", "*"):
+        return "all"
+    parts = [part.strip() for part in text.split(",")] if "," in text else [text]
+    selection: List[Union[int, str]] = [int(part) if part.isdigit() else part for part in parts]
+    return selection[0] if len(selection) == 1 else selection
+
+
+def plan(
+    paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]],
+    sheet: SheetSelection = 0,
+    *,
+    recursive: bool = False,
+    on_error: str = "raise",
+) -> Iterator[WorkItem]:
+    """Yields a :class:`WorkItem` for each selected sheet of each workbook
+    :func:`list_files` finds, in file order, then sheet order.
+
+    ``sheet``: a position (0-based, among all sheets as the workbook lists
+    them), a name, ``"all"`` (every worksheet), or a list of positions and
+    names. A workbook without a selected sheet is an error, as is one that
+    cannot be opened; ``on_error="raise"`` (the default) raises
+    :class:`sheetstream.Error` (its message starts with the path), while
+    ``on_error="keep"`` yields one item with ``sheet=None`` and the message
+    in ``error`` instead, and ``on_error="skip"`` leaves the file out.
+    """
+    if on_error not in ("raise", "keep", "skip"):
+        raise ValueError(f"on_error must be 'raise', 'keep' or 'skip', not {on_error!r}")
+    for path in list_files(paths, recursive=recursive):
+        size = os.path.getsize(path)
+        try:
+            with sheetstream.open(path) as workbook:
+                infos = workbook.sheets
+            chosen = _select(infos, sheet)
+        except sheetstream.Error as error:
+            message = _name_path(error, path)
+            if on_error == "raise":
+                raise
+            if on_error == "keep":
+                yield WorkItem(path, None, None, size, message)
+            continue
+        share = max(1, size // max(1, len(chosen)))
+        for info in chosen:
+            yield WorkItem(path, info.name, info.position, share)
+
+
+def _name_path(error: BaseException, path: str) -> str:
+    """Puts the path in front of the error's message (keeping its type and
+    its location attributes) and sets ``error.path``; returns the message."""
+    message = f"{path}: {error}"
+    if not str(error).startswith(path):
+        error.args = (message,) + tuple(error.args[1:])
+    try:
+        setattr(error, "path", path)
+    except AttributeError:
+        pass
+    return str(error)
+
+
+def _select(infos: Sequence["sheetstream.SheetInfo"], sheet: SheetSelection) -> list:
+    if isinstance(sheet, str) and sheet.lower() in ("all", "*"):
+        return [info for info in infos if info.kind in ("worksheet", "macrosheet")]
+    wanted = [sheet] if isinstance(sheet, (int, str)) else list(sheet)
+    chosen = []
+    for selector in wanted:
+        if isinstance(selector, int):
+            if not 0 <= selector < len(infos):
+                raise sheetstream.SheetNotFoundError(
+                    f"no sheet at position {selector} (the workbook has {len(infos)})"
+                )
+            chosen.append(infos[selector])
+        else:
+            matches = [info for info in infos if info.name == selector]
+            if not matches:
+                names = ", ".join(repr(info.name) for info in infos)
+                raise sheetstream.SheetNotFoundError(
+                    f"no sheet named {selector!r} (the sheets: {names})"
+                )
+            chosen.append(matches[0])
+    return chosen
+
+
+def pack(items: Sequence[WorkItem], bins: int, *, open_cost: int = 4 << 20) -> List[List[WorkItem]]:
+    """Spreads ``items`` over at most ``bins`` lists so that their sizes
+    (plus ``open_cost`` per item, Spark's ``openCostInBytes``: opening a
+    small file is not free) balance: largest first, each into the lightest
+    list so far. Lists keep the items in their planned order; empty lists
+    are dropped."""
+    if bins < 1:
+        raise ValueError("bins must be at least 1")
+    count = min(bins, max(1, len(items)))
+    members: List[List[int]] = [[] for _ in range(count)]
+    loads = [(0, group) for group in range(count)]  # a heap of (load, list)
+    order = sorted(range(len(items)), key=lambda index: -items[index].size)
+    for index in order:
+        load, group = heapq.heappop(loads)
+        members[group].append(index)
+        heapq.heappush(loads, (load + items[index].size + open_cost, group))
+    return [[items[index] for index in sorted(group)] for group in members if group]
