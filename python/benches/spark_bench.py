@@ -1,0 +1,287 @@
+"""Benchmark (a script, not a timed test): the `sheetstream` Spark data
+source against what teams use without spark-excel, on Spark local[2].
+
+    python python/benches/spark_bench.py [--files 32] [--rows 125000] [--skip openpyxl]
+
+Readers, each run in a process of its own with a fresh SparkSession
+(local[2]), each writing every row of every workbook to Spark's `noop` sink
+(so every column is read and converted, nothing is written):
+
+- ``sheetstream``: ``spark.read.format("sheetstream").load(dir)``;
+- ``pandas-calamine`` / ``pandas-openpyxl``: a DataFrame of the paths,
+  32 partitions, ``mapInPandas`` calling ``pandas.read_excel(path,
+  engine=...)`` per file;
+- ``sheetstream parquet``: the CLI writing the same files to Parquet (no
+  Spark), to show what Spark's engine adds.
+
+Printed per reader: wall seconds (from the session being up to the job's
+end; session start-up is printed apart), the peak RSS of the largest Spark
+Python worker (the executors' Python side, where the workbooks are read),
+the JVM's peak RSS, and ratios against sheetstream. The workbooks (one sheet
+of ``--rows`` x 10 each: ids, numbers, shared-string texts, dates,
+booleans; four written with xlsxwriter, the others copies of them) are
+written once into target/spark-bench-data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+COLUMNS = ["id", "x1", "x2", "x3", "city", "product", "day", "ok", "y1", "y2"]
+
+
+def generate(directory: str, files: int, rows: int, distinct: int = 4) -> list:
+    """``files`` workbooks, of which ``distinct`` are written (xlsxwriter
+    takes about 30 s for one on a busy 2-core box) and the rest copies."""
+    import xlsxwriter
+
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for index in range(files):
+        path = os.path.join(directory, f"book_{index:03}_{rows}.xlsx")
+        paths.append(path)
+        if os.path.exists(path):
+            continue
+        if index >= distinct:
+            shutil.copyfile(paths[index % distinct], path)
+            continue
+        rng = random.Random(index)
+        cities = [f"city {n}" for n in range(500)]
+        products = [f"product {n} {'x' * (n % 13)}" for n in range(2000)]
+        temporary = path + ".part"
+        workbook = xlsxwriter.Workbook(temporary, {"constant_memory": True})
+        date_format = workbook.add_format({"num_format": "yyyy-mm-dd"})
+        sheet = workbook.add_worksheet("Data")
+        for column, name in enumerate(COLUMNS):
+            sheet.write_string(0, column, name)
+        start = datetime.date(2020, 1, 1)
+        for row in range(1, rows + 1):
+            sheet.write_number(row, 0, index * 10_000_000 + row)
+            sheet.write_number(row, 1, rng.random() * 1000)
+            sheet.write_number(row, 2, round(rng.uniform(-50, 50), 2))
+            sheet.write_number(row, 3, rng.randint(0, 10_000))
+            sheet.write_string(row, 4, rng.choice(cities))
+            sheet.write_string(row, 5, rng.choice(products))
+            sheet.write_datetime(row, 6, start + datetime.timedelta(days=row % 1500), date_format)
+            sheet.write_boolean(row, 7, rng.random() < 0.5)
+            sheet.write_number(row, 8, rng.random())
+            sheet.write_number(row, 9, rng.gauss(0, 1))
+        workbook.close()
+        os.replace(temporary, path)
+    return paths
+
+
+class WorkerPeaks:
+    """Samples /proc for this process's descendants: the largest VmHWM
+    (peak RSS) of a Spark Python worker, and of the JVM."""
+
+    def __init__(self) -> None:
+        self.python_peak = 0
+        self.jvm_peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> "WorkerPeaks":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._sample()
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.1):
+            self._sample()
+
+    def _sample(self) -> None:
+        me = os.getpid()
+        parents = {}
+        status = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/status") as file:
+                    fields = dict(line.split(":", 1) for line in file if ":" in line)
+                with open(f"/proc/{entry}/cmdline", "rb") as file:
+                    command = file.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            parents[int(entry)] = int(fields["PPid"])
+            status[int(entry)] = (fields.get("VmHWM", "0 kB"), command)
+        for pid, (hwm, command) in status.items():
+            ancestor = parents.get(pid)
+            while ancestor not in (None, 0, 1, me):
+                ancestor = parents.get(ancestor)
+            if ancestor != me:
+                continue  # not a descendant
+            kib = int(hwm.split()[0])
+            if os.path.basename(command.split(" ")[0]) == "java":
+                self.jvm_peak = max(self.jvm_peak, kib)
+            else:  # Spark's Python daemon and workers, or the CLI
+                self.python_peak = max(self.python_peak, kib)
+
+
+def spark_session():
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("sheetstream-bench")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "2g")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "65536")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def run_reader(reader: str, directory: str, paths: list) -> dict:
+    """Runs in the child process: one reader, one fresh session."""
+    started = time.perf_counter()
+    with WorkerPeaks() as peaks:
+        if reader == "sheetstream-parquet":
+            cli = os.environ.get("SHEETSTREAM_CLI") or os.path.join(REPO, "target", "release", "sheetstream")
+            out = tempfile.mkdtemp(prefix="spark-bench-parquet-")
+            try:
+                begin = time.perf_counter()
+                subprocess.run([cli, "parquet", *paths, "-o", out, "--quiet"], check=True)
+                wall = time.perf_counter() - begin
+            finally:
+                shutil.rmtree(out, ignore_errors=True)
+            startup = 0.0
+        else:
+            session = spark_session()
+            startup = time.perf_counter() - started
+            begin = time.perf_counter()
+            if reader == "sheetstream":
+                import sheetstream.spark
+
+                sheetstream.spark.register(session)
+                df = session.read.format("sheetstream").load(directory)
+            else:
+                engine = reader.split("-", 1)[1]
+                df = pandas_read(session, paths, engine)
+            df.write.format("noop").mode("overwrite").save()
+            wall = time.perf_counter() - begin
+            session.stop()
+    return {
+        "reader": reader,
+        "wall": wall,
+        "startup": startup,
+        "python_peak_mib": peaks.python_peak / 1024,
+        "jvm_peak_mib": peaks.jvm_peak / 1024,
+    }
+
+
+def pandas_read(session, paths: list, engine: str):
+    """The workaround without spark-excel: one task per file, the whole
+    sheet read by pandas on the executor."""
+    from pyspark.sql.types import (
+        BooleanType,
+        DoubleType,
+        LongType,
+        StringType,
+        StructField,
+        StructType,
+        TimestampNTZType,
+    )
+
+    schema = StructType(
+        [
+            StructField("id", LongType()),
+            StructField("x1", DoubleType()),
+            StructField("x2", DoubleType()),
+            StructField("x3", LongType()),
+            StructField("city", StringType()),
+            StructField("product", StringType()),
+            StructField("day", TimestampNTZType()),
+            StructField("ok", BooleanType()),
+            StructField("y1", DoubleType()),
+            StructField("y2", DoubleType()),
+        ]
+    )
+
+    def read_files(frames):
+        import pandas
+
+        for frame in frames:
+            for path in frame["path"]:
+                sheet = pandas.read_excel(path, engine=engine)
+                sheet["day"] = pandas.to_datetime(sheet["day"])
+                yield sheet
+
+    listing = session.createDataFrame([(path,) for path in paths], "path string").repartition(len(paths))
+    return listing.mapInPandas(read_files, schema)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--files", type=int, default=32)
+    parser.add_argument("--rows", type=int, default=125_000)
+    parser.add_argument("--skip", action="append", default=[], help="a reader to leave out")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    directory = os.path.join(REPO, "target", "spark-bench-data", f"{args.files}x{args.rows}")
+    if args.child:
+        paths = sorted(os.path.join(directory, name) for name in os.listdir(directory) if name.endswith(".xlsx"))
+        print(json.dumps(run_reader(args.child, directory, paths)))
+        return
+    begin = time.perf_counter()
+    paths = generate(directory, args.files, args.rows)
+    print(f"{len(paths)} workbooks of {args.rows} x 10 in {directory} "
+          f"({sum(os.path.getsize(p) for p in paths) / 1e6:.1f} MB; ready in {time.perf_counter() - begin:.1f} s)")
+    readers = ["sheetstream", "sheetstream-parquet", "pandas-calamine", "pandas-openpyxl"]
+    results = {}
+    for reader in readers:
+        if reader in args.skip:
+            continue
+        child = subprocess.run(
+            [sys.executable, __file__, "--files", str(args.files), "--rows", str(args.rows), "--child", reader],
+            capture_output=True,
+            text=True,
+        )
+        lines = [line for line in child.stdout.splitlines() if line.startswith("{")]
+        if child.returncode != 0 or not lines:
+            print(f"{reader}: failed (exit {child.returncode})\n{child.stderr[-3000:]}")
+            continue
+        results[reader] = json.loads(lines[-1])
+        result = results[reader]
+        print(f"  {reader}: {result['wall']:.2f} s", flush=True)
+    base = results.get("sheetstream")
+    print()
+    print(f"{'reader':<22}{'wall s':>9}{'vs sheetstream':>16}{'worker peak MiB':>20}{'JVM peak MiB':>14}{'startup s':>11}")
+    for reader, result in results.items():
+        ratio = f"{result['wall'] / base['wall']:.2f}x" if base else "-"
+        print(
+            f"{reader:<22}{result['wall']:>9.2f}{ratio:>16}{result['python_peak_mib']:>20.0f}"
+            f"{result['jvm_peak_mib']:>14.0f}{result['startup']:>11.1f}"
+        )
+    if base:
+        for reader, target in (("pandas-calamine", 10), ("pandas-openpyxl", 40)):
+            if reader in results:
+                speedup = results[reader]["wall"] / base["wall"]
+                print(f"target: sheetstream >= {target}x faster than {reader}: {speedup:.1f}x "
+                      f"({'met' if speedup >= target else 'not met'})")
+        if "sheetstream-parquet" in results:
+            overhead = base["wall"] / results["sheetstream-parquet"]["wall"]
+            print(f"target: data source <= 2x `sheetstream parquet`: {overhead:.2f}x "
+                  f"({'met' if overhead <= 2 else 'not met'})")
+
+
+if __name__ == "__main__":
+    main()

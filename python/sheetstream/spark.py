@@ -1,0 +1,783 @@
+"""A PySpark data source (Spark 4's ``pyspark.sql.datasource``) named
+``sheetstream``: folders of workbooks read by Spark executors, each task
+streaming its sheets through sheetstream's Arrow layer.
+
+    >>> import sheetstream.spark
+    >>> sheetstream.spark.register(spark)
+    >>> df = spark.read.format("sheetstream").option("sheet", "all").load("reports/*.xlsx")
+
+How a read is planned and run:
+
+- On the driver, the paths (files, directories, glob patterns) are listed
+  (:func:`sheetstream.planning.list_files`), each workbook's sheet list is
+  read where the ``sheet`` option needs it, and the (file, sheet) pairs are
+  bin-packed by compressed size into partitions
+  (:func:`sheetstream.planning.pack`), so a few big files and many small
+  ones spread evenly over the tasks.
+- Without a user schema, the schema is inferred on the driver from
+  ``samplingFiles`` files and the first ``samplingRows`` rows of each of
+  their sheets (the Arrow layer's inference), the sheets' schemas merged by
+  the rules below, and the Arrow types mapped to Spark's.
+- Each task opens its workbooks and yields the Arrow layer's record batches
+  (``batchSize`` rows) to Spark as they come, aligned to the schema: an
+  executor holds one batch and the workbook's shared strings at a time,
+  whatever the size of the file.
+
+Options (values are strings, as Spark passes them; names are
+case-insensitive):
+
+=========================== ============ =====================================
+option                      default      meaning
+=========================== ============ =====================================
+``path`` / ``load(...)``                 a file, a directory or a glob
+                                         pattern, or a list of them
+``sheet``                   ``0``        a position (0-based), a name,
+                                         ``all`` (every worksheet), or a
+                                         comma-separated list
+``header``                  ``true``     the first row (after ``skipRows``)
+                                         names the columns; ``false``: names
+                                         ``column_1``, ``column_2``, ...
+``skipRows``                ``0``        rows to skip before the header
+``columns``                 all          ``A:C,F``, 1-based positions or
+                                         header names (pushed down: others
+                                         are not decoded)
+``inferSchema``             ``true``     typed columns from the sample;
+                                         ``false``: every column a string
+``samplingFiles``           ``10``       files sampled for inference (spread
+                                         over the listing, first and last
+                                         included)
+``samplingRows``            ``1000``     rows sampled per sheet
+``unionByName``             ``false``    columns matched by header name
+                                         across sheets and files (missing
+                                         ones null); otherwise by position
+``includeFileColumn``       ``false``    adds the file's path as a column
+``fileColumnName``          ``_file``
+``includeSheetColumn``      ``false``    adds the sheet's name as a column
+``sheetColumnName``         ``_sheet``
+``mode``                    ``FAILFAST`` ``FAILFAST``, ``PERMISSIVE`` or
+                                         ``DROPMALFORMED`` (below)
+``columnNameOfCorruptRecord`` ``_corrupt_record``
+``batchSize``               ``65536``    rows per Arrow batch
+``recursiveFileLookup``     ``false``    directories are listed recursively
+``maxPartitionBytes``       128 MiB      compressed bytes per partition at
+                                         most (a sheet is never split)
+``minPartitions``           cores        partitions at least, where there
+                                         are enough sheets
+=========================== ============ =====================================
+
+Modes, for a value that does not fit its column's type (a text in a number
+column of another file, say), a workbook that cannot be opened, and a sheet
+that cannot be read to its end (a damaged part):
+
+- ``FAILFAST``: the query fails with a ``sheetstream.Error`` whose message
+  starts with the file's path and names the sheet, row and column.
+- ``PERMISSIVE``: the bad cell becomes null and its row carries a
+  description (path, sheet, data row, column, value) in the corrupt-record
+  column; a workbook or sheet that cannot be read gives one row of nulls
+  with the error in that column (rows a damaged sheet gave before the
+  damage are kept). With inference the column is added to the schema;
+  with a user schema it is filled when the schema has a string column of
+  that name, as Spark's CSV reader does.
+- ``DROPMALFORMED``: rows with a bad cell are left out, and so are
+  workbooks and the rest of sheets that cannot be read.
+
+Types (the Arrow layer's inference, then this mapping):
+
+================================ ========================================
+Arrow                            Spark
+================================ ========================================
+Float64                          DoubleType
+Int64                            LongType
+Boolean                          BooleanType
+Utf8 / LargeUtf8 / Utf8View      StringType
+Date32                           DateType
+Timestamp (no time zone)         TimestampNTZType (Excel has no time zones)
+Duration                         DayTimeIntervalType
+Time                             TimeType where Spark has it, else StringType
+Null (a column with no values)   StringType
+================================ ========================================
+
+Merging the sheets' schemas (by name with ``unionByName``, by position
+otherwise): equal types stay; Null gives way to any type; Int64 and
+Float64 give Float64; Date32 and Timestamp give Timestamp; any other pair
+gives a string column. Without ``unionByName`` the names are those of the
+first sampled sheet, and a sheet with more columns adds its extra ones
+(under their own names, made unique as ``name_1``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from .planning import (
+    WorkItem,
+    _name_path,
+    list_files,
+    pack,
+    parse_sheet_selection,
+    plan,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
+    from pyspark.sql import SparkSession
+    from pyspark.sql.types import DataType, StructType
+
+try:
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+except ImportError as error:  # pragma: no cover - a message for the user
+    raise ImportError(
+        "sheetstream.spark needs PySpark 4 or newer (pip install 'pyspark>=4')"
+    ) from error
+
+__all__ = ["SheetstreamDataSource", "register"]
+
+_MODES = ("FAILFAST", "PERMISSIVE", "DROPMALFORMED")
+
+
+def register(spark: "SparkSession") -> None:
+    """Registers the ``sheetstream`` format with ``spark``, so that
+    ``spark.read.format("sheetstream")`` reads workbooks. The session's
+    default parallelism becomes the default of ``minPartitions``."""
+    parallelism = None
+    try:
+        parallelism = int(spark.sparkContext.defaultParallelism)
+    except Exception:  # Spark Connect has no SparkContext
+        parallelism = None
+    source = SheetstreamDataSource
+    if parallelism:
+        # A class made here is pickled by value with its attribute; the
+        # module's own class would be pickled by reference, without it.
+        source = type(
+            "SheetstreamDataSource",
+            (SheetstreamDataSource,),
+            {"default_parallelism": parallelism, "__module__": __name__},
+        )
+    spark.dataSource.register(source)
+
+
+class Settings:
+    """The options of one read, parsed and checked once."""
+
+    def __init__(self, options: Dict[str, str], default_parallelism: Optional[int]):
+        lowered = {str(key).lower(): str(value) for key, value in options.items()}
+        self.options = lowered
+        # load("a") passes path; load(["a", "b"]) passes paths, a JSON list.
+        paths: List[str] = []
+        if lowered.get("paths"):
+            paths.extend(str(path) for path in json.loads(lowered["paths"]))
+        if lowered.get("path"):
+            paths.append(lowered["path"])
+        if not paths:
+            raise ValueError("sheetstream: no path given (load(path) or option('path', ...))")
+        self.paths = paths
+        self.sheet = parse_sheet_selection(lowered.get("sheet", "0"))
+        self.header = self._flag("header", True)
+        self.skip_rows = self._count("skiprows", 0)
+        self.columns = lowered.get("columns") or None
+        self.infer_schema = self._flag("inferschema", True)
+        self.sampling_files = max(1, self._count("samplingfiles", 10))
+        self.sampling_rows = max(1, self._count("samplingrows", 1000))
+        self.union_by_name = self._flag("unionbyname", False)
+        self.file_column = (
+            lowered.get("filecolumnname", "_file") if self._flag("includefilecolumn", False) else None
+        )
+        self.sheet_column = (
+            lowered.get("sheetcolumnname", "_sheet")
+            if self._flag("includesheetcolumn", False)
+            else None
+        )
+        self.mode = lowered.get("mode", "FAILFAST").upper()
+        if self.mode not in _MODES:
+            raise ValueError(f"sheetstream: mode must be one of {', '.join(_MODES)}, not {self.mode!r}")
+        self.corrupt_column = lowered.get("columnnameofcorruptrecord", "_corrupt_record")
+        self.batch_size = max(1, self._count("batchsize", 65536))
+        self.recursive = self._flag("recursivefilelookup", False)
+        self.max_partition_bytes = max(1, self._count("maxpartitionbytes", 128 << 20))
+        self.open_cost = self._count("opencostinbytes", 4 << 20)
+        self.min_partitions = max(
+            1, self._count("minpartitions", default_parallelism or (os.cpu_count() or 1))
+        )
+
+    def _flag(self, key: str, default: bool) -> bool:
+        value = self.options.get(key)
+        if value is None:
+            return default
+        if value.strip().lower() in ("true", "1", "yes"):
+            return True
+        if value.strip().lower() in ("false", "0", "no"):
+            return False
+        raise ValueError(f"sheetstream: option {key} must be true or false, not {value!r}")
+
+    def _count(self, key: str, default: int) -> int:
+        value = self.options.get(key)
+        if value is None:
+            return default
+        try:
+            number = int(value)
+        except ValueError:
+            raise ValueError(f"sheetstream: option {key} must be a whole number, not {value!r}") from None
+        if number < 0:
+            raise ValueError(f"sheetstream: option {key} must not be negative")
+        return number
+
+    def items(self) -> List[WorkItem]:
+        """The planned work items (driver side)."""
+        on_error = "raise" if self.mode == "FAILFAST" else "keep"
+        return list(plan(self.paths, self.sheet, recursive=self.recursive, on_error=on_error))
+
+    def extra_columns(self) -> List[str]:
+        """The columns this source fills itself, in schema order."""
+        names = [name for name in (self.file_column, self.sheet_column) if name]
+        if self.mode == "PERMISSIVE":
+            names.append(self.corrupt_column)
+        return names
+
+
+class SheetstreamDataSource(DataSource):
+    """``spark.read.format("sheetstream")``: see the module's docs."""
+
+    #: The default of ``minPartitions`` (set by :func:`register`).
+    default_parallelism: Optional[int] = None
+
+    @classmethod
+    def name(cls) -> str:
+        return "sheetstream"
+
+    def _settings(self) -> Settings:
+        return Settings(dict(self.options), self.default_parallelism)
+
+    def schema(self) -> "StructType":
+        from pyspark.sql.types import StringType, StructField, StructType
+
+        settings = self._settings()
+        items = settings.items()
+        fields = infer_fields(settings, items)
+        extra = settings.extra_columns()
+        taken = {name for name, _ in fields}
+        for name in extra:
+            if name in taken:
+                raise ValueError(
+                    f"sheetstream: the column {name!r} is in the data; choose another name "
+                    "with fileColumnName, sheetColumnName or columnNameOfCorruptRecord"
+                )
+        return StructType(
+            [StructField(name, spark_type(arrow_type), True) for name, arrow_type in fields]
+            + [StructField(name, StringType(), True) for name in extra]
+        )
+
+    def reader(self, schema: "StructType") -> "DataSourceReader":
+        return SheetstreamReader(self._settings(), schema)
+
+
+class SheetPartition(InputPartition):
+    """The work items of one Spark task."""
+
+    def __init__(self, index: int, items: Sequence[WorkItem]):
+        super().__init__(index)
+        self.items = list(items)
+
+    def __repr__(self) -> str:
+        return f"SheetPartition({self.value}, {len(self.items)} sheets)"
+
+
+class SheetstreamReader(DataSourceReader):
+    """Plans the partitions on the driver and reads them on the executors."""
+
+    def __init__(self, settings: Settings, schema: "StructType"):
+        self.settings = settings
+        self.schema = schema
+
+    def partitions(self) -> List[InputPartition]:
+        settings = self.settings
+        items = settings.items()
+        if not items:
+            return [SheetPartition(0, [])]
+        total = sum(item.size + settings.open_cost for item in items)
+        # As Spark splits files: enough partitions to keep every core busy,
+        # none larger than maxPartitionBytes where the sheets allow.
+        per_partition = min(
+            settings.max_partition_bytes,
+            max(settings.open_cost, total // settings.min_partitions),
+        )
+        bins = max(1, -(-total // max(1, per_partition)))
+        return [
+            SheetPartition(index, group)
+            for index, group in enumerate(pack(items, bins, open_cost=settings.open_cost))
+        ]
+
+    def read(self, partition: InputPartition) -> Iterator["pa.RecordBatch"]:
+        items = partition.items if isinstance(partition, SheetPartition) else []
+        conformer = BatchConformer(self.settings, self.schema)
+        for item in items:
+            yield from conformer.read_item(item)
+
+
+# ---------------------------------------------------------------------------
+# Reading one work item through the Arrow layer (this is also what Dask and
+# Ray users call: sheetstream.planning.read_item wraps it).
+
+
+def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optional[str],
+               sample_rows: int, batch_size: int, strict: bool) -> Any:
+    """The Arrow layer's reader of the item's sheet (``workbook.sheet``),
+    with the options spelled as the Python package spells them. Returns
+    (workbook, sheet reader); the caller closes the workbook."""
+    import sheetstream
+
+    workbook = sheetstream.open(item.path)
+    try:
+        selector: Any = item.sheet if item.sheet is not None else item.position
+        options: Dict[str, Any] = {
+            "header_row": 0 if header else None,
+            "skip_rows": skip_rows,
+            "schema_sample_rows": sample_rows,
+            "batch_size": batch_size,
+            "strict": strict,
+        }
+        if columns:
+            options["columns"] = columns
+        return workbook, workbook.sheet(selector, **options)
+    except BaseException:
+        workbook.close()
+        raise
+
+
+def infer_fields(settings: Settings, items: Sequence[WorkItem]) -> List[Tuple[str, "pa.DataType"]]:
+    """The merged (name, Arrow type) columns of the sampled sheets."""
+    import pyarrow as pa
+
+    import sheetstream
+
+    readable = [item for item in items if item.error is None]
+    files = sorted({item.path for item in readable})
+    sampled_files = set(_spread(files, settings.sampling_files))
+    merged: List[Tuple[str, pa.DataType]] = []
+    for item in readable:
+        if item.path not in sampled_files:
+            continue
+        try:
+            workbook, sheet = open_sheet(
+                item,
+                header=settings.header,
+                skip_rows=settings.skip_rows,
+                columns=settings.columns,
+                sample_rows=settings.sampling_rows,
+                batch_size=settings.batch_size,
+                strict=False,
+            )
+            try:
+                schema = pa.schema(sheet.schema)
+            finally:
+                workbook.close()
+        except sheetstream.Error as error:
+            if settings.mode == "FAILFAST":
+                _name_path(error, item.path)
+                raise
+            continue
+        columns = [(field.name, field.type) for field in schema]
+        if not settings.infer_schema:
+            columns = [(name, pa.string()) for name, _ in columns]
+        merged = merge_columns(merged, columns, by_name=settings.union_by_name)
+    return merged
+
+
+def _spread(values: Sequence[str], count: int) -> List[str]:
+    """``count`` values spread evenly over ``values``, first and last included."""
+    if count >= len(values):
+        return list(values)
+    if count == 1:
+        return [values[0]]
+    step = (len(values) - 1) / (count - 1)
+    return [values[round(index * step)] for index in range(count)]
+
+
+def merge_columns(
+    merged: List[Tuple[str, "pa.DataType"]],
+    columns: List[Tuple[str, "pa.DataType"]],
+    *,
+    by_name: bool,
+) -> List[Tuple[str, "pa.DataType"]]:
+    """Merges one sheet's columns into those seen so far (see the module's
+    docs for the rules)."""
+    result = list(merged)
+    if by_name:
+        where = {name: index for index, (name, _) in enumerate(result)}
+        for name, arrow_type in columns:
+            if name in where:
+                index = where[name]
+                result[index] = (name, promote(result[index][1], arrow_type))
+            else:
+                where[name] = len(result)
+                result.append((name, arrow_type))
+        return result
+    for index, (name, arrow_type) in enumerate(columns):
+        if index < len(result):
+            result[index] = (result[index][0], promote(result[index][1], arrow_type))
+        else:
+            taken = {existing for existing, _ in result}
+            unique, suffix = name, 0
+            while unique in taken:
+                suffix += 1
+                unique = f"{name}_{suffix}"
+            result.append((unique, arrow_type))
+    return result
+
+
+def promote(left: "pa.DataType", right: "pa.DataType") -> "pa.DataType":
+    """The type two sheets' columns merge to."""
+    import pyarrow as pa
+    import pyarrow.types as types
+
+    left, right = _normalise(left), _normalise(right)
+    if left.equals(right):
+        return left
+    if types.is_null(left):
+        return right
+    if types.is_null(right):
+        return left
+    if {_kind(left), _kind(right)} == {"int", "float"}:
+        return pa.float64()
+    if {_kind(left), _kind(right)} == {"date", "timestamp"}:
+        return left if types.is_timestamp(left) else right
+    return pa.string()
+
+
+def _normalise(arrow_type: "pa.DataType") -> "pa.DataType":
+    import pyarrow as pa
+    import pyarrow.types as types
+
+    if types.is_string(arrow_type) or types.is_large_string(arrow_type) or _is_string_view(arrow_type):
+        return pa.string()
+    return arrow_type
+
+
+def _is_string_view(arrow_type: "pa.DataType") -> bool:
+    import pyarrow.types as types
+
+    check = getattr(types, "is_string_view", None)
+    return bool(check and check(arrow_type))
+
+
+def _kind(arrow_type: "pa.DataType") -> str:
+    import pyarrow.types as types
+
+    if types.is_integer(arrow_type):
+        return "int"
+    if types.is_floating(arrow_type):
+        return "float"
+    if types.is_date(arrow_type):
+        return "date"
+    if types.is_timestamp(arrow_type):
+        return "timestamp"
+    return str(arrow_type)
+
+
+def spark_type(arrow_type: "pa.DataType") -> "DataType":
+    """The Spark type of an Arrow type of the Arrow layer (the module's table)."""
+    import pyarrow.types as types
+    from pyspark.sql import types as spark
+
+    if types.is_floating(arrow_type):
+        return spark.DoubleType()
+    if types.is_integer(arrow_type):
+        return spark.LongType()
+    if types.is_boolean(arrow_type):
+        return spark.BooleanType()
+    if types.is_date(arrow_type):
+        return spark.DateType()
+    if types.is_timestamp(arrow_type):
+        return spark.TimestampType() if arrow_type.tz else spark.TimestampNTZType()
+    if types.is_duration(arrow_type):
+        return spark.DayTimeIntervalType()
+    if types.is_time(arrow_type) and hasattr(spark, "TimeType"):
+        return spark.TimeType()
+    return spark.StringType()
+
+
+class BatchConformer:
+    """Reads work items and turns their batches into batches of exactly the
+    Arrow schema Spark expects for ``schema`` (names, order, types), with the
+    file, sheet and corrupt-record columns filled, applying the mode."""
+
+    def __init__(self, settings: Settings, schema: "StructType"):
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        self.settings = settings
+        self.target = to_arrow_schema(schema, timezone="UTC")
+        names = schema.fieldNames()
+        self.file_index = names.index(settings.file_column) if settings.file_column in names else None
+        self.sheet_index = (
+            names.index(settings.sheet_column) if settings.sheet_column in names else None
+        )
+        self.corrupt_index = (
+            names.index(settings.corrupt_column)
+            if settings.mode == "PERMISSIVE" and settings.corrupt_column in names
+            else None
+        )
+        special = {self.file_index, self.sheet_index, self.corrupt_index} - {None}
+        self.data_indices = [index for index in range(len(names)) if index not in special]
+
+    # -- the work items ----------------------------------------------------
+
+    def read_item(self, item: WorkItem) -> Iterator["pa.RecordBatch"]:
+        import sheetstream
+
+        settings = self.settings
+        if item.error is not None:
+            yield from self._unreadable(item, item.error)
+            return
+        try:
+            workbook, sheet = open_sheet(
+                item,
+                header=settings.header,
+                skip_rows=settings.skip_rows,
+                columns=settings.columns,
+                sample_rows=settings.sampling_rows,
+                batch_size=settings.batch_size,
+                strict=settings.mode == "FAILFAST",
+            )
+        except sheetstream.Error as error:
+            message = _name_path(error, item.path)
+            if settings.mode == "FAILFAST":
+                raise
+            yield from self._unreadable(item, message)
+            return
+        sheet_name = item.sheet if item.sheet is not None else _sheet_name(workbook, item)
+        data_rows = 0
+        try:
+            batches = iter(sheet.iter_batches())
+            while True:
+                try:
+                    batch = next(batches)
+                except StopIteration:
+                    break
+                except sheetstream.Error as error:
+                    message = _name_path(error, item.path)
+                    if settings.mode == "FAILFAST":
+                        raise
+                    yield from self._unreadable(item, message, sheet_name)
+                    return
+                conformed = self.conform(batch, item.path, sheet_name, data_rows)
+                data_rows += batch.num_rows
+                if conformed.num_rows:
+                    yield conformed
+        finally:
+            workbook.close()
+
+    def _unreadable(self, item: WorkItem, message: str, sheet: Optional[str] = None):
+        """What an unreadable workbook or sheet gives in PERMISSIVE mode."""
+        import pyarrow as pa
+
+        if self.settings.mode != "PERMISSIVE" or self.corrupt_index is None:
+            return
+        arrays = [pa.nulls(1, field.type) for field in self.target]
+        if self.file_index is not None:
+            arrays[self.file_index] = pa.array([item.path], pa.string())
+        if self.sheet_index is not None and sheet is not None:
+            arrays[self.sheet_index] = pa.array([sheet], pa.string())
+        arrays[self.corrupt_index] = pa.array([message], pa.string())
+        yield pa.RecordBatch.from_arrays(arrays, schema=self.target)
+
+    # -- one batch ---------------------------------------------------------
+
+    def conform(self, batch: "pa.RecordBatch", path: str, sheet: str, first_row: int) -> "pa.RecordBatch":
+        """``batch`` (the sheet's own columns and types) as a batch of the
+        target schema. ``first_row`` is the number of data rows of the sheet
+        before this batch (for messages)."""
+        import pyarrow as pa
+
+        rows = batch.num_rows
+        sources = self._source_columns(batch)
+        arrays: List[Optional[pa.Array]] = [None] * len(self.target)
+        problems: Dict[int, str] = {}
+        for target_index, source_index in zip(self.data_indices, sources):
+            field = self.target.field(target_index)
+            if source_index is None:
+                arrays[target_index] = pa.nulls(rows, field.type)
+                continue
+            column = batch.column(source_index)
+            try:
+                arrays[target_index] = _cast(column, field.type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+                array, bad = _cast_each(column, field.type)
+                for row, value in bad:
+                    message = (
+                        f"{path}: sheet {sheet!r}, data row {first_row + row + 1}, "
+                        f"column {field.name!r}: {value!r} is not a {_type_words(field.type)}"
+                    )
+                    if self.settings.mode == "FAILFAST":
+                        import sheetstream
+
+                        raise sheetstream.CellError(message) from None
+                    problems.setdefault(row, message)
+                arrays[target_index] = array
+        if self.file_index is not None:
+            arrays[self.file_index] = _constant(path, rows)
+        if self.sheet_index is not None:
+            arrays[self.sheet_index] = _constant(sheet, rows)
+        if self.corrupt_index is not None:
+            arrays[self.corrupt_index] = pa.array(
+                [problems.get(row) for row in range(rows)] if problems else pa.nulls(rows, pa.string()),
+                pa.string(),
+            )
+        result = pa.RecordBatch.from_arrays(arrays, schema=self.target)
+        if problems and self.settings.mode == "DROPMALFORMED":
+            keep = pa.array([row not in problems for row in range(rows)], pa.bool_())
+            result = result.filter(keep)
+        return result
+
+    def _source_columns(self, batch: "pa.RecordBatch") -> List[Optional[int]]:
+        """For each data field of the target, the batch column it takes."""
+        names = batch.schema.names
+        if self.settings.union_by_name:
+            exact = {name: index for index, name in enumerate(names)}
+            folded: Dict[str, int] = {}
+            for index, name in enumerate(names):
+                folded.setdefault(name.lower(), index)
+            result = []
+            for target_index in self.data_indices:
+                name = self.target.field(target_index).name
+                result.append(exact.get(name, folded.get(name.lower())))
+            return result
+        return [
+            position if position < len(names) else None
+            for position in range(len(self.data_indices))
+        ]
+
+
+def _sheet_name(workbook: Any, item: WorkItem) -> str:
+    try:
+        return str(workbook.sheets[item.position or 0].name)
+    except Exception:
+        return str(item.position)
+
+
+def _constant(value: str, rows: int) -> "pa.Array":
+    import pyarrow as pa
+
+    return pa.nulls(rows, pa.string()).fill_null(value)
+
+
+def _cast(column: "pa.Array", target: "pa.DataType") -> "pa.Array":
+    """A safe cast: fails where a value would change (a fraction into a
+    whole number, a text that is no number)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.types as types
+
+    if column.type.equals(target):
+        return column
+    if types.is_string(target):
+        # Written as the Arrow layer writes them into a text column (as the
+        # CSV writer does): TRUE/FALSE, ISO 8601 date-times.
+        if types.is_boolean(column.type):
+            return pc.if_else(column, pa.scalar("TRUE"), pa.scalar("FALSE"))
+        if types.is_timestamp(column.type):
+            seconds = column.cast(pa.timestamp("s", tz=column.type.tz), safe=False)
+            return pc.strftime(seconds, format="%Y-%m-%dT%H:%M:%S")
+    return column.cast(target, safe=True)
+
+
+def _type_words(arrow_type: "pa.DataType") -> str:
+    import pyarrow.types as types
+
+    if types.is_floating(arrow_type):
+        return "number"
+    if types.is_integer(arrow_type):
+        return "whole number"
+    if types.is_boolean(arrow_type):
+        return "boolean"
+    if types.is_date(arrow_type):
+        return "date"
+    if types.is_timestamp(arrow_type):
+        return "date-time"
+    return str(arrow_type)
+
+
+def _cast_each(column: "pa.Array", target: "pa.DataType") -> Tuple["pa.Array", List[Tuple[int, Any]]]:
+    """The slow path, for a column whose cast failed: value by value, the
+    values that do not convert null. Returns the array and the (row, value)
+    pairs that did not convert."""
+    import pyarrow as pa
+
+    convert = _converter(target)
+    values = []
+    bad = []
+    for row, value in enumerate(column.to_pylist()):
+        if value is None:
+            values.append(None)
+            continue
+        converted = convert(value)
+        if converted is None:
+            bad.append((row, value))
+        values.append(converted)
+    return pa.array(values, target), bad
+
+
+def _converter(target: "pa.DataType"):
+    import pyarrow.types as types
+
+    def to_float(value: Any) -> Optional[float]:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, (int, float)):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                return None
+        return None
+
+    def to_int(value: Any) -> Optional[int]:
+        number = to_float(value)
+        if number is None or not number.is_integer() or abs(number) > 2**63 - 1:
+            return None
+        return int(number)
+
+    def to_bool(value: Any) -> Optional[bool]:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.upper() in ("TRUE", "FALSE"):
+            return value.upper() == "TRUE"
+        return None
+
+    def to_date(value: Any) -> Optional[datetime.date]:
+        if isinstance(value, datetime.datetime):
+            return value.date() if value.time() == datetime.time() else None
+        if isinstance(value, datetime.date):
+            return value
+        if isinstance(value, str):
+            try:
+                return datetime.date.fromisoformat(value)
+            except ValueError:
+                return None
+        return None
+
+    def to_datetime(value: Any) -> Optional[datetime.datetime]:
+        if isinstance(value, datetime.datetime):
+            return value
+        if isinstance(value, datetime.date):
+            return datetime.datetime(value.year, value.month, value.day)
+        if isinstance(value, str):
+            try:
+                return datetime.datetime.fromisoformat(value)
+            except ValueError:
+                return None
+        return None
+
+    if types.is_floating(target):
+        return to_float
+    if types.is_integer(target):
+        return to_int
+    if types.is_boolean(target):
+        return to_bool
+    if types.is_date(target):
+        return to_date
+    if types.is_timestamp(target):
+        return to_datetime
+    return lambda value: None
