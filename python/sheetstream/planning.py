@@ -3,9 +3,10 @@ how to spread them over workers.
 
 This is the driver-side half of the Spark data source
 (:mod:`sheetstream.spark`), usable from plain Python too: Dask's
-``dask.dataframe.from_map`` and Ray's ``ray.data.from_items`` / ``map``
-take the work items :func:`plan` yields, and :func:`read_item` reads one
-of them as Arrow record batches on the worker.
+``dask.dataframe.from_map`` and Ray's remote tasks take the work items
+:func:`plan` yields, and each worker reads its item with
+``sheetstream.open(item.path).sheet(item.sheet)`` (the README has both
+examples).
 
     >>> from sheetstream.planning import plan, pack
     >>> items = list(plan(["reports/2024-*.xlsx"], sheet="all"))

@@ -74,8 +74,9 @@ that cannot be read to its end (a damaged part):
 - ``PERMISSIVE``: the bad cell becomes null and its row carries a
   description (path, sheet, data row, column, value) in the corrupt-record
   column; a workbook or sheet that cannot be read gives one row of nulls
-  with the error in that column (rows a damaged sheet gave before the
-  damage are kept). With inference the column is added to the schema;
+  with the error in that column. Rows a damaged sheet gave before the
+  damage are kept: the whole batches read before it (the rows of the batch
+  it is in, and of the inference sample if it is in that, are not). With inference the column is added to the schema;
   with a user schema it is filled when the schema has a string column of
   that name, as Spark's CSV reader does.
 - ``DROPMALFORMED``: rows with a bad cell are left out, and so are
@@ -332,7 +333,7 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
     try:
         selector: Any = item.sheet if item.sheet is not None else item.position
         options: Dict[str, Any] = {
-            "header_row": 0 if header else None,
+            "header_row": "auto" if header else None,
             "skip_rows": skip_rows,
             "schema_sample_rows": sample_rows,
             "batch_size": batch_size,
@@ -544,7 +545,7 @@ class BatchConformer:
             message = _name_path(error, item.path)
             if settings.mode == "FAILFAST":
                 raise
-            yield from self._unreadable(item, message)
+            yield from self._unreadable(item, message, item.sheet)
             return
         sheet_name = item.sheet if item.sheet is not None else _sheet_name(workbook, item)
         data_rows = 0

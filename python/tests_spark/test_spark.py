@@ -1,0 +1,291 @@
+"""The `sheetstream` data source on Spark local[2], against the Rust reader."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    BooleanType,
+    DateType,
+    DoubleType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+import sheetstream
+import workbooks
+from sheetstream.spark import BatchConformer, Settings, SheetPartition, SheetstreamReader
+
+EXPECTED_FIELDS = [
+    ("id", LongType()),
+    ("amount", DoubleType()),
+    ("name", StringType()),
+    ("flag", BooleanType()),
+    ("when", DateType()),
+]
+GIVEN_SCHEMA = "id LONG, amount DOUBLE, name STRING, flag BOOLEAN, when DATE, _file STRING"
+
+
+def read(spark, path, **options):
+    reader = spark.read.format("sheetstream")
+    for key, value in options.items():
+        reader = reader.option(key, value)
+    return reader.load(path)
+
+
+def per_file(df):
+    """The figures the Rust reader's dump gives, per file."""
+    rows = (
+        df.groupBy("_file")
+        .agg(
+            F.count(F.lit(1)).alias("rows"),
+            (F.coalesce(F.sum("id"), F.lit(0)) + F.coalesce(F.sum("amount"), F.lit(0.0))).alias("number_sum"),
+            F.coalesce(F.sum(F.crc32(F.col("name").cast("binary"))), F.lit(0)).alias("text_crc"),
+            F.count("name").alias("texts"),
+            F.sum(F.col("flag").cast("int")).alias("trues"),
+            F.count("when").alias("dates"),
+        )
+        .collect()
+    )
+    return {row["_file"]: row.asDict() for row in rows}
+
+
+def assert_figures_match(figures, rust_figures):
+    assert sorted(figures) == sorted(rust_figures)
+    for path, rust in rust_figures.items():
+        mine = figures[path]
+        assert mine["rows"] == rust["rows"], path
+        assert mine["number_sum"] == pytest.approx(rust["number_sum"], rel=1e-12), path
+        assert mine["text_crc"] == rust["text_crc"], path
+        assert mine["texts"] == rust["texts"], path
+        assert mine["trues"] == rust["trues"], path
+        assert mine["dates"] == rust["dates"], path
+
+
+def test_every_file_matches_the_rust_reader(spark, data_set, rust_figures):
+    df = read(spark, data_set, sheet="all", unionByName="true", includeFileColumn="true")
+    assert [(field.name, field.dataType) for field in df.schema.fields] == EXPECTED_FIELDS + [
+        ("_file", StringType())
+    ]
+    assert_figures_match(per_file(df), rust_figures)
+    # The dates themselves: their day numbers in Excel's 1900 system.
+    serials = df.select(F.sum(F.datediff("when", F.lit("1899-12-30")))).first()[0]
+    assert serials > 0
+
+
+def test_date_serials_match_the_rust_reader(spark, data_set):
+    path = os.path.join(data_set, "book_03.xlsx")
+    df = read(spark, path, sheet="all", unionByName="true")
+    serials = df.select(F.sum(F.datediff("when", F.lit("1899-12-30")))).first()[0]
+    rust = _rust_count(path)
+    assert serials == rust["date_serial_sum"]
+
+
+def _rust_count(path):
+    import subprocess
+
+    from conftest import cli
+
+    output = subprocess.run([cli(), "count", path], check=True, capture_output=True, text=True).stdout
+    total = [line for line in output.splitlines() if line.startswith("(total)")][0]
+    serial = float(total.split("serial sum ")[1].rstrip(")"))
+    return {"date_serial_sum": serial}
+
+
+def test_a_given_schema_is_taken_by_name(spark, data_set, rust_figures):
+    df = spark.read.format("sheetstream").schema(GIVEN_SCHEMA).option("sheet", "all").option(
+        "unionByName", "true"
+    ).option("includeFileColumn", "true").load(data_set)
+    assert df.schema == StructType(
+        [StructField(name, kind, True) for name, kind in EXPECTED_FIELDS] + [StructField("_file", StringType(), True)]
+    )
+    assert_figures_match(per_file(df), rust_figures)
+    # A narrower schema: only the columns named, the rest not read into Spark.
+    narrow = (
+        spark.read.format("sheetstream")
+        .schema("name STRING, id LONG")
+        .option("unionByName", "true")
+        .load(os.path.join(data_set, "book_0[0-4].xlsx"))
+    )
+    assert narrow.columns == ["name", "id"]
+    assert narrow.count() == sum(_data_rows(data_set, f"book_0{index}.xlsx", "Data") for index in range(5))
+
+
+def test_columns_by_position_without_union_by_name(spark, data_set):
+    # book_00 and book_10 share their column order (10 % 5 == 0, both even).
+    same_order = [os.path.join(data_set, "book_00.xlsx"), os.path.join(data_set, "book_10.xlsx")]
+    df = read(spark, same_order)
+    assert [(field.name, field.dataType) for field in df.schema.fields] == EXPECTED_FIELDS
+    # book_01 has its columns reversed: by position, the first sheet's
+    # names stay and columns whose types disagree become strings.
+    mixed = read(spark, [os.path.join(data_set, "book_00.xlsx"), os.path.join(data_set, "book_01.xlsx")])
+    assert mixed.columns == list(workbooks.column_order(0))
+    assert dict((field.name, field.dataType) for field in mixed.schema.fields)["id"] == StringType()
+    assert mixed.count() == _data_rows(data_set, "book_00.xlsx", "Data") + _data_rows(data_set, "book_01.xlsx", "Data")
+
+
+def _data_rows(data_set, name, sheet):
+    """Rows of the sheet less its header, as `sheetstream count` counts them."""
+    import subprocess
+
+    from conftest import cli
+
+    path = os.path.join(data_set, name)
+    output = subprocess.run([cli(), "count", path], check=True, capture_output=True, text=True).stdout
+    [line] = [line for line in output.splitlines() if line.startswith(f"{sheet}\trows=")]
+    return int(line.split("rows=")[1].split()[0]) - 1
+
+
+def test_infer_schema_false_reads_strings(spark, data_set):
+    path = os.path.join(data_set, "book_00.xlsx")
+    df = read(spark, path, inferSchema="false")
+    assert all(field.dataType == StringType() for field in df.schema.fields)
+    typed = read(spark, path)
+    assert df.count() == typed.count()
+    assert sorted(row["name"] for row in df.select("name").collect() if row["name"]) == sorted(
+        row["name"] for row in typed.select("name").collect() if row["name"]
+    )
+
+
+def test_file_and_sheet_columns_with_their_names(spark, data_set, rust_figures):
+    df = read(
+        spark,
+        data_set,
+        sheet="all",
+        unionByName="true",
+        includeFileColumn="true",
+        fileColumnName="source",
+        includeSheetColumn="true",
+    )
+    assert df.columns[-2:] == ["source", "_sheet"]
+    sheets = {
+        (row["source"], row["_sheet"]) for row in df.select("source", "_sheet").distinct().collect()
+    }
+    expected = set()
+    for index in range(40):
+        path = os.path.join(data_set, f"book_{index:02}.xlsx")
+        expected.update((path, "Data" if sheet == 0 else f"S{sheet + 1}") for sheet in range(1 + index % 4))
+    assert sheets == expected
+    assert df.filter(F.col("_sheet") == "S4").count() > 0
+
+
+def test_count_of_a_projection_of_one_column(spark, data_set, rust_figures):
+    df = read(spark, data_set, sheet="all", unionByName="true")
+    assert df.select("name").count() == sum(figure["rows"] for figure in rust_figures.values())
+    assert df.select("name").filter(F.col("name").isNotNull()).count() == sum(
+        figure["texts"] for figure in rust_figures.values()
+    )
+
+
+def test_sheet_by_name_and_a_missing_sheet(spark, data_set):
+    path = os.path.join(data_set, "book_03.xlsx")
+    assert read(spark, path, sheet="S4").count() == _data_rows(data_set, "book_03.xlsx", "S4")
+    with pytest.raises(Exception, match=r"book_00\.xlsx: no sheet named 'S4'"):
+        read(spark, os.path.join(data_set, "book_00.xlsx"), sheet="S4").count()
+
+
+MODES_SCHEMA = "id LONG, amount DOUBLE, name STRING, flag BOOLEAN, when DATE, _file STRING, _corrupt_record STRING"
+
+
+def read_damaged(spark, damaged_set, mode, schema=MODES_SCHEMA):
+    reader = spark.read.format("sheetstream")
+    if schema:
+        reader = reader.schema(schema)
+    return (
+        reader.option("sheet", "all")
+        .option("unionByName", "true")
+        .option("includeFileColumn", "true")
+        .option("mode", mode)
+        # Batches of 5 rows and a sample of 5: the 20 rows before the
+        # damaged row are 4 whole batches, given to Spark before the damage
+        # is read.
+        .option("batchSize", "5")
+        .option("samplingRows", "5")
+        .load(damaged_set["dir"])
+    )
+
+
+def test_failfast_names_the_file(spark, damaged_set):
+    with pytest.raises(Exception) as raised:
+        read_damaged(spark, damaged_set, "FAILFAST").count()
+    assert damaged_set["unopenable"] in str(raised.value)
+    # Without the unopenable file, the damaged sheet stops the query.
+    others = [damaged_set[name] for name in ("good1", "broken_sheet")]
+    with pytest.raises(Exception) as raised:
+        read(spark, others, sheet="all", unionByName="true").count()
+    message = str(raised.value)
+    assert damaged_set["broken_sheet"] in message and "'More'" in message
+    # And a text in a number column, against a given schema.
+    with pytest.raises(Exception) as raised:
+        spark.read.format("sheetstream").schema(GIVEN_SCHEMA).option("unionByName", "true").load(
+            damaged_set["bad_cell"]
+        ).collect()
+    message = str(raised.value)
+    assert damaged_set["bad_cell"] in message and "'amount'" in message and "'n/a'" in message
+
+
+def test_permissive_keeps_what_it_can(spark, damaged_set):
+    df = read_damaged(spark, damaged_set, "PERMISSIVE")
+    rows = df.collect()
+    by_file = {}
+    for row in rows:
+        by_file.setdefault(row["_file"], []).append(row)
+    assert len(by_file[damaged_set["good1"]]) == 30
+    assert len(by_file[damaged_set["good2"]]) == 40
+    # The unopenable workbook: one row of nulls and the error.
+    [unopenable] = by_file[damaged_set["unopenable"]]
+    assert unopenable["id"] is None and unopenable["_corrupt_record"].startswith(damaged_set["unopenable"])
+    # The damaged sheet: its first sheet whole (10), 20 rows of the second,
+    # then one row with the error.
+    broken = by_file[damaged_set["broken_sheet"]]
+    assert len(broken) == 10 + 20 + 1
+    [error] = [row for row in broken if row["_corrupt_record"]]
+    assert "'More'" in error["_corrupt_record"] and error["id"] is None
+    # The text in the number column: null, and the row says why.
+    bad = sorted(by_file[damaged_set["bad_cell"]], key=lambda row: row["id"])
+    assert [row["amount"] for row in bad] == [1.5, 3.0, None, 6.0, 7.5]
+    assert [bool(row["_corrupt_record"]) for row in bad] == [False, False, True, False, False]
+    assert "data row 3" in bad[2]["_corrupt_record"] and "'n/a'" in bad[2]["_corrupt_record"]
+    assert bad[2]["name"] == "name 3"
+    assert df.filter(F.col("_corrupt_record").isNotNull()).count() == 3
+    # Inferred: the corrupt-record column is added to the schema.
+    inferred = read_damaged(spark, damaged_set, "PERMISSIVE", schema=None)
+    assert inferred.columns[-1] == "_corrupt_record"
+    assert inferred.count() == len(rows)
+
+
+def test_dropmalformed_leaves_out_what_it_cannot_read(spark, damaged_set):
+    df = read_damaged(spark, damaged_set, "DROPMALFORMED", schema=GIVEN_SCHEMA)
+    counts = {row["_file"]: row["count"] for row in df.groupBy("_file").count().collect()}
+    assert counts == {
+        damaged_set["good1"]: 30,
+        damaged_set["good2"]: 40,
+        damaged_set["broken_sheet"]: 30,
+        damaged_set["bad_cell"]: 4,
+    }
+    assert df.filter(F.col("amount").isNull() & F.col("_file").endswith("bad_cell.xlsx")).count() == 0
+
+
+def test_partitions_are_balanced_and_batches_bounded(data_set):
+    settings = Settings({"path": data_set, "sheet": "all", "minPartitions": "4"}, None)
+    schema = StructType([StructField(name, kind, True) for name, kind in EXPECTED_FIELDS])
+    reader = SheetstreamReader(settings, schema)
+    partitions = reader.partitions()
+    assert len(partitions) == 4
+    items = [item for partition in partitions for item in partition.items]
+    assert len(items) == sum(1 + index % 4 for index in range(40))
+    loads = [sum(item.size + settings.open_cost for item in partition.items) for partition in partitions]
+    assert max(loads) - min(loads) <= max(item.size + settings.open_cost for item in items)
+    # A partition's batches: at most batchSize rows, the target schema exactly.
+    small = Settings({"path": os.path.join(data_set, "book_03.xlsx"), "sheet": "all", "batchSize": "1000", "unionByName": "true"}, None)
+    reader = SheetstreamReader(small, schema)
+    [partition] = [SheetPartition(0, [item for p in reader.partitions() for item in p.items])]
+    batches = list(reader.read(partition))
+    assert max(batch.num_rows for batch in batches) == 1000
+    assert sum(batch.num_rows for batch in batches) == 6000 + 5000 + 4000 + 3000
+    target = BatchConformer(small, schema).target
+    assert all(batch.schema.equals(target) for batch in batches)
