@@ -75,8 +75,9 @@ that cannot be read to its end (a damaged part):
   description (path, sheet, data row, column, value) in the corrupt-record
   column; a workbook or sheet that cannot be read gives one row of nulls
   with the error in that column. Rows a damaged sheet gave before the
-  damage are kept: the whole batches read before it (the rows of the batch
-  it is in, and of the inference sample if it is in that, are not). With inference the column is added to the schema;
+  damage are kept: the batches handed on before it was met (up to
+  ``batchSize`` rows before it are lost with the batch being filled, and
+  all of them when the damage is within the inference sample). With inference the column is added to the schema;
   with a user schema it is filled when the schema has a string column of
   that name, as Spark's CSV reader does.
 - ``DROPMALFORMED``: rows with a bad cell are left out, and so are

@@ -104,7 +104,7 @@ def scratch(tmp_path) -> str:
 @pytest.fixture(scope="session")
 def damaged_set(tmp_path_factory) -> Dict[str, str]:
     """Two good workbooks, one that cannot be opened, one whose second
-    sheet breaks after data row 20 (its first sheet is whole), and one
+    sheet breaks after data row 21 (its first sheet is whole), and one
     with a text in the number column."""
     directory = str(tmp_path_factory.mktemp("damaged"))
     paths = {
@@ -118,7 +118,7 @@ def damaged_set(tmp_path_factory) -> Dict[str, str]:
     workbooks.write_workbook(paths["good2"], {"Data": 40}, workbooks.COLUMNS, 102)
     workbooks.write_unopenable(paths["unopenable"])
     workbooks.write_workbook(paths["broken_sheet"], {"Data": 10, "More": 50}, workbooks.COLUMNS, 103)
-    workbooks.damage_sheet(paths["broken_sheet"], "xl/worksheets/sheet2.xml", 21)
+    workbooks.damage_sheet(paths["broken_sheet"], "xl/worksheets/sheet2.xml", 22)
     workbooks.write_text_in_number_column(paths["bad_cell"])
     paths["dir"] = directory
     return paths

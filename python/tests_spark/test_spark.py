@@ -124,7 +124,17 @@ def test_columns_by_position_without_union_by_name(spark, data_set):
     # names stay and columns whose types disagree become strings.
     mixed = read(spark, [os.path.join(data_set, "book_00.xlsx"), os.path.join(data_set, "book_01.xlsx")])
     assert mixed.columns == list(workbooks.column_order(0))
-    assert dict((field.name, field.dataType) for field in mixed.schema.fields)["id"] == StringType()
+    # book_01's order is id, when, flag, name, amount: only "id" meets
+    # its own type at its position.
+    assert workbooks.column_order(1) == ["id", "when", "flag", "name", "amount"]
+    types = dict((field.name, field.dataType) for field in mixed.schema.fields)
+    assert types == {
+        "id": LongType(),
+        "amount": StringType(),
+        "name": StringType(),
+        "flag": StringType(),
+        "when": StringType(),
+    }
     assert mixed.count() == _data_rows(data_set, "book_00.xlsx", "Data") + _data_rows(data_set, "book_01.xlsx", "Data")
 
 
@@ -200,9 +210,9 @@ def read_damaged(spark, damaged_set, mode, schema=MODES_SCHEMA):
         .option("unionByName", "true")
         .option("includeFileColumn", "true")
         .option("mode", mode)
-        # Batches of 5 rows and a sample of 5: the 20 rows before the
-        # damaged row are 4 whole batches, given to Spark before the damage
-        # is read.
+        # Batches of 5 rows and a sample of 5: of the 21 data rows before
+        # the damaged row, the 4 batches completed before it reach Spark
+        # (a batch is handed on when the row after it is read).
         .option("batchSize", "5")
         .option("samplingRows", "5")
         .load(damaged_set["dir"])
