@@ -1,11 +1,27 @@
 """Type stubs of the native module (re-exported by `sheetstream`)."""
 
 import os
-from typing import IO, Literal, Optional, Union
+from typing import IO, Literal, Optional, Union, final
 
 __version__: str
+__all__ = [
+    "CellError",
+    "DefinedName",
+    "Error",
+    "LimitError",
+    "NotXlsxError",
+    "PackageError",
+    "ReadError",
+    "SheetInfo",
+    "SheetNotFoundError",
+    "Workbook",
+    "XmlError",
+    "ZipError",
+    "__version__",
+    "open",
+]
 
-Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[bytes]]
+_Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[bytes]]
 
 class Error(Exception):
     """Any error from opening or reading a workbook."""
@@ -30,6 +46,7 @@ class CellError(Error): ...
 class LimitError(Error): ...
 class SheetNotFoundError(Error): ...
 
+@final
 class SheetInfo:
     """A sheet as the workbook lists it."""
 
@@ -42,6 +59,7 @@ class SheetInfo:
     @property
     def kind(self) -> Literal["worksheet", "chartsheet", "dialogsheet", "macrosheet"]: ...
 
+@final
 class DefinedName:
     """A named range, constant or formula."""
 
@@ -55,6 +73,7 @@ class DefinedName:
     @property
     def hidden(self) -> bool: ...
 
+@final
 class Workbook:
     """An opened workbook (`sheetstream.open`)."""
 
@@ -68,5 +87,5 @@ class Workbook:
     def __enter__(self) -> "Workbook": ...
     def __exit__(self, exc_type: object, exc_value: object, traceback: object) -> None: ...
 
-def open(source: Source) -> Workbook:
+def open(source: _Source) -> Workbook:
     """Opens a workbook: a path, bytes, or a binary file object (read into memory)."""
