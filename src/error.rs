@@ -72,6 +72,9 @@ pub enum ErrorKind {
         /// What went wrong.
         message: String,
     },
+    /// A column selection ([`ColumnSpec`](crate::ColumnSpec)) cannot be
+    /// parsed, or names a column the header row does not have.
+    ColumnSelection(String),
 }
 
 /// Where an error happened. Every field is optional: it is filled in as far
@@ -191,6 +194,7 @@ impl fmt::Display for ErrorKind {
                 field: None,
                 message,
             } => write!(f, "cannot deserialize row: {message}"),
+            ErrorKind::ColumnSelection(message) => write!(f, "bad column selection: {message}"),
         }
     }
 }

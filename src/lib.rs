@@ -133,6 +133,7 @@
 mod bytes;
 mod cell;
 mod chunk;
+mod columns;
 mod count;
 mod date;
 #[cfg(feature = "serde")]
@@ -161,6 +162,7 @@ mod xml;
 pub mod fuzzing;
 
 pub use cell::{Cell, CellRef, MAX_COLUMN, MAX_ROW, Row, Value};
+pub use columns::{ColumnSelector, ColumnSet, ColumnSpec};
 pub use count::SheetCounts;
 pub use date::{CivilDateTime, DateSystem, DateTime};
 #[cfg(feature = "serde")]
