@@ -63,6 +63,10 @@ pub enum ErrorKind {
     },
     /// The requested sheet does not exist.
     SheetNotFound(String),
+    /// A value does not fit the type of its column in a typed reader
+    /// (feature `arrow`, strict mode), or is an error cell there; the
+    /// location names the sheet, row and column.
+    Conversion(String),
     /// A row could not be deserialised into the requested type (see
     /// `Workbook::deserialize`, feature `serde`); the
     /// location names the sheet, row and column.
@@ -112,6 +116,10 @@ impl Error {
 
     pub(crate) fn invalid_value(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::InvalidValue(message.into()))
+    }
+
+    pub(crate) fn conversion(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Conversion(message.into()))
     }
 
     pub(crate) fn limit(limit: &'static str, max: u64) -> Error {
@@ -186,6 +194,7 @@ impl fmt::Display for ErrorKind {
                 write!(f, "limit exceeded: {limit} (maximum {max}; see Limits)")
             }
             ErrorKind::SheetNotFound(name) => write!(f, "no sheet {name}"),
+            ErrorKind::Conversion(message) => write!(f, "cannot convert a cell: {message}"),
             ErrorKind::Deserialize {
                 field: Some(field),
                 message,
