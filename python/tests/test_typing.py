@@ -23,10 +23,10 @@ def mypy(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_stubs_match_the_native_module() -> None:
-    result = mypy("mypy.stubtest", "sheetstream")
+    result = mypy("mypy.stubtest", "--mypy-config-file", "mypy.ini", "sheetstream")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_typed_usage_passes_mypy_strict() -> None:
-    result = mypy("mypy", "--strict", "--no-incremental", str(USAGE))
+    result = mypy("mypy", "--config-file", "mypy.ini", "--strict", "--no-incremental", str(USAGE))
     assert result.returncode == 0, result.stdout + result.stderr
