@@ -63,6 +63,10 @@ pub enum ErrorKind {
     },
     /// The requested sheet does not exist.
     SheetNotFound(String),
+    /// A value does not fit the type of its column in a typed reader
+    /// (feature `arrow`, strict mode), or is an error cell there; the
+    /// location names the sheet, row and column.
+    Conversion(String),
     /// A row could not be deserialised into the requested type (see
     /// `Workbook::deserialize`, feature `serde`); the
     /// location names the sheet, row and column.
@@ -72,6 +76,9 @@ pub enum ErrorKind {
         /// What went wrong.
         message: String,
     },
+    /// A column selection ([`ColumnSpec`](crate::ColumnSpec)) cannot be
+    /// parsed, or names a column the header row does not have.
+    ColumnSelection(String),
 }
 
 /// Where an error happened. Every field is optional: it is filled in as far
@@ -109,6 +116,10 @@ impl Error {
 
     pub(crate) fn invalid_value(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::InvalidValue(message.into()))
+    }
+
+    pub(crate) fn conversion(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Conversion(message.into()))
     }
 
     pub(crate) fn limit(limit: &'static str, max: u64) -> Error {
@@ -183,6 +194,7 @@ impl fmt::Display for ErrorKind {
                 write!(f, "limit exceeded: {limit} (maximum {max}; see Limits)")
             }
             ErrorKind::SheetNotFound(name) => write!(f, "no sheet {name}"),
+            ErrorKind::Conversion(message) => write!(f, "cannot convert a cell: {message}"),
             ErrorKind::Deserialize {
                 field: Some(field),
                 message,
@@ -191,6 +203,7 @@ impl fmt::Display for ErrorKind {
                 field: None,
                 message,
             } => write!(f, "cannot deserialize row: {message}"),
+            ErrorKind::ColumnSelection(message) => write!(f, "bad column selection: {message}"),
         }
     }
 }

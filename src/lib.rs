@@ -119,7 +119,9 @@
 //!   `chrono::NaiveDate`/`NaiveDateTime`/`NaiveTime` and
 //!   `jiff::civil::Date`/`DateTime`/`Time`, and
 //!   `CivilDateTime::to_chrono`/`to_jiff` convert.
-//! - `cli` (default): the `sheetstream` command-line tool.
+//! - `arrow` (off): typed Arrow record batches ([`arrow`] module: schema
+//!   inference, column selection as a pushdown, Parquet-ready batches).
+//! - `cli` (default): the `sheetstream` command-line tool (turns on `arrow`).
 //!
 //! # Errors and limits
 //!
@@ -130,9 +132,12 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 mod bytes;
 mod cell;
 mod chunk;
+mod columns;
 mod count;
 mod date;
 #[cfg(feature = "serde")]
@@ -161,6 +166,7 @@ mod xml;
 pub mod fuzzing;
 
 pub use cell::{Cell, CellRef, MAX_COLUMN, MAX_ROW, Row, Value};
+pub use columns::{ColumnSelector, ColumnSet, ColumnSpec};
 pub use count::SheetCounts;
 pub use date::{CivilDateTime, DateSystem, DateTime};
 #[cfg(feature = "serde")]
@@ -168,6 +174,7 @@ pub use de::{DeserializeOptions, Records};
 pub use error::{Error, ErrorKind, Location, Result};
 pub use limits::Limits;
 pub use metadata::{Comment, DefinedName, Hyperlink, SheetMetadata};
+pub use number_format::FormatKind;
 pub use package::{SheetInfo, SheetKind, SheetState};
 pub use parallel::Parallel;
 pub use range::CellRange;

@@ -100,9 +100,188 @@ fn bracket_is_elapsed_time(rest: &mut std::slice::Iter<'_, u8>) -> bool {
     false
 }
 
+/// What a cell style's number format shows a number as: the kinds the
+/// typed layers (feature `arrow`) infer column types from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FormatKind {
+    /// General, text (`@`), or a format that shows whole numbers (`0`, `#,##0`).
+    #[default]
+    General,
+    /// A format that shows a fraction: decimals (`0.00`), percent, scientific
+    /// notation or a fraction (`# ?/?`).
+    Fractional,
+    /// A date without a time of day (`yyyy-mm-dd`, built-in 14-17).
+    Date,
+    /// A date and a time of day (`m/d/yyyy h:mm`, built-in 22).
+    DateTime,
+    /// A time of day without a date (`h:mm:ss`, built-in 18-21, 45, 47).
+    Time,
+    /// Elapsed time (`[h]:mm:ss`, built-in 46): a duration, not a time of day.
+    Duration,
+}
+
+impl FormatKind {
+    /// Whether numbers in this format are dates or times (every kind but
+    /// `General` and `Fractional`).
+    pub fn is_date(self) -> bool {
+        !matches!(self, FormatKind::General | FormatKind::Fractional)
+    }
+}
+
+/// The kind of built-in number format `id`. Of the East Asian ids, 32-35
+/// are times of day and the others dates.
+pub(crate) fn builtin_format_kind(id: u32) -> FormatKind {
+    match id {
+        14..=17 | 27..=31 | 36 | 50..=58 => FormatKind::Date,
+        18..=21 | 32..=35 | 45 | 47 => FormatKind::Time,
+        22 => FormatKind::DateTime,
+        46 => FormatKind::Duration,
+        2 | 4 | 7..=13 | 39 | 40 | 43 | 44 | 48 => FormatKind::Fractional,
+        _ => FormatKind::General,
+    }
+}
+
+/// The kind of a custom number format code. A code is a date kind exactly
+/// when [`is_date_format_code`] says it shows a date or time; then an
+/// elapsed-time bracket makes it a duration, and otherwise its tokens decide:
+/// `y` and `d` are date parts, `h` and `s` time parts, and `m` is a minute
+/// when the token before it is an `h` or the token after it an `s`, a month
+/// otherwise. Other codes are fractional when a `.` is followed by a digit
+/// placeholder (`0`, `#`, `?`) or they hold `%`, `E+`/`E-` or `/`, all
+/// outside quotes, escapes and brackets.
+pub(crate) fn format_code_kind(code: &str) -> FormatKind {
+    let is_date = is_date_format_code(code);
+    let mut tokens: Vec<u8> = Vec::new();
+    let mut elapsed = false;
+    let mut fractional = false;
+    let bytes = code.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        at += 1;
+        match byte {
+            b'"' => {
+                while at < bytes.len() && bytes[at] != b'"' {
+                    at += 1;
+                }
+                at += 1;
+            }
+            b'\\' | b'_' | b'*' => at += 1,
+            b'[' => {
+                let start = at;
+                while at < bytes.len() && bytes[at] != b']' {
+                    at += 1;
+                }
+                let closed = at < bytes.len();
+                let inner = &bytes[start..at.min(bytes.len())];
+                at += 1;
+                let first = inner.first().map(u8::to_ascii_lowercase);
+                if closed
+                    && matches!(first, Some(b'h' | b'm' | b's'))
+                    && inner.iter().all(|b| Some(b.to_ascii_lowercase()) == first)
+                {
+                    elapsed = true;
+                }
+            }
+            // AM/PM: a time of day.
+            b'a' | b'A'
+                if bytes
+                    .get(at..at + 4)
+                    .is_some_and(|tail| tail.eq_ignore_ascii_case(b"m/pm")) =>
+            {
+                at += 4;
+                tokens.push(b'h');
+            }
+            b'y' | b'Y' | b'm' | b'M' | b'd' | b'D' | b'h' | b'H' | b's' | b'S' => {
+                let letter = byte.to_ascii_lowercase();
+                // A run of one letter is one token.
+                let continues_run = at >= 2 && bytes[at - 2].eq_ignore_ascii_case(&byte);
+                if !continues_run || tokens.is_empty() {
+                    tokens.push(letter);
+                }
+            }
+            b'.' if matches!(bytes.get(at), Some(b'0' | b'#' | b'?')) => fractional = true,
+            b'%' | b'/' => fractional = true,
+            b'e' | b'E' if matches!(bytes.get(at), Some(b'+' | b'-')) => fractional = true,
+            _ => {}
+        }
+    }
+    if !is_date {
+        return if fractional {
+            FormatKind::Fractional
+        } else {
+            FormatKind::General
+        };
+    }
+    if elapsed {
+        return FormatKind::Duration;
+    }
+    let mut has_date = false;
+    let mut has_time = false;
+    for (index, &token) in tokens.iter().enumerate() {
+        match token {
+            b'y' | b'd' => has_date = true,
+            b'h' | b's' => has_time = true,
+            _ => {
+                let after_hour = index > 0 && tokens[index - 1] == b'h';
+                let before_second = tokens.get(index + 1) == Some(&b's');
+                if after_hour || before_second {
+                    has_time = true;
+                } else {
+                    has_date = true;
+                }
+            }
+        }
+    }
+    match (has_date, has_time) {
+        (true, false) => FormatKind::Date,
+        (false, true) => FormatKind::Time,
+        _ => FormatKind::DateTime,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{is_builtin_date_format, is_date_format_code};
+
+    #[test]
+    fn format_kinds_agree_with_the_date_check() {
+        use super::{FormatKind, builtin_format_kind, format_code_kind};
+        for id in 0..200 {
+            assert_eq!(
+                builtin_format_kind(id).is_date(),
+                is_builtin_date_format(id),
+                "{id}"
+            );
+        }
+        for (code, kind) in [
+            ("General", FormatKind::General),
+            ("0", FormatKind::General),
+            ("#,##0", FormatKind::General),
+            ("@", FormatKind::General),
+            ("0.00", FormatKind::Fractional),
+            ("0%", FormatKind::Fractional),
+            ("0.00E+00", FormatKind::Fractional),
+            ("# ?/?", FormatKind::Fractional),
+            ("\"x.0\"0", FormatKind::General),
+            ("yyyy-mm-dd", FormatKind::Date),
+            ("d-mmm-yy", FormatKind::Date),
+            ("mmm yyyy", FormatKind::Date),
+            ("yyyy-mm-dd hh:mm:ss", FormatKind::DateTime),
+            ("m/d/yyyy h:mm AM/PM", FormatKind::DateTime),
+            ("hh:mm", FormatKind::Time),
+            ("h:mm AM/PM", FormatKind::Time),
+            ("mm:ss", FormatKind::Time),
+            ("[h]:mm:ss", FormatKind::Duration),
+            ("[mm]:ss", FormatKind::Duration),
+            ("[Red][h]:mm", FormatKind::Duration),
+            ("[$-409]yyyy", FormatKind::Date),
+            ("[Red]0.00", FormatKind::Fractional),
+        ] {
+            assert_eq!(format_code_kind(code), kind, "{code}");
+            assert_eq!(kind.is_date(), is_date_format_code(code), "{code}");
+        }
+    }
 
     #[test]
     fn builtin_date_ids() {

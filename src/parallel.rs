@@ -19,6 +19,7 @@ use std::thread::{self, Scope};
 use crossbeam_deque::{Injector, Stealer, Worker};
 
 use crate::cell::Row;
+use crate::columns::ColumnSet;
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::package::archive::Archive;
@@ -52,6 +53,7 @@ pub struct Parallel<'w, R> {
     workbook: &'w Workbook<R>,
     threads: usize,
     sheets: Option<Vec<usize>>,
+    columns: Option<ColumnSet>,
 }
 
 /// What stopped a worker early.
@@ -70,6 +72,7 @@ impl<R> Workbook<R> {
             workbook: self,
             threads: 0,
             sheets: None,
+            columns: None,
         }
     }
 }
@@ -95,6 +98,14 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
             .collect::<Result<Vec<usize>>>()?;
         self.sheets = Some(positions);
         Ok(self)
+    }
+
+    /// Resolves and hands out only the cells of these columns, in every
+    /// sheet read: the pushdown of
+    /// [`SheetRows::select_columns`](crate::SheetRows::select_columns).
+    pub fn select_columns(mut self, columns: ColumnSet) -> Self {
+        self.columns = Some(columns);
+        self
     }
 
     /// Calls a closure with every row of every selected sheet. `make` is
@@ -206,6 +217,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
             sheets: &workbook.sheets,
             context,
             limits: workbook.limits,
+            columns: self.columns.as_ref(),
             pipelined,
             stop: AtomicBool::new(false),
             failure: Mutex::new(None),
@@ -278,6 +290,7 @@ struct Job<'w> {
     sheets: &'w [SheetInfo],
     context: SheetContext<'w>,
     limits: Limits,
+    columns: Option<&'w ColumnSet>,
     pipelined: bool,
     stop: AtomicBool,
     failure: Mutex<Option<Failure>>,
@@ -323,6 +336,7 @@ impl Job<'_> {
                 &self.limits,
             )
         };
+        rows.select_columns(self.columns.cloned());
         while let Some(row) = rows.next_row()? {
             if self.stop.load(Ordering::Relaxed) || !visit(state, sheet, row) {
                 return Ok(false);

@@ -13,6 +13,7 @@ use bumpalo::Bump;
 
 use crate::cell::{Cell, Row, Value};
 use crate::chunk::ChunkBuffer;
+use crate::columns::ColumnSet;
 use crate::date::{DateSystem, DateTime, parse_iso_datetime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
@@ -62,6 +63,8 @@ pub struct SheetRows<'a> {
     /// Bytes of the window the previous row occupied, dropped on the next call.
     pending: usize,
     formulas: bool,
+    /// The columns resolved and handed out; None for all.
+    columns: Option<ColumnSet>,
     finished: bool,
     max_row_bytes: u64,
 }
@@ -131,6 +134,7 @@ impl<'a> SheetRows<'a> {
             part,
             pending: 0,
             formulas: false,
+            columns: None,
             finished: false,
             max_row_bytes: limits.max_row_bytes,
         }
@@ -147,6 +151,45 @@ impl<'a> SheetRows<'a> {
     pub fn with_formulas(mut self, formulas: bool) -> Self {
         self.formulas = formulas;
         self
+    }
+
+    /// From the next row on, resolves and hands out only the cells of
+    /// `columns` (None: every column). This is a pushdown: the cells of
+    /// other columns are still found by the scanner (their bytes are
+    /// scanned and the row's bytes UTF-8-checked as one), but they are
+    /// dropped before they are resolved, so they cost no shared-string
+    /// lookup, text decoding or value parsing, and a bad value in one of
+    /// them is no error. Call it before the first row, or between rows,
+    /// for instance after reading a header row to find the columns by name:
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// use sheetstream::{ColumnSpec, Value};
+    ///
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let mut rows = workbook.rows("Data")?;
+    /// let header: Vec<(u32, String)> = match rows.next_row()? {
+    ///     Some(row) => row
+    ///         .cells()
+    ///         .iter()
+    ///         .filter_map(|cell| Some((cell.column(), cell.value().as_str()?.to_owned())))
+    ///         .collect(),
+    ///     None => Vec::new(),
+    /// };
+    /// let header: Vec<(u32, &str)> = header.iter().map(|(c, t)| (*c, t.as_str())).collect();
+    /// let wanted = ColumnSpec::parse("Amount")?.resolve(&header)?;
+    /// rows.select_columns(Some(wanted.iter().copied().collect()));
+    /// let mut total = 0.0;
+    /// while let Some(row) = rows.next_row()? {
+    ///     assert!(row.cells().iter().all(|cell| cell.column() == wanted[0]));
+    ///     total += row.cells().iter().filter_map(|cell| cell.value().as_f64()).sum::<f64>();
+    /// }
+    /// assert_eq!(total, 60.0);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn select_columns(&mut self, columns: Option<ColumnSet>) {
+        self.columns = columns;
     }
 
     /// The next row, or None after the last. Rows without cells (written
@@ -171,12 +214,20 @@ impl<'a> SheetRows<'a> {
                 self.pending = consumed;
                 let window = &self.buffer.window()[..consumed];
                 let offset = self.buffer.window_offset();
-                build_row(window, &self.raw, &self.arena, self.context, self.formulas)
-                    .map(Some)
-                    .map_err(|err| {
-                        self.finished = true;
-                        locate(err, self.sheet_name, self.part, offset)
-                    })
+                let columns = self.columns.as_ref();
+                build_row(
+                    window,
+                    &self.raw,
+                    &self.arena,
+                    self.context,
+                    self.formulas,
+                    columns,
+                )
+                .map(Some)
+                .map_err(|err| {
+                    self.finished = true;
+                    locate(err, self.sheet_name, self.part, offset)
+                })
             }
             Ok(None) => {
                 self.finished = true;
@@ -307,12 +358,32 @@ fn build_row<'r>(
     arena: &'r Bump,
     context: SheetContext<'r>,
     formulas: bool,
+    columns: Option<&ColumnSet>,
 ) -> Result<Row<'r>> {
+    let selected = |cell: &&RawCell| columns.is_none_or(|columns| columns.contains(cell.column));
     if raw.ascii_only {
         // Every value was parsed by the scanner: one pass into a slice of
         // the exact length, without the text machinery.
-        let parsed = raw.cells.iter().map(|cell| parsed_cell(cell, context));
-        match arena.alloc_slice_try_fill_iter(parsed) {
+        let filled = match columns {
+            None => {
+                let parsed = raw.cells.iter().map(|cell| parsed_cell(cell, context));
+                arena.alloc_slice_try_fill_iter(parsed)
+            }
+            Some(columns) => {
+                let len = raw
+                    .cells
+                    .iter()
+                    .filter(|cell| columns.contains(cell.column))
+                    .count();
+                let parsed = raw
+                    .cells
+                    .iter()
+                    .filter(selected)
+                    .map(|cell| parsed_cell(cell, context));
+                arena.alloc_slice_try_fill_iter(ExactLen { iter: parsed, len })
+            }
+        };
+        match filled {
             Ok(cells) => {
                 return Ok(Row {
                     index: raw.index,
@@ -328,7 +399,7 @@ fn build_row<'r>(
     let text =
         RowText::new(window, raw.start, window.len()).map_err(|err| err.with_row(raw.index + 1))?;
     let mut cells = bumpalo::collections::Vec::with_capacity_in(raw.cells.len(), arena);
-    for cell in &raw.cells {
+    for cell in raw.cells.iter().filter(selected) {
         let locate = |err: Error| locate_cell(err, cell);
         let Some(value) = resolve_value(text, raw, cell, arena, context).map_err(locate)? else {
             continue;
@@ -352,6 +423,30 @@ fn build_row<'r>(
         cells: cells.into_bump_slice(),
     })
 }
+
+/// An iterator of a length known beforehand (the selected cells of a row,
+/// counted first), for the arena's exact-length slice fill.
+struct ExactLen<I> {
+    iter: I,
+    len: usize,
+}
+
+impl<I: Iterator> Iterator for ExactLen<I> {
+    type Item = I::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        let item = self.iter.next()?;
+        self.len -= 1;
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.len, Some(self.len))
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for ExactLen<I> {}
 
 /// A cell whose value the scanner parsed, resolved; `Err(None)` when the
 /// value is still text.

@@ -1,16 +1,22 @@
 //! Cell styles, reduced at open to the one thing the reader needs per cell:
-//! whether a style's number format shows a date or time.
+//! whether a style's number format shows a date or time, and what kind of
+//! number it shows (for the typed layers' inference).
 
 use std::collections::HashMap;
 
 use crate::error::Result;
-use crate::number_format::{is_builtin_date_format, is_date_format_code};
+use crate::number_format::{
+    FormatKind, builtin_format_kind, format_code_kind, is_builtin_date_format, is_date_format_code,
+};
 use crate::xml::{self, Token};
 
 /// For each cell style (`cellXfs` entry), whether numbers in it are dates.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Styles {
     date_styles: Vec<bool>,
+    /// The kind of each style's number format, beside `date_styles` (which
+    /// the row reader checks per cell).
+    format_kinds: Vec<FormatKind>,
 }
 
 impl Styles {
@@ -22,10 +28,24 @@ impl Styles {
             .unwrap_or(false)
     }
 
+    /// The kind of style `index`'s number format; styles out of range are General.
+    pub(crate) fn format_kind(&self, index: u32) -> FormatKind {
+        self.format_kinds
+            .get(index as usize)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The kind of every style's number format.
+    pub(crate) fn format_kinds(&self) -> &[FormatKind] {
+        &self.format_kinds
+    }
+
     /// Reads the styles part.
     pub(crate) fn parse(bytes: &[u8]) -> Result<Styles> {
-        let mut custom_formats: HashMap<u32, bool> = HashMap::new();
+        let mut custom_formats: HashMap<u32, (bool, FormatKind)> = HashMap::new();
         let mut date_styles = Vec::new();
+        let mut format_kinds = Vec::new();
         let mut in_cell_xfs = false;
         xml::walk(bytes, |token| {
             match token {
@@ -40,7 +60,8 @@ impl Styles {
                         let code = xml::attribute(bytes, attributes, b"formatCode")?;
                         if let (Some(id), Some(code)) = (id, code) {
                             let code = xml::decode_owned(code, false)?;
-                            custom_formats.insert(id, is_date_format_code(&code));
+                            custom_formats
+                                .insert(id, (is_date_format_code(&code), format_code_kind(&code)));
                         }
                     }
                     b"cellXfs" if !self_closing => in_cell_xfs = true,
@@ -48,11 +69,12 @@ impl Styles {
                         let id = xml::attribute(bytes, attributes, b"numFmtId")?
                             .and_then(parse_u32)
                             .unwrap_or(0);
-                        let is_date = custom_formats
-                            .get(&id)
-                            .copied()
-                            .unwrap_or_else(|| is_builtin_date_format(id));
+                        let (is_date, kind) =
+                            custom_formats.get(&id).copied().unwrap_or_else(|| {
+                                (is_builtin_date_format(id), builtin_format_kind(id))
+                            });
                         date_styles.push(is_date);
+                        format_kinds.push(kind);
                     }
                     _ => {}
                 },
@@ -64,7 +86,10 @@ impl Styles {
             Ok(())
         })
         .map_err(xml::XmlError::into_error)?;
-        Ok(Styles { date_styles })
+        Ok(Styles {
+            date_styles,
+            format_kinds,
+        })
     }
 }
 
@@ -89,5 +114,17 @@ mod tests {
         let got: Vec<bool> = (0..6).map(|i| styles.is_date(i)).collect();
         // A custom format given a built-in id replaces the built-in meaning.
         assert_eq!(got, [false, true, false, true, false, false]);
+        let kinds: Vec<FormatKind> = (0..6).map(|i| styles.format_kind(i)).collect();
+        assert_eq!(
+            kinds,
+            [
+                FormatKind::General,
+                FormatKind::Date,
+                FormatKind::Fractional,
+                FormatKind::DateTime,
+                FormatKind::Fractional,
+                FormatKind::General
+            ]
+        );
     }
 }

@@ -9,6 +9,7 @@ use crate::cell::Row;
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
+use crate::number_format::FormatKind;
 use crate::package::archive::Archive;
 use crate::package::{self, SheetInfo};
 use crate::rows::{SheetContext, SheetRows};
@@ -174,6 +175,20 @@ impl<R> Workbook<R> {
         self.date_system
     }
 
+    /// What the number format of cell style `style` ([`Cell::style`](crate::Cell::style))
+    /// shows a number as: the date kinds the typed layers tell apart, and
+    /// whether it shows a fraction. Styles the workbook does not have are
+    /// General.
+    pub fn format_kind(&self, style: u32) -> FormatKind {
+        self.styles.format_kind(style)
+    }
+
+    /// The kind of every cell style's number format, indexed by style
+    /// ([`Cell::style`](crate::Cell::style)); a style past the end is General.
+    pub fn format_kinds(&self) -> &[FormatKind] {
+        self.styles.format_kinds()
+    }
+
     /// The shared strings table (empty when the workbook has none).
     pub fn shared_strings(&self) -> &SharedStrings {
         static EMPTY: SharedStrings = SharedStrings::empty();
@@ -229,6 +244,33 @@ impl<R: Read + Seek> Workbook<R> {
         let info = &self.sheets[position];
         let source = self
             .archive
+            .open_part(info.part(), self.limits.max_part_bytes, &self.limits)
+            .map_err(|err| err.with_sheet(info.name()))?;
+        let context = SheetContext {
+            shared_strings: self.shared_strings.as_ref(),
+            styles: &self.styles,
+            date_system: self.date_system,
+        };
+        Ok(SheetRows::new(
+            source,
+            context,
+            info.name(),
+            info.part(),
+            &self.limits,
+        ))
+    }
+
+    /// Rows of the sheet at `position`, read through `archive`, a clone of
+    /// this workbook's archive: a reader from a shared workbook (the owned
+    /// Arrow reader's worker thread).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn rows_through<'a>(
+        &'a self,
+        archive: &'a mut Archive<R>,
+        position: usize,
+    ) -> Result<SheetRows<'a>> {
+        let info = &self.sheets[position];
+        let source = archive
             .open_part(info.part(), self.limits.max_part_bytes, &self.limits)
             .map_err(|err| err.with_sheet(info.name()))?;
         let context = SheetContext {

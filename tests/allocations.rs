@@ -6,7 +6,7 @@
 
 use std::io::{Cursor, Write};
 
-use sheetstream::{SheetCounts, Workbook};
+use sheetstream::{ColumnSet, SheetCounts, Workbook};
 use zip::write::SimpleFileOptions;
 
 #[path = "../benches/support/counting_allocator.rs"]
@@ -71,10 +71,16 @@ fn workbook(rows: u32) -> Vec<u8> {
 /// Streams the sheet, returning the counts and the allocations made while
 /// streaming (from `rows()` to the end of the sheet).
 fn stream(bytes: Vec<u8>) -> (SheetCounts, u64) {
+    stream_columns(bytes, None)
+}
+
+/// As `stream`, resolving only `columns` when given (the pushdown).
+fn stream_columns(bytes: Vec<u8>, columns: Option<ColumnSet>) -> (SheetCounts, u64) {
     let mut workbook = Workbook::from_bytes(bytes).unwrap();
     let mut counts = SheetCounts::default();
     let before = allocations();
     let mut rows = workbook.rows("Data").unwrap();
+    rows.select_columns(columns);
     while let Some(row) = rows.next_row().unwrap() {
         counts.add_row(&row);
     }
@@ -135,6 +141,36 @@ fn allocations_do_not_grow_with_rows() {
     assert!(
         large_allocations.abs_diff(small_allocations) <= 4,
         "{small_allocations} allocations for 10,000 rows but {large_allocations} for 200,000"
+    );
+
+    // With a column selection (numbers, an inline string that needs
+    // decoding, the sparse column): the same, and only those cells.
+    let columns: ColumnSet = [0, 5, 9].into_iter().collect();
+    let (small_selected, small_selected_allocations) =
+        stream_columns(small_bytes.clone(), Some(columns.clone()));
+    let (large_selected, large_selected_allocations) =
+        stream_columns(large_bytes.clone(), Some(columns));
+    assert_eq!(small_selected.rows, 10_000);
+    assert_eq!(large_selected.cells, 200_000 * 2 + 200_000 / 7);
+    assert_eq!(
+        (
+            large_selected.texts,
+            large_selected.booleans,
+            large_selected.dates
+        ),
+        (200_000, 0, 0)
+    );
+    println!(
+        "allocations while streaming three columns: {small_selected_allocations} for 10,000 rows, \
+         {large_selected_allocations} for 200,000 rows"
+    );
+    assert!(
+        small_selected_allocations < 64,
+        "{small_selected_allocations} allocations for 10,000 rows, three columns"
+    );
+    assert!(
+        large_selected_allocations.abs_diff(small_selected_allocations) <= 4,
+        "three columns: {small_selected_allocations} allocations for 10,000 rows but {large_selected_allocations} for 200,000"
     );
 
     // The same through the parallel engine, per worker: the pipelined path

@@ -1,22 +1,29 @@
-"""Streaming reader for Excel .xlsx workbooks.
+"""Streaming reader for Excel .xlsx workbooks into polars, pyarrow, pandas
+and DuckDB.
 
 sheetstream reads a worksheet's XML straight out of the inflate stream, a
-row at a time, without holding the sheet in memory.
+row at a time, into typed Arrow record batches, without holding the sheet
+in memory; the GIL is released while it reads.
 
     >>> import sheetstream
-    >>> workbook = sheetstream.open("sales.xlsx")
-    >>> [sheet.name for sheet in workbook.sheets]
-    ['Data', 'Notes & ideas']
+    >>> frame = sheetstream.read_excel("sales.xlsx")            # a polars DataFrame
+    >>> sheet = sheetstream.open("sales.xlsx").sheet("Data", columns="A:C")
+    >>> table = sheet.to_arrow()                                # or pyarrow.table(sheet)
 """
 
 from ._sheetstream import (
+    BatchIterator,
     CellError,
+    ColumnError,
+    ConversionError,
     DefinedName,
     Error,
     LimitError,
     NotXlsxError,
     PackageError,
     ReadError,
+    RowIterator,
+    Sheet,
     SheetInfo,
     SheetNotFoundError,
     Workbook,
@@ -24,16 +31,22 @@ from ._sheetstream import (
     ZipError,
     __version__,
     open,
+    read_excel,
 )
 
 __all__ = [
+    "BatchIterator",
     "CellError",
+    "ColumnError",
+    "ConversionError",
     "DefinedName",
     "Error",
     "LimitError",
     "NotXlsxError",
     "PackageError",
     "ReadError",
+    "RowIterator",
+    "Sheet",
     "SheetInfo",
     "SheetNotFoundError",
     "Workbook",
@@ -41,4 +54,5 @@ __all__ = [
     "ZipError",
     "__version__",
     "open",
+    "read_excel",
 ]

@@ -52,6 +52,18 @@ create_exception!(
     Error,
     "A cell's value or reference cannot be read as written (or, reading with strict=True, does not fit its column's type)."
 );
+create_exception!(
+    sheetstream,
+    ConversionError,
+    CellError,
+    "Reading with strict=True: a value does not fit its column's type, or is an error cell."
+);
+create_exception!(
+    sheetstream,
+    ColumnError,
+    Error,
+    "A column selection names a column the header does not have, or cannot be parsed."
+);
 create_exception!(sheetstream, LimitError, Error, "A size limit was exceeded.");
 create_exception!(
     sheetstream,
@@ -70,6 +82,8 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("PackageError", py.get_type::<PackageError>())?;
     module.add("XmlError", py.get_type::<XmlError>())?;
     module.add("CellError", py.get_type::<CellError>())?;
+    module.add("ConversionError", py.get_type::<ConversionError>())?;
+    module.add("ColumnError", py.get_type::<ColumnError>())?;
     module.add("LimitError", py.get_type::<LimitError>())?;
     module.add("SheetNotFoundError", py.get_type::<SheetNotFoundError>())?;
     // Class-level defaults, so that an `Error` raised from Python code has
@@ -96,6 +110,8 @@ pub(crate) fn to_py_err(py: Python<'_>, err: &sheetstream::Error) -> PyErr {
         | ErrorKind::CellReference(_) => CellError::new_err(message),
         ErrorKind::LimitExceeded { .. } => LimitError::new_err(message),
         ErrorKind::SheetNotFound(_) => SheetNotFoundError::new_err(message),
+        ErrorKind::Conversion(_) => ConversionError::new_err(message),
+        ErrorKind::ColumnSelection(_) => ColumnError::new_err(message),
         _ => Error::new_err(message),
     };
     let location = err.location();

@@ -3,7 +3,12 @@
 //! it. Everything here is a thin layer over the sheetstream crate's public
 //! API: no parsing rules of its own.
 
+mod arrow_ffi;
 mod errors;
+mod options;
+mod read;
+mod sheet;
+mod values;
 mod workbook;
 
 use pyo3::prelude::*;
@@ -14,7 +19,11 @@ fn _sheetstream(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<workbook::PyWorkbook>()?;
     module.add_class::<workbook::PySheetInfo>()?;
     module.add_class::<workbook::PyDefinedName>()?;
+    module.add_class::<sheet::PySheet>()?;
+    module.add_class::<sheet::BatchIterator>()?;
+    module.add_class::<sheet::RowIterator>()?;
     module.add_function(wrap_pyfunction!(workbook::open, module)?)?;
+    module.add_function(wrap_pyfunction!(read::read_excel, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

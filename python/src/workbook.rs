@@ -7,10 +7,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMemoryView, PyString};
 use sheetstream::{SharedFile, SheetKind, SheetState};
 
 use crate::errors::IntoPyResult;
+use crate::sheet::{PySheet, SheetRef};
 
 /// Where a workbook's bytes come from.
 #[derive(Clone)]
@@ -60,11 +61,34 @@ impl Source {
     }
 
     /// Opens the workbook (without the GIL held by the caller).
-    pub(crate) fn open(&self) -> Result<OpenedWorkbook, sheetstream::Error> {
+    fn open(&self) -> Result<Opened, sheetstream::Error> {
         Ok(match self {
-            Source::Path(path) => OpenedWorkbook::File(sheetstream::Workbook::open(path)?),
+            Source::Path(path) => {
+                let mut workbook = sheetstream::Workbook::open(path)?;
+                Opened {
+                    defined_names: workbook.defined_names(),
+                    workbook: OpenedWorkbook::File(Arc::new(workbook)),
+                }
+            }
             Source::Bytes(bytes) => {
-                OpenedWorkbook::Bytes(sheetstream::Workbook::from_bytes(bytes.clone())?)
+                let mut workbook = sheetstream::Workbook::from_bytes(bytes.clone())?;
+                Opened {
+                    defined_names: workbook.defined_names(),
+                    workbook: OpenedWorkbook::Bytes(Arc::new(workbook)),
+                }
+            }
+        })
+    }
+
+    /// Opens the shared workbook alone, without its defined names (the
+    /// readers of `read_excel`).
+    pub(crate) fn open_shared(&self) -> Result<OpenedWorkbook, sheetstream::Error> {
+        Ok(match self {
+            Source::Path(path) => {
+                OpenedWorkbook::File(Arc::new(sheetstream::Workbook::open(path)?))
+            }
+            Source::Bytes(bytes) => {
+                OpenedWorkbook::Bytes(Arc::new(sheetstream::Workbook::from_bytes(bytes.clone())?))
             }
         })
     }
@@ -78,10 +102,12 @@ impl Source {
     }
 }
 
-/// A workbook opened from a file or from memory.
+/// A workbook opened from a file or from memory, shared with the readers
+/// of its sheets (each reads on a worker thread of its own).
+#[derive(Clone)]
 pub(crate) enum OpenedWorkbook {
-    File(sheetstream::Workbook<SharedFile>),
-    Bytes(sheetstream::Workbook<Cursor<Arc<[u8]>>>),
+    File(Arc<sheetstream::Workbook<SharedFile>>),
+    Bytes(Arc<sheetstream::Workbook<Cursor<Arc<[u8]>>>>),
 }
 
 /// Calls `$body` with `$workbook` bound to the workbook of either source.
@@ -93,15 +119,20 @@ macro_rules! with_workbook {
         }
     };
 }
+pub(crate) use with_workbook;
 
 impl OpenedWorkbook {
-    fn sheets(&self) -> &[sheetstream::SheetInfo] {
+    pub(crate) fn sheets(&self) -> &[sheetstream::SheetInfo] {
         with_workbook!(self, workbook => workbook.sheets())
     }
+}
 
-    fn defined_names(&mut self) -> Result<Vec<sheetstream::DefinedName>, sheetstream::Error> {
-        with_workbook!(self, workbook => workbook.defined_names())
-    }
+/// What opening reads: the workbook, and its defined names (read at once,
+/// as the shared workbook cannot read them later; an error reading them
+/// is raised when they are asked for).
+struct Opened {
+    workbook: OpenedWorkbook,
+    defined_names: Result<Vec<sheetstream::DefinedName>, sheetstream::Error>,
 }
 
 /// A sheet as the workbook lists it.
@@ -188,7 +219,7 @@ impl PyDefinedName {
 #[pyclass(module = "sheetstream", name = "Workbook", frozen)]
 pub(crate) struct PyWorkbook {
     pub(crate) source: Source,
-    opened: Mutex<Option<OpenedWorkbook>>,
+    opened: Mutex<Option<Opened>>,
 }
 
 impl PyWorkbook {
@@ -200,8 +231,7 @@ impl PyWorkbook {
         })
     }
 
-    /// The opened workbook, or an error once closed.
-    pub(crate) fn lock(&self) -> PyResult<MutexGuard<'_, Option<OpenedWorkbook>>> {
+    fn lock(&self) -> PyResult<MutexGuard<'_, Option<Opened>>> {
         let guard = self
             .opened
             .lock()
@@ -211,6 +241,12 @@ impl PyWorkbook {
         }
         Ok(guard)
     }
+
+    /// The shared workbook, or an error once closed.
+    pub(crate) fn workbook(&self) -> PyResult<OpenedWorkbook> {
+        let guard = self.lock()?;
+        Ok(guard.as_ref().expect("checked by lock").workbook.clone())
+    }
 }
 
 #[pymethods]
@@ -218,17 +254,15 @@ impl PyWorkbook {
     /// The sheets in workbook order, hidden ones and chart sheets included.
     #[getter]
     fn sheets(&self) -> PyResult<Vec<PySheetInfo>> {
-        let guard = self.lock()?;
-        let opened = guard.as_ref().expect("checked by lock");
-        Ok(opened.sheets().iter().map(PySheetInfo::new).collect())
+        let workbook = self.workbook()?;
+        Ok(workbook.sheets().iter().map(PySheetInfo::new).collect())
     }
 
     /// The names of the sheets in workbook order.
     #[getter]
     fn sheet_names(&self) -> PyResult<Vec<String>> {
-        let guard = self.lock()?;
-        let opened = guard.as_ref().expect("checked by lock");
-        Ok(opened
+        let workbook = self.workbook()?;
+        Ok(workbook
             .sheets()
             .iter()
             .map(|info| info.name().to_owned())
@@ -238,21 +272,37 @@ impl PyWorkbook {
     /// The workbook's defined names.
     #[getter]
     fn defined_names(&self, py: Python<'_>) -> PyResult<Vec<PyDefinedName>> {
-        let mut guard = self.lock()?;
-        let opened = guard.as_mut().expect("checked by lock");
-        let names = py.detach(|| opened.defined_names()).or_raise(py)?;
+        let guard = self.lock()?;
+        let opened = guard.as_ref().expect("checked by lock");
+        let names = opened
+            .defined_names
+            .as_ref()
+            .map_err(|err| crate::errors::to_py_err(py, err))?;
         Ok(names
-            .into_iter()
+            .iter()
             .map(|name| PyDefinedName {
-                name: name.name,
-                refers_to: name.refers_to,
+                name: name.name.clone(),
+                refers_to: name.refers_to.clone(),
                 sheet: name.sheet,
                 hidden: name.hidden,
             })
             .collect())
     }
 
-    /// Releases the file; the workbook cannot be used afterwards.
+    /// One sheet, by position or name, as typed Arrow record batches
+    /// (options: see the stubs). Reads the header and the sample rows.
+    #[pyo3(signature = (sheet = SheetRef::Position(0), **options), text_signature = "(self, /, sheet=0, **options)")]
+    fn sheet(
+        &self,
+        py: Python<'_>,
+        sheet: SheetRef,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PySheet> {
+        crate::sheet::open_sheet(py, self, sheet, options)
+    }
+
+    /// Releases the file; the workbook cannot be used afterwards. Sheets
+    /// already opened keep reading.
     fn close(&self) {
         if let Ok(mut guard) = self.opened.lock() {
             guard.take();

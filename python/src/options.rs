@@ -1,0 +1,178 @@
+//! The keyword options of `Workbook.sheet` and `read_excel`, into the
+//! Arrow layer's [`ArrowOptions`]: the same options, named as there.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString, PyType};
+use sheetstream::arrow::{ArrowOptions, ColumnType, Header, OnMismatch};
+use sheetstream::{ColumnSelector, ColumnSpec};
+
+use crate::errors::IntoPyResult;
+
+/// The option names `options_from_kwargs` takes.
+pub(crate) const SHEET_OPTIONS: [&str; 9] = [
+    "header_row",
+    "skip_rows",
+    "n_rows",
+    "columns",
+    "schema_sample_rows",
+    "dtypes",
+    "strict",
+    "null_values",
+    "batch_size",
+];
+
+/// `**options` into [`ArrowOptions`], starting from `options`; a name that
+/// is not an option is a `TypeError`, as for any Python function.
+pub(crate) fn options_from_kwargs(
+    py: Python<'_>,
+    mut options: ArrowOptions,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<ArrowOptions> {
+    let Some(kwargs) = kwargs else {
+        return Ok(options);
+    };
+    for (key, value) in kwargs.iter() {
+        let key: String = key.extract()?;
+        options = match key.as_str() {
+            "header_row" => options.header(header(&value)?),
+            "skip_rows" => options.skip_rows(value.extract()?),
+            "n_rows" => options.n_rows(value.extract()?),
+            "columns" => {
+                if value.is_none() {
+                    options
+                } else {
+                    options.columns(columns(py, &value)?)
+                }
+            }
+            "schema_sample_rows" => options.schema_sample_rows(value.extract()?),
+            "dtypes" => {
+                if value.is_none() {
+                    options
+                } else {
+                    let dtypes = value.cast::<PyDict>().map_err(|_| {
+                        PyTypeError::new_err("dtypes must be a dict of column name to type")
+                    })?;
+                    let mut pairs = Vec::with_capacity(dtypes.len());
+                    for (name, column_type) in dtypes.iter() {
+                        pairs.push((name.extract::<String>()?, dtype(&column_type)?));
+                    }
+                    options.dtypes(pairs)
+                }
+            }
+            "strict" => options.on_mismatch(if value.extract::<bool>()? {
+                OnMismatch::Strict
+            } else {
+                OnMismatch::Coerce
+            }),
+            "null_values" => {
+                if value.is_none() {
+                    options
+                } else if value.is_instance_of::<PyString>() {
+                    options.null_values([value.extract::<String>()?])
+                } else {
+                    options.null_values(value.extract::<Vec<String>>()?)
+                }
+            }
+            "batch_size" => {
+                let rows: usize = value.extract()?;
+                if rows == 0 {
+                    return Err(PyValueError::new_err("batch_size must be at least 1"));
+                }
+                options.batch_size(rows)
+            }
+            other => {
+                return Err(PyTypeError::new_err(format!(
+                    "unexpected option {other:?}; the options are {}",
+                    SHEET_OPTIONS.join(", ")
+                )));
+            }
+        };
+    }
+    Ok(options)
+}
+
+/// `header_row`: "auto" (the first non-empty row), None (no header), or
+/// a 0-based row index.
+fn header(value: &Bound<'_, PyAny>) -> PyResult<Header> {
+    if value.is_none() {
+        return Ok(Header::None);
+    }
+    if let Ok(text) = value.extract::<String>() {
+        if text == "auto" {
+            return Ok(Header::FirstNonEmpty);
+        }
+        return Err(PyValueError::new_err(format!(
+            "header_row must be \"auto\", None or a 0-based row index, not {text:?}"
+        )));
+    }
+    Ok(Header::Row(value.extract()?))
+}
+
+/// `columns`: a spec string (`"A:C,F,Amount"`), or a list of header names
+/// (`str`) and 0-based positions (`int`).
+fn columns(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<ColumnSpec> {
+    if let Ok(spec) = value.extract::<String>() {
+        return ColumnSpec::parse(&spec).or_raise(py);
+    }
+    let mut selectors = Vec::new();
+    for item in value.try_iter().map_err(|_| {
+        PyTypeError::new_err(
+            "columns must be a string such as \"A:C,F\" or a list of names and positions",
+        )
+    })? {
+        let item = item?;
+        if let Ok(name) = item.extract::<String>() {
+            selectors.push(ColumnSelector::Name(name));
+        } else {
+            let position: u32 = item.extract().map_err(|_| {
+                PyTypeError::new_err("columns lists header names (str) and 0-based positions (int)")
+            })?;
+            if position >= sheetstream::MAX_COLUMN {
+                return Err(PyValueError::new_err(format!(
+                    "column position {position} is past the last column (XFD is {})",
+                    sheetstream::MAX_COLUMN - 1
+                )));
+            }
+            selectors.push(ColumnSelector::Index(position));
+        }
+    }
+    Ok(ColumnSpec::from_selectors(selectors))
+}
+
+/// A column type: a name (`"int64"`, `"float64"`, `"utf8"`, `"bool"`,
+/// `"date"`, `"timestamp"`, `"time"`, `"duration"` and the aliases of
+/// `ColumnType::parse`) or a Python type (`int`, `float`, `str`, `bool`,
+/// `datetime.date`, `datetime.datetime`, `datetime.time`,
+/// `datetime.timedelta`).
+fn dtype(value: &Bound<'_, PyAny>) -> PyResult<ColumnType> {
+    if let Ok(name) = value.extract::<String>() {
+        return ColumnType::parse(&name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "unknown column type {name:?}; the types are bool, int64, float64, utf8, date, timestamp, time, duration"
+            ))
+        });
+    }
+    if let Ok(class) = value.cast::<PyType>() {
+        let module: String = class.getattr("__module__")?.extract()?;
+        let name: String = class.getattr("__qualname__")?.extract()?;
+        let column_type = match (module.as_str(), name.as_str()) {
+            ("builtins", "bool") => Some(ColumnType::Boolean),
+            ("builtins", "int") => Some(ColumnType::Int64),
+            ("builtins", "float") => Some(ColumnType::Float64),
+            ("builtins", "str") => Some(ColumnType::Utf8),
+            ("datetime", "date") => Some(ColumnType::Date32),
+            ("datetime", "datetime") => Some(ColumnType::Timestamp),
+            ("datetime", "time") => Some(ColumnType::Time),
+            ("datetime", "timedelta") => Some(ColumnType::Duration),
+            _ => None,
+        };
+        if let Some(column_type) = column_type {
+            return Ok(column_type);
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "a column type is a name such as \"int64\" or one of int, float, str, bool, date, datetime, time, timedelta; not {}",
+        value.repr()?
+    )))
+}

@@ -1,0 +1,322 @@
+//! `Workbook.sheet(..)`: one sheet as typed Arrow record batches, handed
+//! to Python through the Arrow PyCapsule interface, as pyarrow, polars or
+//! pandas objects, batch by batch, or row by row.
+
+use std::sync::Mutex;
+
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::SchemaRef;
+use pyo3::exceptions::PyStopIteration;
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyDict, PyTuple};
+use sheetstream::arrow::{ArrowOptions, SheetBatchReader};
+
+use crate::arrow_ffi::{self, BatchStream, SchemaCapsule, import_optional};
+use crate::errors::IntoPyResult;
+use crate::options::options_from_kwargs;
+use crate::values::batch_rows;
+use crate::workbook::{OpenedWorkbook, PyWorkbook, with_workbook};
+
+/// A sheet by position or name, as Python passes it.
+#[derive(Clone, Debug, FromPyObject)]
+pub(crate) enum SheetRef {
+    Position(usize),
+    Name(String),
+}
+
+/// A new reader of one sheet (reads the header and the sample before it
+/// returns). Called without the GIL.
+pub(crate) fn open_reader(
+    workbook: &OpenedWorkbook,
+    position: usize,
+    options: &ArrowOptions,
+) -> Result<SheetBatchReader, sheetstream::Error> {
+    with_workbook!(workbook, shared => options.sheet_reader(shared.clone(), position))
+}
+
+/// The position of a sheet in the workbook.
+pub(crate) fn sheet_position(
+    py: Python<'_>,
+    workbook: &OpenedWorkbook,
+    sheet: &SheetRef,
+) -> PyResult<usize> {
+    use sheetstream::SheetSelector;
+    match sheet {
+        SheetRef::Position(position) => position.position(workbook.sheets()),
+        SheetRef::Name(name) => name.as_str().position(workbook.sheets()),
+    }
+    .or_raise(py)
+}
+
+/// All batches of a reader, read without the GIL.
+pub(crate) fn read_all(
+    py: Python<'_>,
+    mut reader: SheetBatchReader,
+) -> PyResult<(SchemaRef, Vec<RecordBatch>)> {
+    let schema = reader.schema();
+    let batches = py
+        .detach(|| {
+            let mut batches = Vec::new();
+            while let Some(batch) = reader.next_batch()? {
+                batches.push(batch);
+            }
+            Ok::<_, sheetstream::Error>(batches)
+        })
+        .or_raise(py)?;
+    Ok((schema, batches))
+}
+
+/// Batches already read as a pyarrow Table.
+pub(crate) fn to_pyarrow_table<'py>(
+    py: Python<'py>,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let pyarrow = import_optional(py, "pyarrow", "pyarrow")?;
+    let stream = BatchStream::new(arrow_ffi::batches_reader(schema, batches));
+    pyarrow
+        .getattr("RecordBatchReader")?
+        .call_method1("from_stream", (stream,))?
+        .call_method0("read_all")
+}
+
+/// Batches already read as a polars DataFrame.
+pub(crate) fn to_polars_frame<'py>(
+    py: Python<'py>,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let polars = import_optional(py, "polars", "polars")?;
+    let stream = BatchStream::new(arrow_ffi::batches_reader(schema, batches));
+    polars.getattr("DataFrame")?.call1((stream,))
+}
+
+/// One sheet of a workbook, read as typed Arrow record batches with the
+/// options given to `Workbook.sheet`. Each consumer reads the sheet anew
+/// (the first reuses the header and sample read by `Workbook.sheet`).
+#[pyclass(module = "sheetstream", name = "Sheet", frozen)]
+pub(crate) struct PySheet {
+    workbook: OpenedWorkbook,
+    position: usize,
+    name: String,
+    options: ArrowOptions,
+    schema: SchemaRef,
+    /// The reader `Workbook.sheet` opened (to learn the schema), for the
+    /// first consumer.
+    first_reader: Mutex<Option<SheetBatchReader>>,
+}
+
+impl PySheet {
+    fn reader(&self, py: Python<'_>) -> PyResult<SheetBatchReader> {
+        if let Some(reader) = self.first_reader.lock().ok().and_then(|mut r| r.take()) {
+            return Ok(reader);
+        }
+        py.detach(|| open_reader(&self.workbook, self.position, &self.options))
+            .or_raise(py)
+    }
+}
+
+#[pymethods]
+impl PySheet {
+    /// The sheet's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The names of the columns, in order.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|field| field.name().clone())
+            .collect()
+    }
+
+    /// The Arrow schema, as a `pyarrow.Schema`.
+    #[getter]
+    fn schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let pyarrow = import_optional(py, "pyarrow", "pyarrow")?;
+        let capsule = SchemaCapsule {
+            schema: self.schema.clone(),
+        };
+        pyarrow.getattr("schema")?.call1((capsule,))
+    }
+
+    /// The Arrow PyCapsule interface: the schema.
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        arrow_ffi::schema_capsule(py, &self.schema)
+    }
+
+    /// The Arrow PyCapsule interface: a stream of the sheet's batches, read
+    /// as the consumer pulls them.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let reader: Box<dyn RecordBatchReader + Send> = Box::new(self.reader(py)?);
+        arrow_ffi::stream_capsule(py, reader)
+    }
+
+    /// The whole sheet as a `pyarrow.Table` (read without the GIL).
+    fn to_arrow<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let (schema, batches) = read_all(py, self.reader(py)?)?;
+        to_pyarrow_table(py, schema, batches)
+    }
+
+    /// The whole sheet as a `polars.DataFrame` (read without the GIL).
+    fn to_polars<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let (schema, batches) = read_all(py, self.reader(py)?)?;
+        to_polars_frame(py, schema, batches)
+    }
+
+    /// The whole sheet as a `pandas.DataFrame` (through pyarrow).
+    #[pyo3(signature = (**kwargs))]
+    fn to_pandas<'py>(
+        &self,
+        py: Python<'py>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        import_optional(py, "pandas", "pandas")?;
+        self.to_arrow(py)?.call_method("to_pandas", (), kwargs)
+    }
+
+    /// The batches one at a time, as `pyarrow.RecordBatch`es: memory
+    /// follows one batch, whatever the sheet's size.
+    fn iter_batches(&self, py: Python<'_>) -> PyResult<BatchIterator> {
+        import_optional(py, "pyarrow", "pyarrow")?;
+        Ok(BatchIterator {
+            reader: Mutex::new(Some(self.reader(py)?)),
+        })
+    }
+
+    /// The rows one at a time, as tuples of Python values (float; int in
+    /// Int64 columns; str; bool; datetime.date, datetime.datetime,
+    /// datetime.time, datetime.timedelta; None).
+    fn iter_rows(&self, py: Python<'_>) -> PyResult<RowIterator> {
+        Ok(RowIterator {
+            state: Mutex::new(RowState {
+                reader: Some(self.reader(py)?),
+                rows: Vec::new().into_iter(),
+            }),
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<sheetstream.Sheet {:?}: {} columns>",
+            self.name,
+            self.schema.fields().len()
+        )
+    }
+}
+
+/// The next batch of a reader held by an iterator, read without the GIL;
+/// None (and the reader dropped) after the last.
+fn next_batch(
+    py: Python<'_>,
+    slot: &mut Option<SheetBatchReader>,
+) -> PyResult<Option<RecordBatch>> {
+    let Some(reader) = slot.as_mut() else {
+        return Ok(None);
+    };
+    let batch = py.detach(|| reader.next_batch());
+    match batch {
+        Ok(Some(batch)) => Ok(Some(batch)),
+        Ok(None) => {
+            *slot = None;
+            Ok(None)
+        }
+        Err(err) => {
+            *slot = None;
+            Err(crate::errors::to_py_err(py, &err))
+        }
+    }
+}
+
+/// `Sheet.iter_batches()`.
+#[pyclass(module = "sheetstream", name = "BatchIterator", frozen)]
+pub(crate) struct BatchIterator {
+    reader: Mutex<Option<SheetBatchReader>>,
+}
+
+#[pymethods]
+impl BatchIterator {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut slot = self.reader.lock().expect("not poisoned");
+        let schema = slot.as_ref().map(|reader| reader.schema());
+        match (next_batch(py, &mut slot)?, schema) {
+            (Some(batch), Some(schema)) => {
+                let pyarrow = import_optional(py, "pyarrow", "pyarrow")?;
+                let stream = BatchStream::new(arrow_ffi::batches_reader(schema, vec![batch]));
+                pyarrow
+                    .getattr("RecordBatchReader")?
+                    .call_method1("from_stream", (stream,))?
+                    .call_method0("read_next_batch")
+            }
+            _ => Err(PyStopIteration::new_err(())),
+        }
+    }
+}
+
+struct RowState {
+    reader: Option<SheetBatchReader>,
+    rows: std::vec::IntoIter<Py<PyTuple>>,
+}
+
+/// `Sheet.iter_rows()`.
+#[pyclass(module = "sheetstream", name = "RowIterator", frozen)]
+pub(crate) struct RowIterator {
+    state: Mutex<RowState>,
+}
+
+#[pymethods]
+impl RowIterator {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
+        let mut state = self.state.lock().expect("not poisoned");
+        loop {
+            if let Some(row) = state.rows.next() {
+                return Ok(row);
+            }
+            match next_batch(py, &mut state.reader)? {
+                Some(batch) => state.rows = batch_rows(py, &batch)?.into_iter(),
+                None => return Err(PyStopIteration::new_err(())),
+            }
+        }
+    }
+}
+
+/// `Workbook.sheet(sheet, **options)`.
+pub(crate) fn open_sheet(
+    py: Python<'_>,
+    workbook: &PyWorkbook,
+    sheet: SheetRef,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PySheet> {
+    let options = options_from_kwargs(py, ArrowOptions::new(), options)?;
+    let workbook = workbook.workbook()?;
+    let position = sheet_position(py, &workbook, &sheet)?;
+    let reader = py
+        .detach(|| open_reader(&workbook, position, &options))
+        .or_raise(py)?;
+    Ok(PySheet {
+        name: workbook.sheets()[position].name().to_owned(),
+        schema: reader.schema(),
+        first_reader: Mutex::new(Some(reader)),
+        workbook,
+        position,
+        options,
+    })
+}

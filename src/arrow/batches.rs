@@ -1,0 +1,845 @@
+//! [`SheetBatches`]: one sheet's row events into record batches, on the
+//! caller's thread. Opening reads the header and the sample rows (kept in
+//! one small owned buffer, replayed into the first batch); after that each
+//! row goes from the row reader straight into the column builders.
+
+use std::collections::HashSet;
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader, StringArray};
+use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
+
+use super::convert::{ColumnBuilder, Refusal, write_text};
+use super::infer::ColumnSample;
+use super::options::{ArrowOptions, ColumnType, Header, OnMismatch};
+use crate::cell::{Cell, Value};
+use crate::columns::ColumnSet;
+use crate::date::DateTime;
+use crate::error::{Error, ErrorKind, Result};
+use crate::number_format::FormatKind;
+use crate::rows::SheetRows;
+
+/// Issues described per batch in a [`BatchReport`]; past this many only
+/// the counts grow.
+pub const MAX_ISSUES_PER_BATCH: usize = 100;
+
+/// A Utf8 column's text bytes at which a batch is cut early, well before
+/// the 32-bit offsets of an Arrow string array could overflow.
+const MAX_BATCH_TEXT_BYTES: usize = 1 << 30;
+
+/// What happened to the cells of one batch that did not arrive as values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BatchReport {
+    /// The sheet's name.
+    pub sheet: String,
+    /// The file, for readers over many files.
+    pub file: Option<String>,
+    /// The 0-based sheet row index of the batch's first row.
+    pub first_row: u32,
+    /// Rows in the batch.
+    pub rows: usize,
+    /// Error cells (`#N/A`, `#DIV/0!`, ...), which became null.
+    pub error_cells: usize,
+    /// Values that did not fit their column's type, which became null.
+    pub coerced_cells: usize,
+    /// Cells in columns the schema does not have (to the right of every
+    /// sampled column, say), which were left out.
+    pub dropped_cells: usize,
+    /// The first [`MAX_ISSUES_PER_BATCH`] of them, described.
+    pub issues: Vec<CellIssue>,
+}
+
+impl BatchReport {
+    /// Whether every cell arrived as a value.
+    pub fn is_clean(&self) -> bool {
+        self.error_cells == 0 && self.coerced_cells == 0 && self.dropped_cells == 0
+    }
+}
+
+/// One cell that did not arrive as a value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellIssue {
+    /// 0-based row index.
+    pub row: u32,
+    /// 0-based column index in the sheet.
+    pub column: u32,
+    /// The output column's name (empty when the schema has no such column).
+    pub column_name: String,
+    /// What happened.
+    pub kind: IssueKind,
+}
+
+/// What happened to a [`CellIssue`]'s cell.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IssueKind {
+    /// An error cell, with its code.
+    ErrorValue(String),
+    /// The value (as the CSV writer writes it) does not fit the column type.
+    DoesNotFit {
+        /// The value as text.
+        value: String,
+        /// The column's type.
+        column_type: ColumnType,
+    },
+    /// The cell's column is not in the schema.
+    OutsideSchema {
+        /// The value as text.
+        value: String,
+    },
+}
+
+/// A sheet's columns as the header and the sample made them.
+#[derive(Debug, Clone)]
+pub(crate) struct SheetColumns {
+    /// Unique names, in output order.
+    pub names: Vec<String>,
+    /// The sheet column each output column reads (0-based).
+    pub sources: Vec<u32>,
+    /// Inferred types; None for a column whose sample held no value.
+    pub inferred: Vec<Option<ColumnType>>,
+}
+
+/// The sample rows, owned: cells and their text in one buffer.
+#[derive(Default)]
+struct Sampled {
+    rows: Vec<(u32, Range<usize>)>,
+    cells: Vec<SampledCell>,
+    text: String,
+    /// Rows already replayed.
+    replayed: usize,
+}
+
+struct SampledCell {
+    column: u32,
+    format: FormatKind,
+    value: SampledValue,
+}
+
+enum SampledValue {
+    Number(f64),
+    Text(Range<usize>),
+    Bool(bool),
+    Error(Range<usize>),
+    DateTime(DateTime),
+}
+
+impl Sampled {
+    fn push_row(&mut self, index: u32, cells: &[Cell<'_>], formats: &[FormatKind]) {
+        let start = self.cells.len();
+        for cell in cells {
+            let mut text = |text: &str| {
+                let at = self.text.len();
+                self.text.push_str(text);
+                at..self.text.len()
+            };
+            let value = match cell.value() {
+                Value::Number(number) => SampledValue::Number(number),
+                Value::Text(t) => SampledValue::Text(text(t)),
+                Value::Bool(flag) => SampledValue::Bool(flag),
+                Value::Error(code) => SampledValue::Error(text(code)),
+                Value::DateTime(date) => SampledValue::DateTime(date),
+            };
+            self.cells.push(SampledCell {
+                column: cell.column(),
+                format: formats
+                    .get(cell.style() as usize)
+                    .copied()
+                    .unwrap_or_default(),
+                value,
+            });
+        }
+        self.rows.push((index, start..self.cells.len()));
+    }
+
+    fn value(&self, cell: &SampledCell) -> Value<'_> {
+        match &cell.value {
+            SampledValue::Number(number) => Value::Number(*number),
+            SampledValue::Text(range) => Value::Text(&self.text[range.clone()]),
+            SampledValue::Bool(flag) => Value::Bool(*flag),
+            SampledValue::Error(range) => Value::Error(&self.text[range.clone()]),
+            SampledValue::DateTime(date) => Value::DateTime(*date),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.rows.clear();
+        self.cells.clear();
+        self.text.clear();
+        self.replayed = 0;
+    }
+}
+
+/// What [`BatchBuilder::offer`] did with a row.
+enum Offer {
+    Taken,
+    /// The batch is full: offer the row again after taking the batch.
+    Full,
+    /// `n_rows` rows were produced: stop reading.
+    Stop,
+}
+
+/// The column builders of the batch being filled, and where its rows go.
+struct BatchBuilder {
+    schema: SchemaRef,
+    names: Vec<String>,
+    types: Vec<ColumnType>,
+    builders: Vec<ColumnBuilder>,
+    /// For each sheet column up to the last one read, its output column
+    /// (`u32::MAX`: none); a column read twice has its others in `extra_slots`.
+    slot_of: Vec<u32>,
+    extra_slots: Vec<(u32, usize)>,
+    /// Output columns filled in the current row.
+    filled: Vec<bool>,
+    /// Cells outside the schema are reported (no column selection) or
+    /// silently left out (a selection).
+    report_outside: bool,
+    constants: Vec<String>,
+    batch_size: usize,
+    n_rows: Option<u64>,
+    produced: u64,
+    /// The next row index the table expects; rows skipped over are nulls.
+    next_index: u32,
+    rows_in_batch: usize,
+    null_values: HashSet<String>,
+    on_mismatch: OnMismatch,
+    report: BatchReport,
+    scratch: String,
+}
+
+impl BatchBuilder {
+    /// Offers one row; `cells` yields (sheet column, value).
+    fn offer<'v>(
+        &mut self,
+        index: u32,
+        cells: impl Iterator<Item = (u32, Value<'v>)>,
+    ) -> Result<Offer> {
+        while self.next_index < index {
+            if self.n_rows.is_some_and(|n| self.produced >= n) {
+                return Ok(Offer::Stop);
+            }
+            if self.rows_in_batch >= self.batch_size {
+                return Ok(Offer::Full);
+            }
+            let row = self.next_index;
+            self.start_row(row);
+            self.finish_row();
+            self.next_index += 1;
+        }
+        if self.n_rows.is_some_and(|n| self.produced >= n) {
+            return Ok(Offer::Stop);
+        }
+        if self.rows_in_batch >= self.batch_size || self.text_full() {
+            return Ok(Offer::Full);
+        }
+        self.start_row(index);
+        for (column, value) in cells {
+            let slot = self
+                .slot_of
+                .get(column as usize)
+                .copied()
+                .unwrap_or(u32::MAX);
+            if slot == u32::MAX {
+                if self.report_outside {
+                    self.outside(index, column, value)?;
+                }
+                continue;
+            }
+            self.put(slot as usize, index, column, value)?;
+            if !self.extra_slots.is_empty() {
+                for at in 0..self.extra_slots.len() {
+                    let (extra_column, extra_slot) = self.extra_slots[at];
+                    if extra_column == column {
+                        self.put(extra_slot, index, column, value)?;
+                    }
+                }
+            }
+        }
+        self.finish_row();
+        self.next_index = index.saturating_add(1);
+        Ok(Offer::Taken)
+    }
+
+    fn text_full(&self) -> bool {
+        self.builders
+            .iter()
+            .any(|builder| builder.text_bytes() > MAX_BATCH_TEXT_BYTES)
+    }
+
+    fn start_row(&mut self, index: u32) {
+        if self.rows_in_batch == 0 {
+            self.report.first_row = index;
+        }
+        self.filled.fill(false);
+    }
+
+    fn finish_row(&mut self) {
+        for (slot, filled) in self.filled.iter().enumerate() {
+            if !filled {
+                self.builders[slot].append_null();
+            }
+        }
+        self.rows_in_batch += 1;
+        self.produced += 1;
+    }
+
+    fn put(&mut self, slot: usize, row: u32, column: u32, value: Value<'_>) -> Result<()> {
+        if self.filled[slot] {
+            return Ok(());
+        }
+        self.filled[slot] = true;
+        if let Value::Text(text) = value
+            && !self.null_values.is_empty()
+            && self.null_values.contains(text)
+        {
+            self.builders[slot].append_null();
+            return Ok(());
+        }
+        match self.builders[slot].append(value, &mut self.scratch) {
+            Ok(()) => Ok(()),
+            Err(refusal) => {
+                let name = &self.names[slot];
+                let column_type = self.types[slot];
+                let kind = match refusal {
+                    Refusal::ErrorValue => {
+                        self.report.error_cells += 1;
+                        IssueKind::ErrorValue(value_text(value))
+                    }
+                    Refusal::DoesNotFit => {
+                        self.report.coerced_cells += 1;
+                        IssueKind::DoesNotFit {
+                            value: value_text(value),
+                            column_type,
+                        }
+                    }
+                };
+                if self.on_mismatch == OnMismatch::Strict {
+                    let message = match &kind {
+                        IssueKind::ErrorValue(code) => {
+                            format!("error value {code} in column `{name}` ({column_type})")
+                        }
+                        IssueKind::DoesNotFit { value, .. } => {
+                            format!("`{value}` does not fit column `{name}` ({column_type})")
+                        }
+                        IssueKind::OutsideSchema { .. } => unreachable!(),
+                    };
+                    return Err(self.locate(Error::conversion(message), row, column));
+                }
+                let name = name.clone();
+                self.describe(row, column, name, kind);
+                Ok(())
+            }
+        }
+    }
+
+    fn outside(&mut self, row: u32, column: u32, value: Value<'_>) -> Result<()> {
+        self.report.dropped_cells += 1;
+        let text = value_text(value);
+        if self.on_mismatch == OnMismatch::Strict {
+            let message = format!(
+                "`{text}` is in a column the schema does not have (it was inferred from the header and the sample rows)"
+            );
+            return Err(self.locate(Error::conversion(message), row, column));
+        }
+        self.describe(
+            row,
+            column,
+            String::new(),
+            IssueKind::OutsideSchema { value: text },
+        );
+        Ok(())
+    }
+
+    fn describe(&mut self, row: u32, column: u32, column_name: String, kind: IssueKind) {
+        if self.report.issues.len() < MAX_ISSUES_PER_BATCH {
+            self.report.issues.push(CellIssue {
+                row,
+                column,
+                column_name,
+                kind,
+            });
+        }
+    }
+
+    fn locate(&self, err: Error, row: u32, column: u32) -> Error {
+        let err = err.with_sheet(&self.report.sheet).with_row(row + 1);
+        err.with_column(column + 1)
+    }
+
+    /// Takes the batch built so far (None when it has no rows) and its report.
+    fn take(&mut self) -> Result<Option<(RecordBatch, BatchReport)>> {
+        if self.rows_in_batch == 0 {
+            return Ok(None);
+        }
+        let rows = self.rows_in_batch;
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.schema.fields().len());
+        for constant in &self.constants {
+            let values: StringArray = std::iter::repeat_n(Some(constant.as_str()), rows).collect();
+            columns.push(Arc::new(values));
+        }
+        columns.extend(self.builders.iter_mut().map(ColumnBuilder::finish));
+        let batch = RecordBatch::try_new_with_options(
+            Arc::clone(&self.schema),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )
+        .map_err(|err| {
+            Error::conversion(format!("cannot assemble a record batch: {err}"))
+                .with_sheet(&self.report.sheet)
+        })?;
+        self.rows_in_batch = 0;
+        let mut report = BatchReport {
+            sheet: self.report.sheet.clone(),
+            file: self.report.file.clone(),
+            ..BatchReport::default()
+        };
+        std::mem::swap(&mut report, &mut self.report);
+        report.rows = rows;
+        Ok(Some((batch, report)))
+    }
+}
+
+/// A value as text for a message or report, cut at 200 bytes.
+fn value_text(value: Value<'_>) -> String {
+    let mut text = String::new();
+    write_text(&mut text, value);
+    if text.len() > 200 {
+        let mut end = 200;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
+}
+
+/// Where a sheet's batches come from, and what to call it.
+pub(crate) struct SheetSource<'w> {
+    pub rows: SheetRows<'w>,
+    pub formats: Vec<FormatKind>,
+    pub sheet: String,
+    pub file: Option<String>,
+}
+
+/// The record batches of one sheet, read on the calling thread: an Arrow
+/// [`RecordBatchReader`] that borrows its workbook. Get one from
+/// [`ArrowOptions::read_sheet`]; [`ArrowOptions::sheet_reader`] gives an
+/// owned one for other threads.
+///
+/// ```
+/// use sheetstream::arrow::{ArrowOptions, arrow_array::Array};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+/// let mut batches = ArrowOptions::new().read_sheet(&mut workbook, "Data")?;
+/// let schema = batches.schema();
+/// assert_eq!(schema.field(0).name(), "Item");
+/// while let Some(batch) = batches.next_batch()? {
+///     assert_eq!(batch.num_rows(), 3);
+///     assert!(batches.report().is_clean());
+/// }
+/// # Ok(())
+/// # }
+/// ```
+pub struct SheetBatches<'w> {
+    rows: SheetRows<'w>,
+    builder: BatchBuilder,
+    /// The sample rows (replayed first), then a row that did not fit into
+    /// the batch it arrived in.
+    pending: Sampled,
+    formats: Vec<FormatKind>,
+    report: BatchReport,
+    finished: bool,
+}
+
+impl<'w> SheetBatches<'w> {
+    /// Reads the header and the sample, infers the schema, and sets up the
+    /// builders. `target`: the names and types of a unioned schema the
+    /// batches must have instead of the sheet's own.
+    pub(crate) fn open(
+        source: SheetSource<'w>,
+        options: &ArrowOptions,
+        target: Option<&[(String, ColumnType)]>,
+    ) -> Result<SheetBatches<'w>> {
+        let SheetSource {
+            mut rows,
+            formats,
+            sheet,
+            file,
+        } = source;
+        let (columns, pending, next_index) = read_prelude(&mut rows, &formats, options, &sheet)?;
+        let outputs: Vec<(String, Option<u32>, ColumnType)> = match target {
+            None => {
+                let types = resolve_types(&columns, options, &sheet)?;
+                columns
+                    .names
+                    .iter()
+                    .zip(&columns.sources)
+                    .zip(types)
+                    .map(|((name, &source), ty)| (name.clone(), Some(source), ty))
+                    .collect()
+            }
+            Some(target) => target
+                .iter()
+                .map(|(name, ty)| {
+                    let source = columns
+                        .names
+                        .iter()
+                        .position(|own| own == name)
+                        .map(|at| columns.sources[at]);
+                    (name.clone(), source, *ty)
+                })
+                .collect(),
+        };
+        let batch_size = options.get_batch_size();
+        let mut fields = Vec::new();
+        let mut constants = Vec::new();
+        if let Some(name) = &options.file_column {
+            fields.push(Field::new(name, arrow_schema::DataType::Utf8, false));
+            constants.push(file.clone().unwrap_or_default());
+        }
+        if let Some(name) = &options.sheet_column {
+            fields.push(Field::new(name, arrow_schema::DataType::Utf8, false));
+            constants.push(sheet.clone());
+        }
+        let mut slot_of = Vec::new();
+        let mut extra_slots = Vec::new();
+        for (slot, (_, source, _)) in outputs.iter().enumerate() {
+            let Some(source) = *source else { continue };
+            let at = source as usize;
+            if slot_of.len() <= at {
+                slot_of.resize(at + 1, u32::MAX);
+            }
+            if slot_of[at] == u32::MAX {
+                slot_of[at] = slot as u32;
+            } else {
+                extra_slots.push((source, slot));
+            }
+        }
+        fields.extend(
+            outputs
+                .iter()
+                .map(|(name, _, ty)| Field::new(name, ty.data_type(), true)),
+        );
+        let builder = BatchBuilder {
+            schema: Arc::new(Schema::new(fields)),
+            names: outputs.iter().map(|(name, _, _)| name.clone()).collect(),
+            types: outputs.iter().map(|&(_, _, ty)| ty).collect(),
+            builders: outputs
+                .iter()
+                .map(|&(_, _, ty)| ColumnBuilder::new(ty, batch_size.min(1 << 16)))
+                .collect(),
+            slot_of,
+            extra_slots,
+            filled: vec![false; outputs.len()],
+            report_outside: options.columns.is_none() && target.is_none(),
+            constants,
+            batch_size,
+            n_rows: options.n_rows,
+            produced: 0,
+            next_index,
+            rows_in_batch: 0,
+            null_values: options.null_values.iter().cloned().collect(),
+            on_mismatch: options.on_mismatch,
+            report: BatchReport {
+                sheet: sheet.clone(),
+                file: file.clone(),
+                ..BatchReport::default()
+            },
+            scratch: String::new(),
+        };
+        Ok(SheetBatches {
+            rows,
+            builder,
+            pending,
+            formats,
+            report: BatchReport {
+                sheet,
+                file,
+                ..BatchReport::default()
+            },
+            finished: false,
+        })
+    }
+
+    /// The schema of every batch.
+    pub fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.builder.schema)
+    }
+
+    /// The next batch, or None after the last. Batches have the configured
+    /// number of rows but the last (and one cut early for holding over
+    /// 1 GiB of text in a column).
+    ///
+    /// # Errors
+    ///
+    /// What [`SheetRows::next_row`] reports, and in strict mode an
+    /// [`ErrorKind::Conversion`] naming the sheet, row, column and value.
+    /// After an error there are no more batches.
+    pub fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        match self.next_batch_with_report() {
+            Ok(Some((batch, report))) => {
+                self.report = report;
+                Ok(Some(batch))
+            }
+            Ok(None) => Ok(None),
+            Err(err) => {
+                self.finished = true;
+                Err(err)
+            }
+        }
+    }
+
+    /// The report of the batch [`SheetBatches::next_batch`] returned last.
+    pub fn report(&self) -> &BatchReport {
+        &self.report
+    }
+
+    pub(crate) fn next_batch_with_report(&mut self) -> Result<Option<(RecordBatch, BatchReport)>> {
+        if self.finished {
+            return Ok(None);
+        }
+        loop {
+            // Rows held over first: the sample, or a row that found its batch full.
+            while self.pending.replayed < self.pending.rows.len() {
+                let (index, range) = self.pending.rows[self.pending.replayed].clone();
+                let pending = &self.pending;
+                let cells = pending.cells[range]
+                    .iter()
+                    .map(|cell| (cell.column, pending.value(cell)));
+                match self.builder.offer(index, cells)? {
+                    Offer::Taken => self.pending.replayed += 1,
+                    Offer::Full => return self.builder.take(),
+                    Offer::Stop => return self.finish(),
+                }
+            }
+            if !self.pending.rows.is_empty() {
+                self.pending.clear();
+            }
+            if self
+                .builder
+                .n_rows
+                .is_some_and(|n| self.builder.produced >= n)
+            {
+                return self.finish();
+            }
+            let Some(row) = self.rows.next_row()? else {
+                return self.finish();
+            };
+            if row.cells().is_empty() {
+                continue;
+            }
+            let index = row.index();
+            let cells = row.cells().iter().map(|cell| (cell.column(), cell.value()));
+            match self.builder.offer(index, cells)? {
+                Offer::Taken => {}
+                Offer::Full => {
+                    self.pending.push_row(index, row.cells(), &self.formats);
+                    return self.builder.take();
+                }
+                Offer::Stop => return self.finish(),
+            }
+        }
+    }
+
+    fn finish(&mut self) -> Result<Option<(RecordBatch, BatchReport)>> {
+        self.finished = true;
+        self.builder.take()
+    }
+}
+
+impl Iterator for SheetBatches<'_> {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_batch()
+            .map_err(|err| ArrowError::ExternalError(Box::new(err)))
+            .transpose()
+    }
+}
+
+impl RecordBatchReader for SheetBatches<'_> {
+    fn schema(&self) -> SchemaRef {
+        SheetBatches::schema(self)
+    }
+}
+
+/// Reads the header and the sample rows: the sheet's columns, the sample
+/// (to replay), and the row index the data starts at.
+fn read_prelude(
+    rows: &mut SheetRows<'_>,
+    formats: &[FormatKind],
+    options: &ArrowOptions,
+    sheet: &str,
+) -> Result<(SheetColumns, Sampled, u32)> {
+    let spec = options.columns.as_ref();
+    if let Some(spec) = spec
+        && !spec.needs_header()
+    {
+        let wanted = spec.resolve(&[])?;
+        rows.select_columns(Some(wanted.into_iter().collect::<ColumnSet>()));
+    }
+    let mut sample = Sampled::default();
+    let mut header: Vec<(u32, String)> = Vec::new();
+    let mut next_index: Option<u32> = None;
+    let sample_rows = options
+        .schema_sample_rows
+        .max(1)
+        .min(usize::try_from(options.n_rows.unwrap_or(u64::MAX)).unwrap_or(usize::MAX));
+    // The header.
+    if options.header != Header::None {
+        while let Some(row) = rows.next_row()? {
+            if row.index() < options.skip_rows || row.cells().is_empty() {
+                continue;
+            }
+            match options.header {
+                Header::Row(at) if row.index() < at => continue,
+                Header::Row(at) if row.index() > at => {
+                    // No such row: every name is generated, and this row is data.
+                    next_index = Some(at.saturating_add(1));
+                    sample.push_row(row.index(), row.cells(), formats);
+                }
+                _ => {
+                    let mut text = String::new();
+                    for cell in row.cells() {
+                        text.clear();
+                        write_text(&mut text, cell.value());
+                        header.push((cell.column(), text.trim().to_owned()));
+                    }
+                    next_index = Some(row.index().saturating_add(1));
+                }
+            }
+            break;
+        }
+    }
+    if let Some(spec) = spec
+        && spec.needs_header()
+    {
+        let names: Vec<(u32, &str)> = header.iter().map(|(c, t)| (*c, t.as_str())).collect();
+        let wanted = spec.resolve(&names).map_err(|err| err.with_sheet(sheet))?;
+        rows.select_columns(Some(wanted.into_iter().collect::<ColumnSet>()));
+    }
+    // The sample.
+    while sample.rows.len() < sample_rows {
+        let Some(row) = rows.next_row()? else { break };
+        if row.index() < options.skip_rows || row.cells().is_empty() {
+            continue;
+        }
+        next_index.get_or_insert(row.index());
+        sample.push_row(row.index(), row.cells(), formats);
+    }
+    let sources: Vec<u32> = match spec {
+        Some(spec) => {
+            let names: Vec<(u32, &str)> = header.iter().map(|(c, t)| (*c, t.as_str())).collect();
+            spec.resolve(&names).map_err(|err| err.with_sheet(sheet))?
+        }
+        None => {
+            let used = header
+                .iter()
+                .map(|(column, _)| *column)
+                .chain(sample.cells.iter().map(|cell| cell.column));
+            let (min, max) = used.fold((u32::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)));
+            if min == u32::MAX {
+                Vec::new()
+            } else {
+                (min..=max).collect()
+            }
+        }
+    };
+    let own_names: Vec<Option<&str>> = sources
+        .iter()
+        .map(|&source| {
+            header
+                .iter()
+                .find(|(column, _)| *column == source)
+                .map(|(_, text)| text.as_str())
+                .filter(|text| !text.is_empty())
+        })
+        .collect();
+    let names = unique_names(&own_names);
+    let mut samples = vec![ColumnSample::default(); sources.len()];
+    for (_, range) in &sample.rows {
+        for cell in &sample.cells[range.clone()] {
+            for (slot, _) in sources
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| **s == cell.column)
+            {
+                let value = sample.value(cell);
+                if let Value::Text(text) = value
+                    && options.null_values.iter().any(|null| null == text)
+                {
+                    continue;
+                }
+                samples[slot].add(value, cell.format);
+            }
+        }
+    }
+    let columns = SheetColumns {
+        names,
+        sources,
+        inferred: samples.iter().map(ColumnSample::infer).collect(),
+    };
+    Ok((columns, sample, next_index.unwrap_or(options.skip_rows)))
+}
+
+/// Column names from the header's (None: generated, `column_N` for the
+/// Nth column): the first of equal names keeps it, the others get the
+/// first free `name_1`, `name_2`, ..., never one another column's header
+/// already holds.
+pub(crate) fn unique_names(own: &[Option<&str>]) -> Vec<String> {
+    let reserved: HashSet<&str> = own.iter().flatten().copied().collect();
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut names = Vec::with_capacity(own.len());
+    for (position, name) in own.iter().enumerate() {
+        let base = match name {
+            Some(text) => (*text).to_owned(),
+            None => format!("column_{}", position + 1),
+        };
+        let mut name = base.clone();
+        let mut suffix = 0;
+        while taken.contains(&name) || (suffix > 0 && reserved.contains(name.as_str())) {
+            suffix += 1;
+            name = format!("{base}_{suffix}");
+        }
+        taken.insert(name.clone());
+        names.push(name);
+    }
+    names
+}
+
+/// The inferred types with the overrides applied; all-empty columns Utf8.
+fn resolve_types(
+    columns: &SheetColumns,
+    options: &ArrowOptions,
+    sheet: &str,
+) -> Result<Vec<ColumnType>> {
+    let mut types: Vec<ColumnType> = columns
+        .inferred
+        .iter()
+        .map(|ty| ty.unwrap_or(ColumnType::Utf8))
+        .collect();
+    apply_overrides(&columns.names, &mut types, options).map_err(|err| err.with_sheet(sheet))?;
+    Ok(types)
+}
+
+/// Applies the `dtype` overrides by name; a name no column has is an error.
+pub(crate) fn apply_overrides(
+    names: &[String],
+    types: &mut [ColumnType],
+    options: &ArrowOptions,
+) -> Result<()> {
+    for (name, ty) in &options.dtypes {
+        match names.iter().position(|own| own == name) {
+            Some(at) => types[at] = *ty,
+            None => {
+                return Err(Error::new(ErrorKind::ColumnSelection(format!(
+                    "a type override names `{name}`, which is not a column; the columns are: {}",
+                    names.join(", ")
+                ))));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,327 @@
+//! One cell value into one Arrow column: the column builders and the
+//! conversions of the inference table.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use arrow_array::ArrayRef;
+use arrow_array::builder::{
+    BooleanBuilder, Date32Builder, DurationMillisecondBuilder, Float64Builder, Int64Builder,
+    StringBuilder, Time32MillisecondBuilder, TimestampMillisecondBuilder,
+};
+
+use super::options::ColumnType;
+use crate::cell::Value;
+use crate::date::{CivilDateTime, DateTime};
+
+const MS_PER_DAY: i64 = 86_400_000;
+
+/// Whole numbers up to this magnitude are exact in an `f64`; inference
+/// makes a column `Int64` only when every sampled number is within it.
+pub(crate) const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
+
+/// The builder of one output column.
+pub(crate) enum ColumnBuilder {
+    Boolean(BooleanBuilder),
+    Int64(Int64Builder),
+    Float64(Float64Builder),
+    Utf8(StringBuilder),
+    Date32(Date32Builder),
+    Timestamp(TimestampMillisecondBuilder),
+    Time(Time32MillisecondBuilder),
+    Duration(DurationMillisecondBuilder),
+}
+
+/// Why a value did not go into its column.
+pub(crate) enum Refusal {
+    /// An error cell (`#N/A`): null, and reported.
+    ErrorValue,
+    /// The value does not fit the column's type.
+    DoesNotFit,
+}
+
+impl ColumnBuilder {
+    pub(crate) fn new(column_type: ColumnType, capacity: usize) -> ColumnBuilder {
+        match column_type {
+            ColumnType::Boolean => ColumnBuilder::Boolean(BooleanBuilder::with_capacity(capacity)),
+            ColumnType::Int64 => ColumnBuilder::Int64(Int64Builder::with_capacity(capacity)),
+            ColumnType::Float64 => ColumnBuilder::Float64(Float64Builder::with_capacity(capacity)),
+            ColumnType::Utf8 => {
+                ColumnBuilder::Utf8(StringBuilder::with_capacity(capacity, capacity * 8))
+            }
+            ColumnType::Date32 => ColumnBuilder::Date32(Date32Builder::with_capacity(capacity)),
+            ColumnType::Timestamp => {
+                ColumnBuilder::Timestamp(TimestampMillisecondBuilder::with_capacity(capacity))
+            }
+            ColumnType::Time => {
+                ColumnBuilder::Time(Time32MillisecondBuilder::with_capacity(capacity))
+            }
+            ColumnType::Duration => {
+                ColumnBuilder::Duration(DurationMillisecondBuilder::with_capacity(capacity))
+            }
+        }
+    }
+
+    pub(crate) fn append_null(&mut self) {
+        match self {
+            ColumnBuilder::Boolean(b) => b.append_null(),
+            ColumnBuilder::Int64(b) => b.append_null(),
+            ColumnBuilder::Float64(b) => b.append_null(),
+            ColumnBuilder::Utf8(b) => b.append_null(),
+            ColumnBuilder::Date32(b) => b.append_null(),
+            ColumnBuilder::Timestamp(b) => b.append_null(),
+            ColumnBuilder::Time(b) => b.append_null(),
+            ColumnBuilder::Duration(b) => b.append_null(),
+        }
+    }
+
+    /// Appends `value`, or a null and the reason it did not fit. `scratch`
+    /// is reused for text written from numbers and dates.
+    pub(crate) fn append(&mut self, value: Value<'_>, scratch: &mut String) -> Result<(), Refusal> {
+        if let Value::Error(_) = value {
+            self.append_null();
+            return Err(Refusal::ErrorValue);
+        }
+        let fits = match (&mut *self, value) {
+            (ColumnBuilder::Utf8(b), Value::Text(text)) => {
+                b.append_value(text);
+                true
+            }
+            (ColumnBuilder::Utf8(b), value) => {
+                scratch.clear();
+                write_text(scratch, value);
+                b.append_value(scratch.as_str());
+                true
+            }
+            (ColumnBuilder::Boolean(b), Value::Bool(flag)) => {
+                b.append_value(flag);
+                true
+            }
+            (ColumnBuilder::Float64(b), Value::Number(number)) => {
+                b.append_value(number);
+                true
+            }
+            (ColumnBuilder::Int64(b), Value::Number(number)) => match whole_number(number) {
+                Some(whole) => {
+                    b.append_value(whole);
+                    true
+                }
+                None => false,
+            },
+            (ColumnBuilder::Date32(b), Value::DateTime(date)) => match epoch_ms(date) {
+                Some(ms) => {
+                    b.append_value(ms.div_euclid(MS_PER_DAY) as i32);
+                    true
+                }
+                None => false,
+            },
+            (ColumnBuilder::Timestamp(b), Value::DateTime(date)) => match epoch_ms(date) {
+                Some(ms) => {
+                    b.append_value(ms);
+                    true
+                }
+                None => false,
+            },
+            (ColumnBuilder::Time(b), Value::DateTime(date)) => match epoch_ms(date) {
+                Some(ms) => {
+                    b.append_value(ms.rem_euclid(MS_PER_DAY) as i32);
+                    true
+                }
+                None => false,
+            },
+            (ColumnBuilder::Duration(b), Value::DateTime(date)) => {
+                match duration_ms(date.serial()) {
+                    Some(ms) => {
+                        b.append_value(ms);
+                        true
+                    }
+                    None => false,
+                }
+            }
+            _ => false,
+        };
+        if fits {
+            Ok(())
+        } else {
+            self.append_null();
+            Err(Refusal::DoesNotFit)
+        }
+    }
+
+    /// Bytes of text appended so far (Utf8 columns; 0 for the others): a
+    /// batch is cut before the 32-bit offsets of a string array could overflow.
+    pub(crate) fn text_bytes(&self) -> usize {
+        match self {
+            ColumnBuilder::Utf8(b) => b.values_slice().len(),
+            _ => 0,
+        }
+    }
+
+    pub(crate) fn finish(&mut self) -> ArrayRef {
+        match self {
+            ColumnBuilder::Boolean(b) => Arc::new(b.finish()),
+            ColumnBuilder::Int64(b) => Arc::new(b.finish()),
+            ColumnBuilder::Float64(b) => Arc::new(b.finish()),
+            ColumnBuilder::Utf8(b) => Arc::new(b.finish()),
+            ColumnBuilder::Date32(b) => Arc::new(b.finish()),
+            ColumnBuilder::Timestamp(b) => Arc::new(b.finish()),
+            ColumnBuilder::Time(b) => Arc::new(b.finish()),
+            ColumnBuilder::Duration(b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+/// A whole number that an `i64` holds exactly, as an `i64`.
+pub(crate) fn whole_number(number: f64) -> Option<i64> {
+    // 2^63 is exact in an f64; every whole f64 below it in magnitude fits.
+    (number.fract() == 0.0 && number.abs() < 9_223_372_036_854_775_808.0).then_some(number as i64)
+}
+
+/// Milliseconds since 1970-01-01T00:00 of the calendar date and time a
+/// date cell stands for ([`DateTime::to_civil`]); None when it stands for
+/// none (negative serials, past 9999-12-31). Excel's fictitious 1900-02-29
+/// becomes 1900-03-01.
+pub(crate) fn epoch_ms(date: DateTime) -> Option<i64> {
+    let civil = date.to_civil()?;
+    Some(civil_epoch_ms(civil))
+}
+
+pub(crate) fn civil_epoch_ms(civil: CivilDateTime) -> i64 {
+    let days = days_from_civil(
+        i64::from(civil.year()),
+        i64::from(civil.month()),
+        i64::from(civil.day()),
+    );
+    days * MS_PER_DAY
+        + i64::from(civil.hour()) * 3_600_000
+        + i64::from(civil.minute()) * 60_000
+        + i64::from(civil.second()) * 1_000
+        + i64::from(civil.millisecond())
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (the days-from-civil
+/// algorithm: years counted from March so that the leap day comes last).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_from_march = (month + 9) % 12;
+    let day_of_year = (153 * month_from_march + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// A serial number of days as milliseconds of elapsed time, rounded to
+/// the nearest; None when not finite or out of range.
+pub(crate) fn duration_ms(serial: f64) -> Option<i64> {
+    let ms = (serial * MS_PER_DAY as f64).round();
+    (ms.is_finite() && ms.abs() < 9.0e18).then_some(ms as i64)
+}
+
+/// Writes a value as the CSV writer (`sheetstream csv`) writes it: numbers
+/// in their shortest round-trip form, `TRUE`/`FALSE`, error codes, dates in
+/// ISO 8601 (the date alone at midnight), text as it is.
+pub(crate) fn write_text(out: &mut String, value: Value<'_>) {
+    match value {
+        Value::Number(number) => write_number(out, number),
+        Value::Text(text) | Value::Error(text) => out.push_str(text),
+        Value::Bool(flag) => out.push_str(if flag { "TRUE" } else { "FALSE" }),
+        Value::DateTime(date) => match date.to_civil() {
+            Some(civil) => {
+                let midnight = civil.hour() == 0
+                    && civil.minute() == 0
+                    && civil.second() == 0
+                    && civil.millisecond() == 0;
+                if midnight {
+                    let _ = write!(
+                        out,
+                        "{:04}-{:02}-{:02}",
+                        civil.year(),
+                        civil.month(),
+                        civil.day()
+                    );
+                } else {
+                    let _ = write!(out, "{civil}");
+                }
+            }
+            None => write_number(out, date.serial()),
+        },
+    }
+}
+
+/// A number in its shortest form that reads back as the same double:
+/// plain digits for everyday magnitudes, an exponent otherwise (the rule of
+/// the CLI's CSV writer).
+pub(crate) fn write_number(out: &mut String, value: f64) {
+    let magnitude = value.abs();
+    if value.fract() == 0.0 && magnitude < 1e15 {
+        if value.is_sign_negative() {
+            out.push('-');
+        }
+        let _ = write!(out, "{}", magnitude as u64);
+    } else if magnitude == 0.0 || (1e-5..1e16).contains(&magnitude) {
+        let _ = write!(out, "{value}");
+    } else {
+        let _ = write!(out, "{value:e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::date::DateSystem;
+
+    #[test]
+    fn dates_count_from_the_unix_epoch() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(1969, 12, 31), -1);
+        assert_eq!(days_from_civil(1900, 1, 1), -25_567);
+        let date = |serial| DateTime::from_serial(serial, DateSystem::V1900);
+        // Serial 25569 is 1970-01-01; .5 is noon.
+        assert_eq!(epoch_ms(date(25_569.5)), Some(43_200_000));
+        assert_eq!(
+            epoch_ms(date(45_352.0)),
+            Some(days_from_civil(2024, 3, 1) * MS_PER_DAY)
+        );
+        assert_eq!(epoch_ms(date(-1.0)), None);
+        let date_1904 = DateTime::from_serial(0.0, DateSystem::V1904);
+        assert_eq!(
+            epoch_ms(date_1904),
+            Some(days_from_civil(1904, 1, 1) * MS_PER_DAY)
+        );
+        assert_eq!(duration_ms(1.5), Some(129_600_000));
+        assert_eq!(duration_ms(f64::NAN), None);
+    }
+
+    #[test]
+    fn text_is_written_as_the_csv_writer_writes_it() {
+        let text = |value| {
+            let mut out = String::new();
+            write_text(&mut out, value);
+            out
+        };
+        assert_eq!(text(Value::Number(3.0)), "3");
+        assert_eq!(text(Value::Number(-0.0)), "-0");
+        assert_eq!(text(Value::Number(0.1)), "0.1");
+        assert_eq!(text(Value::Number(1e20)), "1e20");
+        assert_eq!(text(Value::Number(1.5e-7)), "1.5e-7");
+        assert_eq!(text(Value::Bool(true)), "TRUE");
+        let date = DateTime::from_serial(45_352.0, DateSystem::V1900);
+        assert_eq!(text(Value::DateTime(date)), "2024-03-01");
+        let noon = DateTime::from_serial(45_352.5, DateSystem::V1900);
+        assert_eq!(text(Value::DateTime(noon)), "2024-03-01T12:00:00");
+    }
+
+    #[test]
+    fn whole_numbers_fit_int64_exactly() {
+        assert_eq!(whole_number(3.0), Some(3));
+        assert_eq!(
+            whole_number(-9_007_199_254_740_993.0),
+            Some(-9_007_199_254_740_992)
+        );
+        assert_eq!(whole_number(0.5), None);
+        assert_eq!(whole_number(1e19), None);
+        assert_eq!(whole_number(f64::NAN), None);
+    }
+}

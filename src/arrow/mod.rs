@@ -1,0 +1,188 @@
+//! Typed Arrow record batches from the row stream (feature `arrow`).
+//!
+//! A sheet becomes a table: the header row names the columns, the first
+//! rows after it (the *sample*, 1,000 by default) decide each column's
+//! type, and the rows are then read one at a time from the row events into
+//! column builders, a batch of 65,536 rows at a time. Nothing holds the
+//! sheet: memory follows one batch plus the shared strings.
+//!
+//! - [`ArrowOptions`]: header, rows, columns, types, batch size.
+//! - [`SheetBatches`] ([`ArrowOptions::read_sheet`]): one sheet, read on
+//!   the calling thread, borrowing the workbook.
+//! - [`SheetBatchReader`] ([`ArrowOptions::sheet_reader`]): one sheet,
+//!   owned (`Send + Sync + 'static`), read on a worker thread.
+//! - [`BatchReport`]: per batch, the error cells and the values that did
+//!   not fit their column.
+//!
+//! Both readers implement Arrow's [`RecordBatchReader`](arrow_array::RecordBatchReader);
+//! its errors are [`ArrowError::ExternalError`](arrow_schema::ArrowError::ExternalError)
+//! wrapping a [`crate::Error`].
+//!
+//! # Types
+//!
+//! Each column's type is inferred from the values of its sampled cells
+//! (error cells and the [null values](ArrowOptions::null_values) say
+//! nothing), by the first rule that applies:
+//!
+//! | Sampled values                                                        | Column type                    |
+//! |-----------------------------------------------------------------------|--------------------------------|
+//! | none (an all-empty column)                                            | `Utf8`, all null               |
+//! | more than one of booleans, numbers, text, dates; or any text          | `Utf8`                         |
+//! | booleans only                                                         | `Boolean`                      |
+//! | numbers, every one whole, within ±2^53, in a format without a fraction| `Int64`                        |
+//! | other numbers                                                         | `Float64`                      |
+//! | dates in date-only formats (`yyyy-mm-dd`)                             | `Date32`                       |
+//! | times in time-of-day formats (`h:mm:ss`)                              | `Time32(Millisecond)`          |
+//! | elapsed times (`[h]:mm`), possibly with times of day                  | `Duration(Millisecond)`        |
+//! | other dates and times (`yyyy-mm-dd hh:mm`, mixes)                     | `Timestamp(Millisecond, None)` |
+//!
+//! `Int64` needs every sampled number to be whole and exactly an `f64`
+//! integer (within ±2^53), so that no value the sample saw changes on the
+//! way, and no format such as `0.00` or `0%` saying the numbers are
+//! fractions. A format that shows a fraction makes `Float64` even for
+//! whole numbers: the workbook's author said the column has fractions.
+//! An ISO 8601 cell (`t="d"`) in a style that is not a date format counts
+//! as a date when it has no time of day, as a date-time otherwise.
+//!
+//! Values go into their column as follows; anything else *does not fit*:
+//!
+//! | Column      | Takes                                                                  |
+//! |-------------|------------------------------------------------------------------------|
+//! | `Utf8`      | text; numbers as the CSV writer writes them (`3`, `0.1`, `1e20`), `TRUE`/`FALSE`, dates in ISO 8601 (`2024-03-01`, `2024-03-01T12:30:00`) |
+//! | `Boolean`   | booleans                                                               |
+//! | `Int64`     | whole numbers within ±2^63                                             |
+//! | `Float64`   | numbers                                                                |
+//! | `Date32`    | dates: the day, the time of day dropped                                |
+//! | `Timestamp` | dates: milliseconds since 1970-01-01T00:00 (no time zone)              |
+//! | `Time32`    | dates: the time of day only (as an `h:mm` format shows it)             |
+//! | `Duration`  | dates: the serial number of days in milliseconds                       |
+//!
+//! Dates follow [`DateTime::to_civil`](crate::DateTime::to_civil): a serial
+//! that stands for no date (negative, past 9999) does not fit a date
+//! column, and Excel's fictitious 1900-02-29 becomes 1900-03-01.
+//! Error cells (`#N/A`) become null and are counted in the batch's
+//! [`BatchReport`]; a value that does not fit becomes null and is counted
+//! too ([`OnMismatch::Coerce`], the default), or stops the read with an
+//! error naming the sheet, row, column and value ([`OnMismatch::Strict`],
+//! which refuses error cells the same way).
+//!
+//! # Rows and columns
+//!
+//! The header is the first non-empty row after [`ArrowOptions::skip_rows`]
+//! (or [`Header::Row`], or none); its cells' text names the columns, an
+//! empty name becomes `column_N` (N the 1-based output position) and a
+//! repeated one `name_1`, `name_2`, ... The columns are those from the
+//! leftmost to the rightmost that the header or the sample uses, or the
+//! [selected ones](ArrowOptions::columns) in the order asked for. A cell to
+//! the right of them later in the sheet is left out and counted
+//! (`dropped_cells`). Rows the sheet skips between data rows are rows of
+//! nulls; empty rows at the end are not rows of the table.
+//!
+//! ```
+//! use sheetstream::arrow::{ArrowOptions, ColumnType, Header};
+//! use sheetstream::arrow::arrow_array::{Array, Float64Array, StringArray};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+//! let options = ArrowOptions::new()
+//!     .header(Header::FirstNonEmpty)
+//!     .columns(sheetstream::ColumnSpec::parse("Item,B")?)
+//!     .n_rows(Some(2))
+//!     .dtype("Amount", ColumnType::Float64);
+//! let mut batches = options.read_sheet(&mut workbook, "Data")?;
+//! let batch = batches.next_batch()?.expect("one batch");
+//! assert_eq!(batch.num_rows(), 2);
+//! let items = batch.column(0).as_any().downcast_ref::<StringArray>().unwrap();
+//! assert_eq!(items.value(0), "apples");
+//! let amounts = batch.column(1).as_any().downcast_ref::<Float64Array>().unwrap();
+//! assert_eq!(amounts.value(0), 10.0);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The arrow-rs crates this builds on are re-exported ([`arrow_array`],
+//! [`arrow_schema`]) so that their versions match.
+
+mod batches;
+mod convert;
+mod infer;
+mod options;
+mod reader;
+
+use std::io::{Read, Seek};
+use std::sync::Arc;
+
+pub use arrow_array;
+pub use arrow_schema;
+use arrow_schema::SchemaRef;
+
+pub use batches::{BatchReport, CellIssue, IssueKind, MAX_ISSUES_PER_BATCH, SheetBatches};
+pub use options::{
+    ArrowOptions, ColumnType, DEFAULT_BATCH_SIZE, DEFAULT_SCHEMA_SAMPLE_ROWS, Header, OnMismatch,
+};
+pub use reader::SheetBatchReader;
+
+use crate::error::Result;
+use crate::workbook::{SheetSelector, Workbook};
+use batches::SheetSource;
+
+impl ArrowOptions {
+    /// The record batches of one sheet, read on this thread. Opening reads
+    /// the header and the sample rows.
+    ///
+    /// # Errors
+    ///
+    /// No such sheet; what reading its first rows met; a column selection
+    /// naming a column the header does not have; a type override naming
+    /// no column.
+    pub fn read_sheet<'w, R: Read + Seek>(
+        &self,
+        workbook: &'w mut Workbook<R>,
+        sheet: impl SheetSelector,
+    ) -> Result<SheetBatches<'w>> {
+        let position = sheet.position(workbook.sheets())?;
+        let formats = workbook.format_kinds().to_vec();
+        let name = workbook.sheets()[position].name().to_owned();
+        let rows = workbook.rows(position)?;
+        let source = SheetSource {
+            rows,
+            formats,
+            sheet: name,
+            file: None,
+        };
+        SheetBatches::open(source, self, None)
+    }
+
+    /// The record batches of one sheet, owned: read on a worker thread
+    /// from a shared workbook (for `SharedFile` and in-memory workbooks
+    /// alike). The header and sample are read before this returns.
+    ///
+    /// # Errors
+    ///
+    /// As [`ArrowOptions::read_sheet`].
+    pub fn sheet_reader<R>(
+        &self,
+        workbook: Arc<Workbook<R>>,
+        sheet: impl SheetSelector,
+    ) -> Result<SheetBatchReader>
+    where
+        R: Read + Seek + Clone + Send + Sync + 'static,
+    {
+        let position = sheet.position(workbook.sheets())?;
+        SheetBatchReader::spawn(workbook, position, self.clone())
+    }
+
+    /// The schema a sheet's batches would have: reads the header and the
+    /// sample only.
+    ///
+    /// # Errors
+    ///
+    /// As [`ArrowOptions::read_sheet`].
+    pub fn infer_schema<R: Read + Seek>(
+        &self,
+        workbook: &mut Workbook<R>,
+        sheet: impl SheetSelector,
+    ) -> Result<SchemaRef> {
+        Ok(self.read_sheet(workbook, sheet)?.schema())
+    }
+}

@@ -1,0 +1,318 @@
+//! [`ArrowOptions`]: how a sheet becomes typed columns.
+
+use arrow_schema::{DataType, TimeUnit};
+
+use crate::columns::ColumnSpec;
+
+/// The default number of rows per record batch.
+pub const DEFAULT_BATCH_SIZE: usize = 65_536;
+/// The default number of data rows the column types are inferred from.
+pub const DEFAULT_SCHEMA_SAMPLE_ROWS: usize = 1_000;
+
+/// Which row holds the column names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Header {
+    /// The first row, after the skipped ones, with a cell in a selected
+    /// column (the default).
+    #[default]
+    FirstNonEmpty,
+    /// The row at this 0-based index (row 1 is 0). When the sheet has no
+    /// such row, every name is generated.
+    Row(u32),
+    /// No header: the columns are named `column_1`, `column_2`, ... and
+    /// the data starts at the first non-empty row.
+    None,
+}
+
+/// What happens to a value that does not fit its column's type (a text in
+/// a number column after the sample, say) and to error cells (`#N/A`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnMismatch {
+    /// The value becomes null and is counted (and, for the first ones of
+    /// each batch, described) in the batch's [`BatchReport`](super::BatchReport).
+    #[default]
+    Coerce,
+    /// Reading fails with an [`ErrorKind::Conversion`](crate::ErrorKind::Conversion)
+    /// naming the sheet, row, column and value.
+    Strict,
+}
+
+/// The column types the typed reader produces: the inference table of the
+/// [module docs](super) says which cells give which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ColumnType {
+    /// `Boolean`.
+    Boolean,
+    /// `Int64`: whole numbers.
+    Int64,
+    /// `Float64`.
+    Float64,
+    /// `Utf8`: text; other values written as the CSV writer writes them.
+    Utf8,
+    /// `Date32`: days since 1970-01-01.
+    Date32,
+    /// `Timestamp(Millisecond, None)`: a date and time of day, no time zone.
+    Timestamp,
+    /// `Time32(Millisecond)`: a time of day.
+    Time,
+    /// `Duration(Millisecond)`: elapsed time (`[h]:mm` formats).
+    Duration,
+}
+
+impl ColumnType {
+    /// The Arrow data type of a column of this type.
+    pub fn data_type(self) -> DataType {
+        match self {
+            ColumnType::Boolean => DataType::Boolean,
+            ColumnType::Int64 => DataType::Int64,
+            ColumnType::Float64 => DataType::Float64,
+            ColumnType::Utf8 => DataType::Utf8,
+            ColumnType::Date32 => DataType::Date32,
+            ColumnType::Timestamp => DataType::Timestamp(TimeUnit::Millisecond, None),
+            ColumnType::Time => DataType::Time32(TimeUnit::Millisecond),
+            ColumnType::Duration => DataType::Duration(TimeUnit::Millisecond),
+        }
+    }
+
+    /// The column type of an Arrow data type this reader produces.
+    pub fn from_data_type(data_type: &DataType) -> Option<ColumnType> {
+        Some(match data_type {
+            DataType::Boolean => ColumnType::Boolean,
+            DataType::Int64 => ColumnType::Int64,
+            DataType::Float64 => ColumnType::Float64,
+            DataType::Utf8 => ColumnType::Utf8,
+            DataType::Date32 => ColumnType::Date32,
+            DataType::Timestamp(TimeUnit::Millisecond, None) => ColumnType::Timestamp,
+            DataType::Time32(TimeUnit::Millisecond) => ColumnType::Time,
+            DataType::Duration(TimeUnit::Millisecond) => ColumnType::Duration,
+            _ => return None,
+        })
+    }
+
+    /// Parses a type name as the CLI's `--dtype NAME=TYPE` takes it: `bool`
+    /// (or `boolean`), `int64` (`int`), `float64` (`float`), `utf8`
+    /// (`string`, `str`), `date` (`date32`), `timestamp` (`datetime`),
+    /// `time`, `duration`; case does not matter.
+    pub fn parse(name: &str) -> Option<ColumnType> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "bool" | "boolean" => ColumnType::Boolean,
+            "int" | "int64" => ColumnType::Int64,
+            "float" | "float64" | "double" => ColumnType::Float64,
+            "utf8" | "string" | "str" | "text" => ColumnType::Utf8,
+            "date" | "date32" => ColumnType::Date32,
+            "timestamp" | "datetime" => ColumnType::Timestamp,
+            "time" => ColumnType::Time,
+            "duration" => ColumnType::Duration,
+            _ => return None,
+        })
+    }
+
+    /// The short name [`ColumnType::parse`] reads back.
+    pub fn name(self) -> &'static str {
+        match self {
+            ColumnType::Boolean => "bool",
+            ColumnType::Int64 => "int64",
+            ColumnType::Float64 => "float64",
+            ColumnType::Utf8 => "utf8",
+            ColumnType::Date32 => "date",
+            ColumnType::Timestamp => "timestamp",
+            ColumnType::Time => "time",
+            ColumnType::Duration => "duration",
+        }
+    }
+}
+
+impl std::fmt::Display for ColumnType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How sheets are read into Arrow record batches: header, rows, columns,
+/// types, batch size, and (for many sheets and files) the extra columns
+/// and the union of schemas. Every option has a default; set the ones you
+/// need and hand the options to a reader.
+///
+/// ```
+/// use sheetstream::arrow::{ArrowOptions, ColumnType, Header, OnMismatch};
+///
+/// # fn main() -> Result<(), sheetstream::Error> {
+/// let options = ArrowOptions::new()
+///     .header(Header::Row(0))
+///     .skip_rows(0)
+///     .n_rows(Some(1_000))
+///     .columns(sheetstream::ColumnSpec::parse("Item,B")?)
+///     .schema_sample_rows(100)
+///     .dtype("Amount", ColumnType::Float64)
+///     .on_mismatch(OnMismatch::Strict)
+///     .null_values(["n/a", "-"])
+///     .batch_size(8_192);
+/// assert_eq!(options.get_batch_size(), 8_192);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct ArrowOptions {
+    pub(crate) header: Header,
+    pub(crate) skip_rows: u32,
+    pub(crate) n_rows: Option<u64>,
+    pub(crate) columns: Option<ColumnSpec>,
+    pub(crate) schema_sample_rows: usize,
+    pub(crate) dtypes: Vec<(String, ColumnType)>,
+    pub(crate) on_mismatch: OnMismatch,
+    pub(crate) null_values: Vec<String>,
+    pub(crate) batch_size: usize,
+    pub(crate) file_column: Option<String>,
+    pub(crate) sheet_column: Option<String>,
+    pub(crate) union_by_name: bool,
+    pub(crate) skip_unreadable: bool,
+    pub(crate) threads: usize,
+}
+
+impl Default for ArrowOptions {
+    fn default() -> ArrowOptions {
+        ArrowOptions {
+            header: Header::FirstNonEmpty,
+            skip_rows: 0,
+            n_rows: None,
+            columns: None,
+            schema_sample_rows: DEFAULT_SCHEMA_SAMPLE_ROWS,
+            dtypes: Vec::new(),
+            on_mismatch: OnMismatch::Coerce,
+            null_values: Vec::new(),
+            batch_size: DEFAULT_BATCH_SIZE,
+            file_column: None,
+            sheet_column: None,
+            union_by_name: false,
+            skip_unreadable: false,
+            threads: 0,
+        }
+    }
+}
+
+impl ArrowOptions {
+    /// The defaults: header in the first non-empty row, every column,
+    /// types inferred from 1,000 rows, coerce, batches of 65,536 rows.
+    pub fn new() -> ArrowOptions {
+        ArrowOptions::default()
+    }
+
+    /// Which row holds the column names (default: the first non-empty one).
+    pub fn header(mut self, header: Header) -> Self {
+        self.header = header;
+        self
+    }
+
+    /// Leaves out the sheet's first `rows` rows (rows 1 to `rows`, empty
+    /// ones counted, as Excel numbers them) before the header is looked for.
+    pub fn skip_rows(mut self, rows: u32) -> Self {
+        self.skip_rows = rows;
+        self
+    }
+
+    /// Reads at most this many data rows, then stops reading the sheet.
+    pub fn n_rows(mut self, rows: Option<u64>) -> Self {
+        self.n_rows = rows;
+        self
+    }
+
+    /// Reads only these columns, in this order (see [`ColumnSpec::parse`]
+    /// for `"A:C,F"`, positions and header names). Cells of other columns
+    /// are dropped by the row reader before they are resolved.
+    pub fn columns(mut self, columns: ColumnSpec) -> Self {
+        self.columns = Some(columns);
+        self
+    }
+
+    /// Infers column types from this many data rows (default 1,000; at
+    /// least 1 is used).
+    pub fn schema_sample_rows(mut self, rows: usize) -> Self {
+        self.schema_sample_rows = rows;
+        self
+    }
+
+    /// Gives the column named `name` (after header names were made
+    /// unique) this type instead of the inferred one.
+    pub fn dtype(mut self, name: impl Into<String>, column_type: ColumnType) -> Self {
+        self.dtypes.push((name.into(), column_type));
+        self
+    }
+
+    /// Several [`ArrowOptions::dtype`] overrides at once.
+    pub fn dtypes<N: Into<String>>(
+        mut self,
+        overrides: impl IntoIterator<Item = (N, ColumnType)>,
+    ) -> Self {
+        self.dtypes
+            .extend(overrides.into_iter().map(|(name, ty)| (name.into(), ty)));
+        self
+    }
+
+    /// Coerce (the default) or fail on values that do not fit their column.
+    pub fn on_mismatch(mut self, on_mismatch: OnMismatch) -> Self {
+        self.on_mismatch = on_mismatch;
+        self
+    }
+
+    /// Shorthand: `strict(true)` is [`OnMismatch::Strict`].
+    pub fn strict(self, strict: bool) -> Self {
+        self.on_mismatch(if strict {
+            OnMismatch::Strict
+        } else {
+            OnMismatch::Coerce
+        })
+    }
+
+    /// Text cells exactly equal to one of these are read as null.
+    pub fn null_values<S: Into<String>>(mut self, values: impl IntoIterator<Item = S>) -> Self {
+        self.null_values = values.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Rows per record batch (default 65,536; at least 1 is used). Memory
+    /// follows one batch plus the shared strings.
+    pub fn batch_size(mut self, rows: usize) -> Self {
+        self.batch_size = rows;
+        self
+    }
+
+    /// The batch size in effect.
+    pub fn get_batch_size(&self) -> usize {
+        self.batch_size.max(1)
+    }
+
+    /// Adds a `Utf8` column of this name holding the file's path (readers
+    /// over many files) first in every batch.
+    pub fn file_column(mut self, name: Option<impl Into<String>>) -> Self {
+        self.file_column = name.map(Into::into);
+        self
+    }
+
+    /// Adds a `Utf8` column of this name holding the sheet's name, after
+    /// the file column if there is one.
+    pub fn sheet_column(mut self, name: Option<impl Into<String>>) -> Self {
+        self.sheet_column = name.map(Into::into);
+        self
+    }
+
+    /// Reading many sheets: match columns by name across sheets and
+    /// files (missing ones null, conflicting types promoted by the
+    /// inference rules) instead of requiring one schema.
+    pub fn union_by_name(mut self, union: bool) -> Self {
+        self.union_by_name = union;
+        self
+    }
+
+    /// Reading many sheets: skip a sheet that cannot be read and report it
+    /// instead of failing (the default is to fail on the first one).
+    pub fn skip_unreadable(mut self, skip: bool) -> Self {
+        self.skip_unreadable = skip;
+        self
+    }
+
+    /// Reading many sheets: threads (0, the default: one per core).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+}

@@ -1,0 +1,202 @@
+//! [`SheetBatchReader`]: an owned reader of one sheet's record batches,
+//! `Send + 'static`, for other threads and foreign interfaces (the Arrow C
+//! stream, Python). A worker thread holds the workbook, runs
+//! [`SheetBatches`] and hands each batch over a channel of two, so at most
+//! three batches exist at once (one being built, two waiting).
+
+use std::io::{Read, Seek};
+use std::panic;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::{self, JoinHandle};
+
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, SchemaRef};
+
+use super::batches::{BatchReport, SheetBatches, SheetSource};
+use super::options::ArrowOptions;
+use crate::error::{Error, Result};
+use crate::workbook::Workbook;
+
+/// Batches waiting in the channel.
+const CHANNEL_BATCHES: usize = 2;
+
+enum Message {
+    Schema(SchemaRef),
+    Batch(RecordBatch, BatchReport),
+    Failed(Error),
+    End,
+}
+
+/// The record batches of one sheet, owned: built from an
+/// `Arc<Workbook<R>>`, it implements Arrow's [`RecordBatchReader`] and is
+/// `Send + Sync + 'static`. The rows are read on a worker thread of its
+/// own; dropping the reader stops it at its next batch.
+///
+/// ```
+/// use std::sync::Arc;
+/// use sheetstream::arrow::{ArrowOptions, arrow_array::RecordBatchReader};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let workbook = Arc::new(sheetstream::Workbook::open("examples/data/sales.xlsx")?);
+/// let reader = ArrowOptions::new().sheet_reader(workbook, "Data")?;
+/// let schema = reader.schema();
+/// let handle = std::thread::spawn(move || {
+///     reader.map(|batch| batch.map(|b| b.num_rows())).sum::<Result<usize, _>>()
+/// });
+/// assert_eq!(handle.join().unwrap()?, 3);
+/// assert_eq!(schema.fields().len(), 5);
+/// # Ok(())
+/// # }
+/// ```
+pub struct SheetBatchReader {
+    schema: SchemaRef,
+    receiver: Mutex<Receiver<Message>>,
+    worker: Option<JoinHandle<()>>,
+    report: BatchReport,
+    done: bool,
+}
+
+impl SheetBatchReader {
+    pub(crate) fn spawn<R>(
+        workbook: Arc<Workbook<R>>,
+        position: usize,
+        options: ArrowOptions,
+    ) -> Result<SheetBatchReader>
+    where
+        R: Read + Seek + Clone + Send + Sync + 'static,
+    {
+        let (sender, receiver) = sync_channel(CHANNEL_BATCHES);
+        let worker = thread::Builder::new()
+            .name("sheetstream-arrow".into())
+            .spawn(move || {
+                // A panic drops the sender: the reader sees the channel
+                // close without an end and resumes the panic.
+                if let Err(err) = produce(&workbook, position, &options, &sender) {
+                    let _ = sender.send(Message::Failed(err));
+                }
+            })
+            .map_err(Error::from)?;
+        let mut reader = SheetBatchReader {
+            schema: Arc::new(arrow_schema::Schema::empty()),
+            receiver: Mutex::new(receiver),
+            worker: Some(worker),
+            report: BatchReport::default(),
+            done: false,
+        };
+        match reader.receive()? {
+            Some(Message::Schema(schema)) => reader.schema = schema,
+            Some(Message::Failed(err)) => return Err(err),
+            _ => return Err(Error::conversion("the reader thread sent no schema")),
+        }
+        Ok(reader)
+    }
+
+    /// The schema of every batch.
+    pub fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+
+    /// The next batch, or None after the last.
+    ///
+    /// # Errors
+    ///
+    /// As [`SheetBatches::next_batch`].
+    ///
+    /// # Panics
+    ///
+    /// A panic on the worker thread is resumed here.
+    pub fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if self.done {
+            return Ok(None);
+        }
+        match self.receive()? {
+            Some(Message::Batch(batch, report)) => {
+                self.report = report;
+                Ok(Some(batch))
+            }
+            Some(Message::Failed(err)) => {
+                self.done = true;
+                Err(err)
+            }
+            _ => {
+                self.done = true;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The report of the batch returned last.
+    pub fn report(&self) -> &BatchReport {
+        &self.report
+    }
+
+    /// The next message; None when the worker ended without a word (it
+    /// panicked: the panic is resumed).
+    fn receive(&mut self) -> Result<Option<Message>> {
+        let receiver = self
+            .receiver
+            .get_mut()
+            .unwrap_or_else(|poison| poison.into_inner());
+        match receiver.recv() {
+            Ok(message) => Ok(Some(message)),
+            Err(_) => {
+                self.done = true;
+                if let Some(worker) = self.worker.take()
+                    && let Err(payload) = worker.join()
+                {
+                    panic::resume_unwind(payload);
+                }
+                Ok(None)
+            }
+        }
+    }
+}
+
+fn produce<R>(
+    workbook: &Workbook<R>,
+    position: usize,
+    options: &ArrowOptions,
+    sender: &SyncSender<Message>,
+) -> Result<()>
+where
+    R: Read + Seek + Clone + Send,
+{
+    let mut archive = workbook.archive.clone();
+    let rows = workbook.rows_through(&mut archive, position)?;
+    let source = SheetSource {
+        rows,
+        formats: workbook.format_kinds().to_vec(),
+        sheet: workbook.sheets()[position].name().to_owned(),
+        file: None,
+    };
+    let mut batches = SheetBatches::open(source, options, None)?;
+    if sender.send(Message::Schema(batches.schema())).is_err() {
+        return Ok(());
+    }
+    while let Some((batch, report)) = batches.next_batch_with_report()? {
+        if sender.send(Message::Batch(batch, report)).is_err() {
+            // The reader was dropped.
+            return Ok(());
+        }
+    }
+    let _ = sender.send(Message::End);
+    Ok(())
+}
+
+impl Iterator for SheetBatchReader {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_batch()
+            .map_err(|err| ArrowError::ExternalError(Box::new(err)))
+            .transpose()
+    }
+}
+
+impl RecordBatchReader for SheetBatchReader {
+    fn schema(&self) -> SchemaRef {
+        SheetBatchReader::schema(self)
+    }
+}

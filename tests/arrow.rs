@@ -1,0 +1,449 @@
+//! The typed Arrow layer (feature `arrow`): inference, header edge cases,
+//! overrides, strict and coerce, early stop, gaps and batches, projection,
+//! and the owned reader, on workbooks the tests write.
+#![cfg(feature = "arrow")]
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{book, sheet_xml, styles_xml};
+use sheetstream::arrow::arrow_array::{
+    Array, BooleanArray, Date32Array, DurationMillisecondArray, Float64Array, Int64Array,
+    RecordBatch, StringArray, Time32MillisecondArray, TimestampMillisecondArray,
+};
+use sheetstream::arrow::arrow_schema::DataType;
+use sheetstream::arrow::{ArrowOptions, ColumnType, Header, IssueKind, OnMismatch};
+use sheetstream::{ColumnSpec, ErrorKind, Workbook};
+
+fn inline(reference: &str, text: &str) -> String {
+    format!(r#"<c r="{reference}" t="inlineStr"><is><t>{text}</t></is></c>"#)
+}
+
+fn number(reference: &str, value: &str, style: u32) -> String {
+    format!(r#"<c r="{reference}" s="{style}"><v>{value}</v></c>"#)
+}
+
+fn row(index: u32, cells: &[String]) -> String {
+    format!(r#"<row r="{index}">{}</row>"#, cells.concat())
+}
+
+/// Styles: 0 General, 1 date (14), 2 date-time (22), 3 time (20),
+/// 4 elapsed (46), 5 `0.00` (2).
+fn styles() -> String {
+    styles_xml(&[], &[0, 14, 22, 20, 46, 2])
+}
+
+fn read_all(bytes: Vec<u8>, options: &ArrowOptions) -> sheetstream::Result<Vec<RecordBatch>> {
+    let mut workbook = Workbook::from_bytes(bytes)?;
+    let mut batches = options.read_sheet(&mut workbook, 0)?;
+    let mut out = Vec::new();
+    while let Some(batch) = batches.next_batch()? {
+        out.push(batch);
+    }
+    Ok(out)
+}
+
+fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> &'a T {
+    batch
+        .column_by_name(name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+        .as_any()
+        .downcast_ref::<T>()
+        .unwrap_or_else(|| panic!("column {name} is not the expected array type"))
+}
+
+/// One column of every inferred type, three data rows.
+fn typed_book() -> Vec<u8> {
+    let header: Vec<String> = [
+        "id", "price", "name", "flag", "day", "when", "clock", "elapsed", "empty", "mixed",
+        "fraction",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, name)| inline(&format!("{}1", (b'A' + i as u8) as char), name))
+    .collect();
+    let mut rows = vec![row(1, &header)];
+    for (r, (id, price, flag, mixed)) in [
+        ("1", "2.5", "1", "7"),
+        ("2", "3", "0", "x"),
+        ("3", "-4.25", "1", "8"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let n = r as u32 + 2;
+        let mixed_cell = if *mixed == "x" {
+            inline(&format!("J{n}"), "x")
+        } else {
+            number(&format!("J{n}"), mixed, 0)
+        };
+        rows.push(row(
+            n,
+            &[
+                number(&format!("A{n}"), id, 0),
+                number(&format!("B{n}"), price, 0),
+                inline(&format!("C{n}"), &format!("item {n}")),
+                format!(r#"<c r="D{n}" t="b"><v>{flag}</v></c>"#),
+                number(&format!("E{n}"), &format!("{}", 45_352 + r), 1),
+                number(&format!("F{n}"), "45352.5", 2),
+                number(&format!("G{n}"), "0.75", 3),
+                number(&format!("H{n}"), "1.5", 4),
+                mixed_cell,
+                number(&format!("K{n}"), "2", 5),
+            ],
+        ));
+    }
+    book()
+        .styles(styles())
+        .sheet("Data", sheet_xml(&rows.concat()))
+        .build()
+}
+
+#[test]
+fn infers_every_type_and_converts_the_values() {
+    let batches = read_all(typed_book(), &ArrowOptions::new()).unwrap();
+    assert_eq!(batches.len(), 1);
+    let batch = &batches[0];
+    let types: Vec<(String, DataType)> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| (f.name().clone(), f.data_type().clone()))
+        .collect();
+    let expected = [
+        ("id", ColumnType::Int64),
+        ("price", ColumnType::Float64),
+        ("name", ColumnType::Utf8),
+        ("flag", ColumnType::Boolean),
+        ("day", ColumnType::Date32),
+        ("when", ColumnType::Timestamp),
+        ("clock", ColumnType::Time),
+        ("elapsed", ColumnType::Duration),
+        ("empty", ColumnType::Utf8),
+        ("mixed", ColumnType::Utf8),
+    ];
+    assert_eq!(types.len(), 11, "{types:?}");
+    for (name, ty) in &expected {
+        let found = types.iter().find(|(n, _)| n == name).expect(name);
+        assert_eq!(found.1, ty.data_type(), "{name}");
+    }
+    assert_eq!(
+        types.iter().find(|(n, _)| n == "fraction").unwrap().1,
+        DataType::Float64,
+        "a 0.00 format makes whole numbers Float64"
+    );
+    assert_eq!(batch.num_rows(), 3);
+    assert_eq!(column::<Int64Array>(batch, "id").values(), &[1, 2, 3]);
+    assert_eq!(
+        column::<Float64Array>(batch, "price").values(),
+        &[2.5, 3.0, -4.25]
+    );
+    assert_eq!(column::<StringArray>(batch, "name").value(2), "item 4");
+    assert!(column::<BooleanArray>(batch, "flag").value(0));
+    assert!(!column::<BooleanArray>(batch, "flag").value(1));
+    // 2024-03-01 is 19783 days after 1970-01-01.
+    assert_eq!(
+        column::<Date32Array>(batch, "day").values(),
+        &[19_783, 19_784, 19_785]
+    );
+    assert_eq!(
+        column::<TimestampMillisecondArray>(batch, "when").value(0),
+        19_783 * 86_400_000 + 43_200_000
+    );
+    assert_eq!(
+        column::<Time32MillisecondArray>(batch, "clock").value(0),
+        64_800_000
+    );
+    assert_eq!(
+        column::<DurationMillisecondArray>(batch, "elapsed").value(0),
+        129_600_000
+    );
+    let mixed = column::<StringArray>(batch, "mixed");
+    assert_eq!(
+        (mixed.value(0), mixed.value(1), mixed.value(2)),
+        ("7", "x", "8")
+    );
+    let empty = column::<StringArray>(batch, "empty");
+    assert_eq!(
+        empty.null_count(),
+        3,
+        "an all-empty column is Utf8, all null"
+    );
+}
+
+#[test]
+fn header_names_are_made_unique_and_generated_where_missing() {
+    let rows = [
+        row(1, &[inline("A1", "skipped")]),
+        row(
+            3,
+            &[inline("A3", "a"), inline("B3", "a"), inline("D3", "a_1")],
+        ),
+        row(
+            4,
+            &[
+                number("A4", "1", 0),
+                number("C4", "2", 0),
+                number("E4", "3", 0),
+            ],
+        ),
+    ]
+    .concat();
+    let bytes = book().sheet("S", sheet_xml(&rows)).build();
+    let names = |options: ArrowOptions| -> Vec<String> {
+        let mut workbook = Workbook::from_bytes(bytes.clone()).unwrap();
+        let schema = options.infer_schema(&mut workbook, 0).unwrap();
+        schema.fields().iter().map(|f| f.name().clone()).collect()
+    };
+    assert_eq!(
+        names(ArrowOptions::new().skip_rows(1)),
+        ["a", "a_2", "column_3", "a_1", "column_5"]
+    );
+    // The first non-empty row is row 1 without skipping.
+    assert_eq!(
+        names(ArrowOptions::new()),
+        ["skipped", "column_2", "column_3", "column_4", "column_5"]
+    );
+    assert_eq!(
+        names(ArrowOptions::new().header(Header::Row(3))),
+        ["1", "column_2", "2", "column_4", "3"]
+    );
+    let none = ArrowOptions::new().header(Header::None);
+    assert_eq!(
+        names(none.clone()),
+        ["column_1", "column_2", "column_3", "column_4", "column_5"]
+    );
+    let batches = read_all(bytes.clone(), &none).unwrap();
+    // Rows 1 to 4 (row 2 is a row of nulls); column A is text then numbers.
+    assert_eq!(batches[0].num_rows(), 4);
+    let a = column::<StringArray>(&batches[0], "column_1");
+    assert_eq!(a.value(0), "skipped");
+    assert!(a.is_null(1));
+    assert_eq!(a.value(3), "1");
+}
+
+/// Two whole numbers in the sample, then a fraction, a text and an error.
+fn late_misfits() -> Vec<u8> {
+    let rows = [
+        row(1, &[inline("A1", "n"), inline("B1", "other")]),
+        row(2, &[number("A2", "1", 0)]),
+        row(3, &[number("A3", "2", 0)]),
+        row(4, &[number("A4", "2.5", 0)]),
+        row(5, &[inline("A5", "many")]),
+        row(6, &[r#"<c r="A6" t="e"><v>#N/A</v></c>"#.to_owned()]),
+        row(7, &[number("A7", "7", 0), inline("C7", "late")]),
+    ]
+    .concat();
+    book().sheet("S", sheet_xml(&rows)).build()
+}
+
+#[test]
+fn coerce_nulls_and_reports_what_does_not_fit_after_the_sample() {
+    let options = ArrowOptions::new().schema_sample_rows(2);
+    let mut workbook = Workbook::from_bytes(late_misfits()).unwrap();
+    let mut batches = options.read_sheet(&mut workbook, 0).unwrap();
+    let batch = batches.next_batch().unwrap().unwrap();
+    let n = column::<Int64Array>(&batch, "n");
+    let got: Vec<Option<i64>> = n.iter().collect();
+    assert_eq!(got, [Some(1), Some(2), None, None, None, Some(7)]);
+    let report = batches.report().clone();
+    assert_eq!(
+        (
+            report.coerced_cells,
+            report.error_cells,
+            report.dropped_cells
+        ),
+        (2, 1, 1)
+    );
+    assert_eq!(report.first_row, 1);
+    assert_eq!(report.rows, 6);
+    assert_eq!(
+        report.issues[0].kind,
+        IssueKind::DoesNotFit {
+            value: "2.5".into(),
+            column_type: ColumnType::Int64
+        }
+    );
+    assert_eq!((report.issues[0].row, report.issues[0].column), (3, 0));
+    assert_eq!(report.issues[2].kind, IssueKind::ErrorValue("#N/A".into()));
+    assert_eq!(
+        report.issues[3].kind,
+        IssueKind::OutsideSchema {
+            value: "late".into()
+        }
+    );
+    assert!(batches.next_batch().unwrap().is_none());
+}
+
+#[test]
+fn strict_fails_naming_sheet_row_column_and_value() {
+    let options = ArrowOptions::new()
+        .schema_sample_rows(2)
+        .on_mismatch(OnMismatch::Strict);
+    let err = read_all(late_misfits(), &options).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Conversion(_)), "{err}");
+    let location = err.location();
+    assert_eq!(location.sheet.as_deref(), Some("S"));
+    assert_eq!((location.row, location.column), (Some(4), Some(1)));
+    assert!(
+        err.to_string()
+            .contains("`2.5` does not fit column `n` (int64)"),
+        "{err}"
+    );
+    // An override that takes every value passes strict mode except the error cell.
+    let options = options.dtype("n", ColumnType::Utf8);
+    let err = read_all(late_misfits(), &options).unwrap_err();
+    assert!(err.to_string().contains("error value #N/A"), "{err}");
+    assert_eq!(err.location().row, Some(6));
+}
+
+#[test]
+fn overrides_and_null_values() {
+    let options = ArrowOptions::new()
+        .dtype("n", ColumnType::Float64)
+        .null_values(["many"]);
+    let batches = read_all(late_misfits(), &options).unwrap();
+    let n = column::<Float64Array>(&batches[0], "n");
+    assert_eq!(n.value(2), 2.5);
+    assert!(n.is_null(3) && n.is_null(4));
+    let err = read_all(
+        late_misfits(),
+        &ArrowOptions::new().dtype("nope", ColumnType::Int64),
+    )
+    .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::ColumnSelection(_)), "{err}");
+    assert!(err.to_string().contains("nope"), "{err}");
+}
+
+#[test]
+fn n_rows_stops_reading_the_sheet() {
+    // Row 4 is malformed: reading to it would fail.
+    let rows = [
+        row(1, &[inline("A1", "n")]),
+        row(2, &[number("A2", "1", 0)]),
+        row(3, &[number("A3", "2", 0)]),
+        r#"<row r="4"><c r="A4"><v>1</v></row>"#.to_owned(),
+    ]
+    .concat();
+    let bytes = book().sheet("S", sheet_xml(&rows)).build();
+    assert!(read_all(bytes.clone(), &ArrowOptions::new()).is_err());
+    let batches = read_all(bytes, &ArrowOptions::new().n_rows(Some(2))).unwrap();
+    assert_eq!(column::<Int64Array>(&batches[0], "n").values(), &[1, 2]);
+}
+
+#[test]
+fn gaps_are_rows_of_nulls_and_batches_have_the_batch_size() {
+    let mut rows = vec![row(1, &[inline("A1", "n")])];
+    for n in [2u32, 3, 7, 8, 9] {
+        rows.push(row(n, &[number(&format!("A{n}"), &n.to_string(), 0)]));
+    }
+    // A formatting-only row at the end is not a row of the table.
+    rows.push(r#"<row r="20" ht="30" customHeight="1"/>"#.to_owned());
+    let bytes = book().sheet("S", sheet_xml(&rows.concat())).build();
+    for batch_size in [1, 2, 3, 100] {
+        let options = ArrowOptions::new()
+            .batch_size(batch_size)
+            .schema_sample_rows(2);
+        let batches = read_all(bytes.clone(), &options).unwrap();
+        let values: Vec<Option<i64>> = batches
+            .iter()
+            .flat_map(|b| column::<Int64Array>(b, "n").iter().collect::<Vec<_>>())
+            .collect();
+        assert_eq!(
+            values,
+            [
+                Some(2),
+                Some(3),
+                None,
+                None,
+                None,
+                Some(7),
+                Some(8),
+                Some(9)
+            ],
+            "batch size {batch_size}"
+        );
+        assert!(batches.iter().all(|b| b.num_rows() <= batch_size));
+        assert_eq!(batches.len(), 8usize.div_ceil(batch_size));
+    }
+}
+
+#[test]
+fn selected_columns_come_in_the_order_asked_and_others_are_not_resolved() {
+    // Column B refers to shared string 99 of a table of one: resolving it fails.
+    let rows = [
+        row(
+            1,
+            &[inline("A1", "a"), inline("B1", "b"), inline("C1", "c")],
+        ),
+        row(
+            2,
+            &[
+                number("A2", "1", 0),
+                r#"<c r="B2" t="s"><v>99</v></c>"#.to_owned(),
+                number("C2", "3", 0),
+            ],
+        ),
+    ]
+    .concat();
+    let bytes = book()
+        .strings(&["<t>x</t>"])
+        .sheet("S", sheet_xml(&rows))
+        .build();
+    assert!(read_all(bytes.clone(), &ArrowOptions::new()).is_err());
+    for spec in ["c,A", "C,1", "C:C,a"] {
+        let options = ArrowOptions::new().columns(ColumnSpec::parse(spec).unwrap());
+        let batches = read_all(bytes.clone(), &options).unwrap();
+        let names: Vec<&String> = batches[0]
+            .schema_ref()
+            .fields()
+            .iter()
+            .map(|f| f.name())
+            .collect();
+        assert_eq!(names, ["c", "a"], "{spec}");
+        assert_eq!(
+            column::<Int64Array>(&batches[0], "c").values(),
+            &[3],
+            "{spec}"
+        );
+    }
+    let err = read_all(
+        bytes,
+        &ArrowOptions::new().columns(ColumnSpec::parse("missing").unwrap()),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("missing"), "{err}");
+}
+
+#[test]
+fn the_owned_reader_gives_the_same_batches_on_another_thread() {
+    let bytes = typed_book();
+    let borrowed = read_all(bytes.clone(), &ArrowOptions::new().batch_size(2)).unwrap();
+    let workbook = Arc::new(Workbook::from_bytes(bytes).unwrap());
+    let reader = ArrowOptions::new()
+        .batch_size(2)
+        .sheet_column(Some("sheet"))
+        .sheet_reader(Arc::clone(&workbook), "Data")
+        .unwrap();
+    fn assert_send_static<T: Send + Sync + 'static>(_: &T) {}
+    assert_send_static(&reader);
+    let owned = std::thread::spawn(move || reader.collect::<Result<Vec<_>, _>>())
+        .join()
+        .unwrap()
+        .unwrap();
+    assert_eq!(owned.len(), borrowed.len());
+    for (owned, borrowed) in owned.iter().zip(&borrowed) {
+        assert_eq!(column::<StringArray>(owned, "sheet").value(0), "Data");
+        let without_sheet = owned
+            .project(&(1..owned.num_columns()).collect::<Vec<_>>())
+            .unwrap();
+        assert_eq!(&without_sheet, borrowed);
+    }
+    // Dropping a reader early stops its thread (no hang, no panic).
+    let reader = ArrowOptions::new()
+        .batch_size(1)
+        .sheet_reader(workbook, 0)
+        .unwrap();
+    drop(reader);
+}
