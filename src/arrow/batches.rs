@@ -843,3 +843,20 @@ pub(crate) fn apply_overrides(
     }
     Ok(())
 }
+
+/// The header and sample of a sheet, without building any batch (the
+/// first pass of a read over many sheets).
+pub(crate) fn sheet_columns(
+    mut source: SheetSource<'_>,
+    options: &ArrowOptions,
+) -> Result<SheetColumns> {
+    read_prelude(&mut source.rows, &source.formats, options, &source.sheet).map(|(c, _, _)| c)
+}
+
+impl std::fmt::Debug for SheetBatches<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SheetBatches")
+            .field("schema", &self.schema())
+            .finish_non_exhaustive()
+    }
+}
