@@ -21,6 +21,9 @@ use sheetstream::{ColumnSpec, OpenOptions, SharedFile, Workbook};
 use crate::progress::Progress;
 use crate::{Failure, worksheet_positions};
 
+/// Open workbooks, each with its file's path as its label.
+type Labelled = Vec<(String, Arc<Workbook>)>;
+
 /// How sheets become typed columns: the options every columnar command takes.
 #[derive(Args, Clone)]
 pub struct TableArgs {
@@ -184,7 +187,7 @@ impl TableArgs {
     }
 
     /// Opens every file, counting its compressed bytes for one progress bar.
-    fn open(&self) -> Result<(Vec<(String, Arc<Workbook>)>, Progress), Failure> {
+    fn open(&self) -> Result<(Labelled, Progress), Failure> {
         let mut files = Vec::new();
         let mut total = 0;
         for path in &self.files {
@@ -432,7 +435,7 @@ pub fn schema(args: &SchemaArgs) -> Result<(), Failure> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     for path in &table.files {
-        let mut workbook = Workbook::open(path).map_err(|err| Failure::Read(err))?;
+        let mut workbook = Workbook::open(path).map_err(Failure::Read)?;
         let positions: Vec<usize> = match table.choice() {
             SheetChoice::All => worksheet_positions(&workbook)
                 .into_iter()
