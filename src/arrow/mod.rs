@@ -81,7 +81,10 @@
 //! [selected ones](ArrowOptions::columns) in the order asked for. A cell to
 //! the right of them later in the sheet is left out and counted
 //! (`dropped_cells`). Rows the sheet skips between data rows are rows of
-//! nulls; empty rows at the end are not rows of the table.
+//! nulls; empty rows at the end are not rows of the table. Rows are table
+//! rows in file order: a row whose number repeats or goes back (malformed,
+//! but written by some tools) is a row of its own, and a second cell for
+//! one column in one row is left out and counted.
 //!
 //! ```
 //! use sheetstream::arrow::{ArrowOptions, ColumnType, Header};
