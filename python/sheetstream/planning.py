@@ -112,7 +112,7 @@ def list_files(
 def _walk(directory: str, recursive: bool) -> List[str]:
     if not recursive:
         return [os.path.join(directory, name) for name in os.listdir(directory)]
-    files = []
+    files: List[str] = []
     for root, directories, names in os.walk(directory):
         directories[:] = [name for name in directories if not name.startswith((".", "_"))]
         files.extend(os.path.join(root, name) for name in names)
@@ -189,7 +189,9 @@ def _name_path(error: BaseException, path: str) -> str:
     return str(error)
 
 
-def _select(infos: Sequence["sheetstream.SheetInfo"], sheet: SheetSelection) -> list:
+def _select(
+    infos: Sequence["sheetstream.SheetInfo"], sheet: SheetSelection
+) -> List["sheetstream.SheetInfo"]:
     if isinstance(sheet, str) and sheet.lower() in ("all", "*"):
         return [info for info in infos if info.kind in ("worksheet", "macrosheet")]
     wanted = [sheet] if isinstance(sheet, (int, str)) else list(sheet)

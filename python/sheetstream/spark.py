@@ -83,6 +83,15 @@ that cannot be read to its end (a damaged part):
 - ``DROPMALFORMED``: rows with a bad cell are left out, and so are
   workbooks and the rest of sheets that cannot be read.
 
+Each task reads a sheet with the types its own first ``samplingRows`` rows
+give (the Arrow layer's inference), then casts them to the schema; a cell
+that fails that cast is a bad cell as above. A value *later in the sheet*
+that does not fit the type the sheet's own sample gave is caught by the
+Arrow layer: with ``FAILFAST`` it fails the query (the layer's strict
+mode, the error naming sheet, row, column and value); with the other two
+modes it becomes null without a mark in the corrupt-record column, because
+the Python binding does not hand out the layer's per-batch report yet.
+
 Types (the Arrow layer's inference, then this mapping):
 
 ================================ ========================================
@@ -112,7 +121,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .planning import (
     WorkItem,
@@ -123,17 +132,16 @@ from .planning import (
     plan,
 )
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pyarrow as pa
-    from pyspark.sql import SparkSession
-    from pyspark.sql.types import DataType, StructType
+import pyarrow as pa
 
 try:
+    from pyspark.sql import SparkSession
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
-except ImportError as error:  # pragma: no cover - a message for the user
+    from pyspark.sql.types import DataType, StructType
+except ImportError:  # pragma: no cover - a message for the user
     raise ImportError(
         "sheetstream.spark needs PySpark 4 or newer (pip install 'pyspark>=4')"
-    ) from error
+    ) from None
 
 __all__ = ["SheetstreamDataSource", "register"]
 
@@ -149,7 +157,7 @@ def register(spark: "SparkSession") -> None:
         parallelism = int(spark.sparkContext.defaultParallelism)
     except Exception:  # Spark Connect has no SparkContext
         parallelism = None
-    source = SheetstreamDataSource
+    source: type = SheetstreamDataSource
     if parallelism:
         # A class made here is pickled by value with its attribute; the
         # module's own class would be pickled by reference, without it.
@@ -299,13 +307,9 @@ class SheetstreamReader(DataSourceReader):
         if not items:
             return [SheetPartition(0, [])]
         total = sum(item.size + settings.open_cost for item in items)
-        # As Spark splits files: enough partitions to keep every core busy,
-        # none larger than maxPartitionBytes where the sheets allow.
-        per_partition = min(
-            settings.max_partition_bytes,
-            max(settings.open_cost, total // settings.min_partitions),
-        )
-        bins = max(1, -(-total // max(1, per_partition)))
+        # minPartitions keeps every core busy; more partitions where one
+        # would hold more than maxPartitionBytes (a sheet is never split).
+        bins = max(settings.min_partitions, -(-total // settings.max_partition_bytes))
         return [
             SheetPartition(index, group)
             for index, group in enumerate(pack(items, bins, open_cost=settings.open_cost))
@@ -570,7 +574,9 @@ class BatchConformer:
         finally:
             workbook.close()
 
-    def _unreadable(self, item: WorkItem, message: str, sheet: Optional[str] = None):
+    def _unreadable(
+        self, item: WorkItem, message: str, sheet: Optional[str] = None
+    ) -> Iterator["pa.RecordBatch"]:
         """What an unreadable workbook or sheet gives in PERMISSIVE mode."""
         import pyarrow as pa
 
@@ -707,8 +713,8 @@ def _cast_each(column: "pa.Array", target: "pa.DataType") -> Tuple["pa.Array", L
     import pyarrow as pa
 
     convert = _converter(target)
-    values = []
-    bad = []
+    values: List[Any] = []
+    bad: List[Tuple[int, Any]] = []
     for row, value in enumerate(column.to_pylist()):
         if value is None:
             values.append(None)
@@ -720,7 +726,7 @@ def _cast_each(column: "pa.Array", target: "pa.DataType") -> Tuple["pa.Array", L
     return pa.array(values, target), bad
 
 
-def _converter(target: "pa.DataType"):
+def _converter(target: "pa.DataType") -> Callable[[Any], Any]:
     import pyarrow.types as types
 
     def to_float(value: Any) -> Optional[float]:

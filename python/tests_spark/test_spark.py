@@ -299,3 +299,19 @@ def test_partitions_are_balanced_and_batches_bounded(data_set):
     assert sum(batch.num_rows for batch in batches) == 6000 + 5000 + 4000 + 3000
     target = BatchConformer(small, schema).target
     assert all(batch.schema.equals(target) for batch in batches)
+
+
+def test_a_value_after_the_sample_that_does_not_fit(spark, damaged_set):
+    # Two sampled rows make "amount" a double column; row 3's "n/a" comes
+    # after the sample. FAILFAST: the Arrow layer's strict mode stops the
+    # read, and the message names the file, sheet, cell and value.
+    path = damaged_set["bad_cell"]
+    with pytest.raises(Exception) as raised:
+        read(spark, path, samplingRows="2").collect()
+    message = str(raised.value)
+    assert path in message and "n/a" in message and "ConversionError" in message
+    # PERMISSIVE: the value is null (the binding hands out no per-batch
+    # report, so the row carries no mark; see the module's docs).
+    rows = read(spark, path, samplingRows="2", mode="PERMISSIVE").orderBy("id").collect()
+    assert [row["amount"] for row in rows] == [1.5, 3.0, None, 6.0, 7.5]
+    assert [row["_corrupt_record"] for row in rows] == [None] * 5
