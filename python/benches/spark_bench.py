@@ -12,8 +12,9 @@ Readers, each run in a process of its own with a fresh SparkSession
   32 partitions, ``mapInPandas`` calling ``pandas.read_excel(path,
   engine=...)`` per file (openpyxl, being slow, reads ``--openpyxl-files``
   of them and its time is scaled to all, and marked so);
-- ``sheetstream parquet``: the CLI writing the same files to Parquet (no
-  Spark), to show what Spark's engine adds.
+- ``sheetstream-parquet``: the CLI writing the same files into one
+  Parquet file (no Spark; its threads, one per core), to show what Spark's
+  engine adds.
 
 Printed per reader: wall seconds (from the session being up to the job's
 end; session start-up is printed apart), the peak RSS of the largest Spark
@@ -160,7 +161,7 @@ def run_reader(reader: str, directory: str, paths: list) -> dict:
             out = tempfile.mkdtemp(prefix="spark-bench-parquet-")
             try:
                 begin = time.perf_counter()
-                subprocess.run([cli, "parquet", *paths, "-o", out, "--quiet"], check=True)
+                subprocess.run([cli, "parquet", *paths, "-o", os.path.join(out, "all.parquet"), "--quiet"], check=True)
                 wall = time.perf_counter() - begin
             finally:
                 shutil.rmtree(out, ignore_errors=True)
