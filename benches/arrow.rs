@@ -14,6 +14,8 @@
 //! its own) and reports its fastest of a few runs, open included. The
 //! mixed sheet has no header row: every reader reads it with none.
 
+// `ensure_all` (every workbook) is for the other benches.
+#[allow(dead_code)]
 #[path = "support/workbooks.rs"]
 mod workbooks;
 
