@@ -125,6 +125,13 @@ def test_bad_cell_value_names_sheet_row_and_column(tmp_path: pathlib.Path, cli: 
     assert (err.sheet, err.row, err.column) == ("Numbers", 31, 2)
     result = run_cli(cli, "csv", path, "--quiet")
     assert result.stderr.strip() == f"sheetstream: {err}"
+    # Through the PyCapsule stream: the consumer's exception, our message.
+    import re
+
+    import pyarrow
+
+    with pytest.raises(pyarrow.ArrowInvalid, match=re.escape(str(err))):
+        pyarrow.table(sheetstream.open(path).sheet("Numbers", schema_sample_rows=5))
 
 
 def test_error_inside_a_sheet_names_sheet_part_and_offset(tmp_path: pathlib.Path, cli: pathlib.Path) -> None:
