@@ -447,3 +447,91 @@ fn the_owned_reader_gives_the_same_batches_on_another_thread() {
         .unwrap();
     drop(reader);
 }
+
+#[test]
+fn many_sheets_and_files_unite_by_name_with_file_and_sheet_columns() {
+    use sheetstream::arrow::SheetChoice;
+    let first = book()
+        .sheet(
+            "One",
+            sheet_xml(
+                &[
+                    row(1, &[inline("A1", "id"), inline("B1", "name")]),
+                    row(2, &[number("A2", "1", 0), inline("B2", "a")]),
+                ]
+                .concat(),
+            ),
+        )
+        .sheet(
+            "Two",
+            sheet_xml(
+                &[
+                    row(1, &[inline("A1", "price"), inline("B1", "id")]),
+                    row(2, &[number("A2", "2.5", 0), number("B2", "2", 0)]),
+                ]
+                .concat(),
+            ),
+        )
+        .build();
+    let second = book()
+        .sheet(
+            "Three",
+            sheet_xml(&[row(1, &[inline("A1", "id")]), row(2, &[inline("A2", "x")])].concat()),
+        )
+        .build();
+    let first_file = common::temp_file("arrow-many-1", &first);
+    let second_file = common::temp_file("arrow-many-2", &second);
+    let broken = common::temp_file("arrow-many-broken", b"not a workbook");
+    let files = [&first_file.0, &second_file.0, &broken.0];
+    let options = ArrowOptions::new()
+        .union_by_name(true)
+        .file_column(Some("file"))
+        .sheet_column(Some("sheet"))
+        .threads(2);
+    // Fails fast by default: the broken file.
+    assert!(options.read_files(files, SheetChoice::All).is_err());
+    let mut reader = options
+        .clone()
+        .skip_unreadable(true)
+        .read_files(files, SheetChoice::All)
+        .unwrap();
+    let schema = reader.schema();
+    let names: Vec<&String> = schema.fields().iter().map(|f| f.name()).collect();
+    assert_eq!(names, ["file", "sheet", "id", "name", "price"]);
+    // id: Int64 in two sheets, text in the third: Utf8.
+    assert_eq!(schema.field(2).data_type(), &DataType::Utf8);
+    assert_eq!(schema.field(4).data_type(), &DataType::Float64);
+    let mut rows = Vec::new();
+    while let Some(batch) = reader.next_batch().unwrap() {
+        for at in 0..batch.num_rows() {
+            let text = |name: &str| {
+                let array = column::<StringArray>(&batch, name);
+                array.is_valid(at).then(|| array.value(at).to_owned())
+            };
+            let price = column::<Float64Array>(&batch, "price");
+            rows.push((
+                text("sheet").unwrap(),
+                text("id"),
+                text("name"),
+                price.is_valid(at).then(|| price.value(at)),
+                text("file").unwrap().ends_with(".xlsx"),
+            ));
+        }
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        rows,
+        [
+            ("One".into(), Some("1".into()), Some("a".into()), None, true),
+            ("Three".into(), Some("x".into()), None, None, true),
+            ("Two".into(), Some("2".into()), None, Some(2.5), true),
+        ]
+    );
+    assert_eq!(reader.skipped().len(), 1);
+    assert!(reader.skipped()[0].file.contains("broken"));
+    // Without union_by_name the sheets must agree.
+    let err = ArrowOptions::new()
+        .read_files([&first_file.0], SheetChoice::All)
+        .unwrap_err();
+    assert!(err.to_string().contains("union_by_name"), "{err}");
+}

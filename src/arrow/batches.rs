@@ -44,7 +44,8 @@ pub struct BatchReport {
     /// Values that did not fit their column's type, which became null.
     pub coerced_cells: usize,
     /// Cells in columns the schema does not have (to the right of every
-    /// sampled column, say), which were left out.
+    /// sampled column, say), and second cells for one column in one row,
+    /// which were left out.
     pub dropped_cells: usize,
     /// The first [`MAX_ISSUES_PER_BATCH`] of them, described.
     pub issues: Vec<CellIssue>,
@@ -81,6 +82,12 @@ pub enum IssueKind {
         value: String,
         /// The column's type.
         column_type: ColumnType,
+    },
+    /// The row already had a cell in this column (a malformed sheet); the
+    /// first one is in the table.
+    Repeated {
+        /// The value as text.
+        value: String,
     },
     /// The cell's column is not in the schema.
     OutsideSchema {
@@ -285,6 +292,18 @@ impl BatchBuilder {
 
     fn put(&mut self, slot: usize, row: u32, column: u32, value: Value<'_>) -> Result<()> {
         if self.filled[slot] {
+            // A second cell for the same column in one row: the first wins.
+            self.report.dropped_cells += 1;
+            let text = value_text(value);
+            if self.on_mismatch == OnMismatch::Strict {
+                let message = format!(
+                    "a second value `{text}` for column `{}` in one row",
+                    self.names[slot]
+                );
+                return Err(self.locate(Error::conversion(message), row, column));
+            }
+            let name = self.names[slot].clone();
+            self.describe(row, column, name, IssueKind::Repeated { value: text });
             return Ok(());
         }
         self.filled[slot] = true;
@@ -321,7 +340,9 @@ impl BatchBuilder {
                         IssueKind::DoesNotFit { value, .. } => {
                             format!("`{value}` does not fit column `{name}` ({column_type})")
                         }
-                        IssueKind::OutsideSchema { .. } => unreachable!(),
+                        IssueKind::OutsideSchema { .. } | IssueKind::Repeated { .. } => {
+                            unreachable!("not a refusal")
+                        }
                     };
                     return Err(self.locate(Error::conversion(message), row, column));
                 }
@@ -842,4 +863,21 @@ pub(crate) fn apply_overrides(
         }
     }
     Ok(())
+}
+
+/// The header and sample of a sheet, without building any batch (the
+/// first pass of a read over many sheets).
+pub(crate) fn sheet_columns(
+    mut source: SheetSource<'_>,
+    options: &ArrowOptions,
+) -> Result<SheetColumns> {
+    read_prelude(&mut source.rows, &source.formats, options, &source.sheet).map(|(c, _, _)| c)
+}
+
+impl std::fmt::Debug for SheetBatches<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SheetBatches")
+            .field("schema", &self.schema())
+            .finish_non_exhaustive()
+    }
 }

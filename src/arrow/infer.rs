@@ -99,7 +99,6 @@ impl ColumnSample {
 /// and Float64 make Float64, dates and times make the type a sample of
 /// both would have made, and anything else makes Utf8. None (all empty)
 /// takes the other side's type.
-#[cfg_attr(not(test), allow(dead_code))] // The union of many sheets' schemas: next.
 pub(crate) fn promote(a: Option<ColumnType>, b: Option<ColumnType>) -> Option<ColumnType> {
     use ColumnType::*;
     let (a, b) = match (a, b) {

@@ -11,6 +11,11 @@
 //!   the calling thread, borrowing the workbook.
 //! - [`SheetBatchReader`] ([`ArrowOptions::sheet_reader`]): one sheet,
 //!   owned (`Send + Sync + 'static`), read on a worker thread.
+//! - [`ManySheetsReader`] ([`ArrowOptions::read_files`],
+//!   [`ArrowOptions::read_workbooks`]): many sheets of many workbooks in
+//!   parallel, in one schema (by position, or [by name](ArrowOptions::union_by_name)),
+//!   with optional file and sheet columns; unreadable sheets fail the read
+//!   or are [skipped and reported](ArrowOptions::skip_unreadable).
 //! - [`BatchReport`]: per batch, the error cells and the values that did
 //!   not fit their column.
 //!
@@ -76,7 +81,10 @@
 //! [selected ones](ArrowOptions::columns) in the order asked for. A cell to
 //! the right of them later in the sheet is left out and counted
 //! (`dropped_cells`). Rows the sheet skips between data rows are rows of
-//! nulls; empty rows at the end are not rows of the table.
+//! nulls; empty rows at the end are not rows of the table. Rows are table
+//! rows in file order: a row whose number repeats or goes back (malformed,
+//! but written by some tools) is a row of its own, and a second cell for
+//! one column in one row is left out and counted.
 //!
 //! ```
 //! use sheetstream::arrow::{ArrowOptions, ColumnType, Header};
@@ -106,6 +114,7 @@
 mod batches;
 mod convert;
 mod infer;
+mod many;
 mod options;
 mod reader;
 
@@ -117,6 +126,7 @@ pub use arrow_schema;
 use arrow_schema::SchemaRef;
 
 pub use batches::{BatchReport, CellIssue, IssueKind, MAX_ISSUES_PER_BATCH, SheetBatches};
+pub use many::{ManySheetsReader, SheetChoice, SkippedSheet};
 pub use options::{
     ArrowOptions, ColumnType, DEFAULT_BATCH_SIZE, DEFAULT_SCHEMA_SAMPLE_ROWS, Header, OnMismatch,
 };

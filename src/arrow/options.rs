@@ -198,6 +198,19 @@ impl ArrowOptions {
     }
 
     /// Which row holds the column names (default: the first non-empty one).
+    ///
+    /// ```
+    /// use sheetstream::arrow::{ArrowOptions, Header};
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let schema = ArrowOptions::new().header(Header::None).infer_schema(&mut workbook, "Data")?;
+    /// assert_eq!(schema.field(0).name(), "column_1");
+    /// // The header row is then data: column A holds text only.
+    /// assert_eq!(schema.field(1).data_type(), &sheetstream::arrow::arrow_schema::DataType::Utf8);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn header(mut self, header: Header) -> Self {
         self.header = header;
         self
@@ -219,6 +232,19 @@ impl ArrowOptions {
     /// Reads only these columns, in this order (see [`ColumnSpec::parse`]
     /// for `"A:C,F"`, positions and header names). Cells of other columns
     /// are dropped by the row reader before they are resolved.
+    ///
+    /// ```
+    /// use sheetstream::{ColumnSpec, arrow::ArrowOptions};
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let options = ArrowOptions::new().columns(ColumnSpec::parse("D,Item")?);
+    /// let schema = options.infer_schema(&mut workbook, "Data")?;
+    /// let names: Vec<&String> = schema.fields().iter().map(|f| f.name()).collect();
+    /// assert_eq!(names, ["In stock", "Item"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn columns(mut self, columns: ColumnSpec) -> Self {
         self.columns = Some(columns);
         self
@@ -233,6 +259,20 @@ impl ArrowOptions {
 
     /// Gives the column named `name` (after header names were made
     /// unique) this type instead of the inferred one.
+    ///
+    /// ```
+    /// use sheetstream::arrow::{ArrowOptions, ColumnType};
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let options = ArrowOptions::new()
+    ///     .schema_sample_rows(10)
+    ///     .dtype("Amount", ColumnType::Float64);
+    /// let schema = options.infer_schema(&mut workbook, "Data")?;
+    /// assert_eq!(schema.field(1).data_type(), &ColumnType::Float64.data_type());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn dtype(mut self, name: impl Into<String>, column_type: ColumnType) -> Self {
         self.dtypes.push((name.into(), column_type));
         self
@@ -249,6 +289,24 @@ impl ArrowOptions {
     }
 
     /// Coerce (the default) or fail on values that do not fit their column.
+    ///
+    /// ```
+    /// use sheetstream::arrow::{ArrowOptions, ColumnType, OnMismatch, arrow_array::Array};
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// // Item is text: as a number column it does not fit.
+    /// let options = ArrowOptions::new().dtype("Item", ColumnType::Float64);
+    /// let mut batches = options.clone().read_sheet(&mut workbook, "Data")?;
+    /// let batch = batches.next_batch()?.expect("a batch");
+    /// assert_eq!(batch.column(0).null_count(), 3);
+    /// assert_eq!(batches.report().coerced_cells, 3);
+    /// let mut strict = options.on_mismatch(OnMismatch::Strict).read_sheet(&mut workbook, "Data")?;
+    /// let err = strict.next_batch().unwrap_err();
+    /// assert_eq!(err.location().row, Some(2));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn on_mismatch(mut self, on_mismatch: OnMismatch) -> Self {
         self.on_mismatch = on_mismatch;
         self
@@ -271,6 +329,18 @@ impl ArrowOptions {
 
     /// Rows per record batch (default 65,536; at least 1 is used). Memory
     /// follows one batch plus the shared strings.
+    ///
+    /// ```
+    /// use sheetstream::arrow::ArrowOptions;
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let batches = ArrowOptions::new().batch_size(2).read_sheet(&mut workbook, "Data")?;
+    /// let rows: Vec<usize> = batches.map(|batch| batch.unwrap().num_rows()).collect();
+    /// assert_eq!(rows, [2, 1]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn batch_size(mut self, rows: usize) -> Self {
         self.batch_size = rows;
         self

@@ -200,3 +200,11 @@ impl RecordBatchReader for SheetBatchReader {
         SheetBatchReader::schema(self)
     }
 }
+
+impl std::fmt::Debug for SheetBatchReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SheetBatchReader")
+            .field("schema", &self.schema())
+            .finish_non_exhaustive()
+    }
+}

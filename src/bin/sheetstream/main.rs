@@ -2,6 +2,7 @@
 //! per-column statistics, counts and the conformance cell dump, streaming
 //! and in parallel.
 
+mod columnar;
 mod export;
 mod format;
 mod progress;
@@ -78,6 +79,14 @@ enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Sheets to a Parquet file of typed columns (types inferred from a
+    /// sample, see `sheetstream schema`); many sheets and files in one.
+    Parquet(columnar::ParquetArgs),
+    /// Sheets as an Arrow IPC stream of typed columns on standard output
+    /// (for DuckDB, polars, pyarrow).
+    Arrow(columnar::ArrowArgs),
+    /// The column names and inferred types of each sheet.
+    Schema(columnar::SchemaArgs),
     /// Every non-empty cell of every worksheet as one JSON object a line
     /// (the conformance dump format).
     Cells {
@@ -124,6 +133,9 @@ fn main() -> ExitCode {
         Command::Stats { common, sheet } => stats::stats(&common, sheet.as_deref()),
         Command::Count { common } => count(&common),
         Command::Cells { common } => cells(&common),
+        Command::Parquet(args) => columnar::parquet(&args),
+        Command::Arrow(args) => columnar::arrow(&args),
+        Command::Schema(args) => columnar::schema(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

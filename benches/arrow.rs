@@ -1,0 +1,387 @@
+//! Arrow benchmark: typed record batches of the 1M x 10 sheet against
+//! streaming it with `count`, against calamine's `worksheet_range`
+//! converted to the same Arrow arrays (range, then arrays, as fastexcel
+//! does), a projection of 2 of the 10 columns, the peak RSS of writing it
+//! to Parquet at 200k and 1M rows, and `sheetstream parquet` against
+//! `sheetstream csv`.
+//!
+//! ```text
+//! cargo run --release --example generate_bench_data   # once
+//! cargo bench --bench arrow
+//! ```
+//!
+//! Each reader runs in a child process of its own (its peak RSS, VmHWM, is
+//! its own) and reports its fastest of a few runs, open included. The
+//! mixed sheet has no header row: every reader reads it with none.
+
+#[path = "support/workbooks.rs"]
+mod workbooks;
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use calamine::{Data, Reader, Xlsx, open_workbook};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use sheetstream::arrow::arrow_array::builder::{
+    BooleanBuilder, Float64Builder, StringBuilder, TimestampMillisecondBuilder,
+};
+use sheetstream::arrow::arrow_array::{ArrayRef, RecordBatch};
+use sheetstream::arrow::arrow_schema::{DataType, Field, Schema, TimeUnit};
+use sheetstream::arrow::{ArrowOptions, Header};
+use sheetstream::{ColumnSpec, SheetCounts, Workbook};
+
+const SHEET: &str = "one_sheet_1m_x10.xlsx";
+
+const READERS: [&str; 8] = [
+    "count-1t",
+    "arrow-1t",
+    "arrow-owned",
+    "arrow-2-of-10",
+    "calamine-arrow",
+    "parquet-200k",
+    "parquet-1m",
+    "shared-strings",
+];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--child") {
+        child(
+            &args[1],
+            Path::new(&args[2]),
+            args[3].parse().expect("repetitions"),
+        );
+        return;
+    }
+    if args.iter().any(|arg| arg == "--list") {
+        return;
+    }
+    // Only the workbook this bench reads is written when missing.
+    let recipe = workbooks::RECIPES
+        .iter()
+        .find(|recipe| recipe.name == SHEET)
+        .expect("the 1M x 10 recipe");
+    let dir = workbooks::data_dir();
+    let path = dir.join(SHEET);
+    if !path.exists() {
+        std::fs::create_dir_all(&dir).expect("the bench data folder");
+        eprintln!("writing {} ({})", path.display(), recipe.description);
+        let partial = path.with_extension("partial");
+        workbooks::write(recipe, &partial).expect("write the workbook");
+        std::fs::rename(&partial, &path).expect("rename the workbook");
+    }
+    println!(
+        "{:<16} {:>9} {:>9} {:>10}",
+        "reader", "seconds", "peak MB", "rows"
+    );
+    let mut results = Vec::new();
+    for reader in READERS {
+        let repetitions = match reader {
+            "calamine-arrow" | "parquet-200k" | "parquet-1m" | "shared-strings" => 1,
+            _ => 3,
+        };
+        let (seconds, peak, rows) = run_child(reader, &path, repetitions);
+        println!(
+            "{reader:<16} {seconds:>9.3} {:>9.1} {rows:>10}",
+            peak as f64 / 1e6
+        );
+        results.push((reader, seconds, peak));
+    }
+    let get = |name: &str| results.iter().find(|r| r.0 == name).copied().unwrap();
+    let (_, count, _) = get("count-1t");
+    let (_, arrow, _) = get("arrow-1t");
+    let (_, owned, _) = get("arrow-owned");
+    let (_, projected, _) = get("arrow-2-of-10");
+    let (_, calamine, _) = get("calamine-arrow");
+    let (_, _, strings) = get("shared-strings");
+    let (_, _, rss_200k) = get("parquet-200k");
+    let (_, _, rss_1m) = get("parquet-1m");
+    println!(
+        "  arrow-1t/count-1t {:.2}x (target <= 1.5x); arrow-owned/count-1t {:.2}x",
+        arrow / count,
+        owned / count
+    );
+    println!(
+        "  calamine-arrow/arrow-1t {:.2}x (target >= 5x)",
+        calamine / arrow
+    );
+    println!(
+        "  projection: 2 of 10 columns {:.3} s vs 10 of 10 {:.3} s ({:.0}% saved)",
+        projected,
+        arrow,
+        (1.0 - projected / arrow) * 100.0
+    );
+    println!(
+        "  parquet peak RSS: 200k rows {:.1} MB, 1M rows {:.1} MB; open alone (shared strings) {:.1} MB; 1M - open {:.1} MB (target <= 64 MiB = 67.1 MB)",
+        rss_200k as f64 / 1e6,
+        rss_1m as f64 / 1e6,
+        strings as f64 / 1e6,
+        rss_1m.saturating_sub(strings) as f64 / 1e6
+    );
+    cli_comparison(&path);
+}
+
+fn run_child(reader: &str, path: &Path, repetitions: u32) -> (f64, u64, u64) {
+    let output = Command::new(std::env::current_exe().expect("own path"))
+        .args([
+            "--child",
+            reader,
+            &path.to_string_lossy(),
+            &repetitions.to_string(),
+        ])
+        .output()
+        .expect("run the child");
+    assert!(
+        output.status.success(),
+        "{reader} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    let fields: Vec<f64> = text
+        .split_whitespace()
+        .map(|f| f.parse().expect("a number"))
+        .collect();
+    (fields[0], fields[1] as u64, fields[2] as u64)
+}
+
+fn child(reader: &str, path: &Path, repetitions: u32) {
+    let mut best = Duration::MAX;
+    let mut rows = 0;
+    for _ in 0..repetitions {
+        let start = Instant::now();
+        rows = match reader {
+            "count-1t" => count(path),
+            "arrow-1t" => arrow_borrowed(path, None),
+            "arrow-owned" => arrow_owned(path),
+            "arrow-2-of-10" => arrow_borrowed(path, Some("A:B")),
+            "calamine-arrow" => calamine_arrow(path),
+            "parquet-200k" => parquet(path, 200_000),
+            "parquet-1m" => parquet(path, u64::MAX),
+            "shared-strings" => {
+                std::hint::black_box(Workbook::open(path).expect("open"));
+                0
+            }
+            other => panic!("unknown reader {other}"),
+        };
+        best = best.min(start.elapsed());
+    }
+    println!("{} {} {rows}", best.as_secs_f64(), peak_rss_bytes());
+}
+
+fn peak_rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// `sheetstream count -t 1`'s work: every value into `SheetCounts`.
+fn count(path: &Path) -> u64 {
+    let mut workbook = Workbook::open(path).expect("open");
+    let mut counts = SheetCounts::default();
+    workbook
+        .for_each_row(0, |row| counts.add_row(&row))
+        .expect("read");
+    std::hint::black_box(&counts);
+    counts.rows
+}
+
+fn options() -> ArrowOptions {
+    ArrowOptions::new().header(Header::None)
+}
+
+/// Record batches on the calling thread.
+fn arrow_borrowed(path: &Path, columns: Option<&str>) -> u64 {
+    let mut workbook = Workbook::open(path).expect("open");
+    let mut options = options();
+    if let Some(spec) = columns {
+        options = options.columns(ColumnSpec::parse(spec).expect("columns"));
+    }
+    let mut batches = options
+        .read_sheet(&mut workbook, 0)
+        .expect("open the sheet");
+    let mut rows = 0;
+    while let Some(batch) = batches.next_batch().expect("batch") {
+        rows += batch.num_rows() as u64;
+        std::hint::black_box(&batch);
+    }
+    rows
+}
+
+/// Record batches from the owned reader (a worker thread).
+fn arrow_owned(path: &Path) -> u64 {
+    let workbook = Arc::new(Workbook::open(path).expect("open"));
+    let reader = options().sheet_reader(workbook, 0).expect("open the sheet");
+    reader
+        .map(|batch| batch.expect("batch").num_rows() as u64)
+        .sum()
+}
+
+/// Writes the sheet (or its first `rows` rows) to Parquet, zstd, batches
+/// of 65,536 rows.
+fn parquet(path: &Path, rows: u64) -> u64 {
+    let mut workbook = Workbook::open(path).expect("open");
+    let mut batches = options()
+        .n_rows((rows != u64::MAX).then_some(rows))
+        .read_sheet(&mut workbook, 0)
+        .expect("open the sheet");
+    let out =
+        std::env::temp_dir().join(format!("sheetstream-bench-{}.parquet", std::process::id()));
+    let properties = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .build();
+    let mut writer = ArrowWriter::try_new(
+        File::create(&out).expect("create"),
+        batches.schema(),
+        Some(properties),
+    )
+    .expect("writer");
+    let mut written = 0;
+    while let Some(batch) = batches.next_batch().expect("batch") {
+        written += batch.num_rows() as u64;
+        writer.write(&batch).expect("write");
+    }
+    writer.close().expect("close");
+    std::fs::remove_file(&out).expect("remove");
+    written
+}
+
+/// calamine's `worksheet_range`, then one Arrow array per column, typed
+/// from the first 1,000 rows (as fastexcel does: range, then arrays).
+fn calamine_arrow(path: &Path) -> u64 {
+    let mut workbook: Xlsx<BufReader<File>> = open_workbook(path).expect("open");
+    let name = workbook.sheet_names()[0].clone();
+    let range = workbook.worksheet_range(&name).expect("range");
+    let (height, width) = range.get_size();
+    let mut fields = Vec::new();
+    let mut columns: Vec<ArrayRef> = Vec::new();
+    for column in 0..width {
+        let sample = (0..height.min(1000)).filter_map(|row| range.get((row, column)));
+        let mut kind = None;
+        for value in sample {
+            let this = match value {
+                Data::Empty => continue,
+                Data::Int(_) | Data::Float(_) => 0,
+                Data::Bool(_) => 1,
+                Data::DateTime(_) => 2,
+                _ => 3,
+            };
+            kind = match kind {
+                None => Some(this),
+                Some(seen) if seen == this => Some(seen),
+                Some(_) => Some(3),
+            };
+        }
+        let cells = (0..height).map(|row| range.get((row, column)).unwrap_or(&Data::Empty));
+        let (data_type, array): (DataType, ArrayRef) = match kind.unwrap_or(3) {
+            0 => {
+                let mut b = Float64Builder::with_capacity(height);
+                for value in cells {
+                    match value {
+                        Data::Int(n) => b.append_value(*n as f64),
+                        Data::Float(n) => b.append_value(*n),
+                        _ => b.append_null(),
+                    }
+                }
+                (DataType::Float64, Arc::new(b.finish()))
+            }
+            1 => {
+                let mut b = BooleanBuilder::with_capacity(height);
+                for value in cells {
+                    match value {
+                        Data::Bool(flag) => b.append_value(*flag),
+                        _ => b.append_null(),
+                    }
+                }
+                (DataType::Boolean, Arc::new(b.finish()))
+            }
+            2 => {
+                let mut b = TimestampMillisecondBuilder::with_capacity(height);
+                for value in cells {
+                    match value {
+                        Data::DateTime(date) => b.append_value(
+                            ((date.as_f64() - 25_569.0) * 86_400_000.0).round() as i64,
+                        ),
+                        _ => b.append_null(),
+                    }
+                }
+                (
+                    DataType::Timestamp(TimeUnit::Millisecond, None),
+                    Arc::new(b.finish()),
+                )
+            }
+            _ => {
+                let mut b = StringBuilder::with_capacity(height, height * 8);
+                for value in cells {
+                    match value {
+                        Data::Empty => b.append_null(),
+                        Data::String(text) => b.append_value(text),
+                        other => b.append_value(other.to_string()),
+                    }
+                }
+                (DataType::Utf8, Arc::new(b.finish()))
+            }
+        };
+        fields.push(Field::new(
+            format!("column_{}", column + 1),
+            data_type,
+            true,
+        ));
+        columns.push(array);
+    }
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).expect("batch");
+    std::hint::black_box(&batch);
+    batch.num_rows() as u64
+}
+
+/// `sheetstream parquet` against `sheetstream csv` of the sheet (default
+/// threads), wall time of the best of three, and the output sizes.
+fn cli_comparison(path: &Path) {
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_sheetstream"));
+    let dir = std::env::temp_dir().join(format!("sheetstream-bench-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp folder");
+    let run = |command: &str, output: &Path, extra: &[&str]| -> (f64, u64) {
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            let start = Instant::now();
+            let mut args = vec![
+                command,
+                path.to_str().expect("path"),
+                "-o",
+                output.to_str().expect("path"),
+                "--quiet",
+            ];
+            args.extend_from_slice(extra);
+            let status = Command::new(&binary)
+                .args(&args)
+                .status()
+                .expect("run the CLI");
+            assert!(status.success(), "sheetstream {command} failed");
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        (best, std::fs::metadata(output).expect("output").len())
+    };
+    let (csv, csv_bytes) = run("csv", &dir.join("out.csv"), &[]);
+    let (parquet, parquet_bytes) = run("parquet", &dir.join("out.parquet"), &["--no-header"]);
+    println!(
+        "  CLI: sheetstream parquet {parquet:.3} s ({:.1} MB) vs sheetstream csv {csv:.3} s ({:.1} MB): {:.2}x (target <= 2x)",
+        parquet_bytes as f64 / 1e6,
+        csv_bytes as f64 / 1e6,
+        parquet / csv
+    );
+    std::fs::remove_dir_all(&dir).expect("remove the temp folder");
+}

@@ -1,0 +1,469 @@
+//! `parquet`, `arrow` and `schema`: sheets as typed columns (the library's
+//! `arrow` module) into Parquet files, an Arrow IPC stream, or a printed
+//! schema.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args, ValueEnum};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use sheetstream::arrow::arrow_array::RecordBatch;
+use sheetstream::arrow::arrow_schema::SchemaRef;
+use sheetstream::arrow::{
+    ArrowOptions, BatchReport, ColumnType, Header, ManySheetsReader, OnMismatch, SheetChoice,
+};
+use sheetstream::{ColumnSpec, OpenOptions, SharedFile, Workbook};
+
+use crate::progress::Progress;
+use crate::{Failure, worksheet_positions};
+
+/// Open workbooks, each with its file's path as its label.
+type Labelled = Vec<(String, Arc<Workbook>)>;
+
+/// How sheets become typed columns: the options every columnar command takes.
+#[derive(Args, Clone)]
+pub struct TableArgs {
+    /// The workbooks (.xlsx, .xlsm); globs are expanded by the shell.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// A sheet to read, by name or position (repeatable; default: the
+    /// first worksheet of each file).
+    #[arg(short, long, conflicts_with = "all")]
+    sheet: Vec<String>,
+    /// Every worksheet of each file.
+    #[arg(long)]
+    all: bool,
+    /// The row holding the column names, counted from 1 (default: the
+    /// first non-empty row).
+    #[arg(long, value_name = "ROW", conflicts_with = "no_header",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    header_row: Option<u32>,
+    /// No header row: columns are named column_1, column_2, ...
+    #[arg(long)]
+    no_header: bool,
+    /// Leave out the sheet's first N rows before the header is looked for.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    skip_rows: u32,
+    /// Read at most N data rows of each sheet (reading stops there).
+    #[arg(long, value_name = "N")]
+    n_rows: Option<u64>,
+    /// Only these columns, in this order: letters and ranges (A:C,F),
+    /// 1-based positions (2-4) or header names ("Amount").
+    #[arg(long, value_name = "LIST")]
+    columns: Option<String>,
+    /// Infer the column types from this many data rows.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    sample_rows: usize,
+    /// Give a column a type instead of the inferred one (repeatable):
+    /// bool, int64, float64, utf8, date, timestamp, time, duration.
+    #[arg(long, value_name = "NAME=TYPE")]
+    dtype: Vec<String>,
+    /// Fail on a value that does not fit its column (and on error cells)
+    /// instead of writing null and counting it.
+    #[arg(long)]
+    strict: bool,
+    /// Read text cells equal to this as null (repeatable).
+    #[arg(long, value_name = "TEXT")]
+    null_value: Vec<String>,
+    /// Rows per record batch.
+    #[arg(long, default_value_t = 65_536, value_name = "N")]
+    batch_size: usize,
+    /// Add a column of this name holding each row's file.
+    #[arg(long, value_name = "NAME")]
+    file_column: Option<String>,
+    /// Add a column of this name holding each row's sheet.
+    #[arg(long, value_name = "NAME")]
+    sheet_column: Option<String>,
+    /// Match columns across sheets and files by name (missing ones null)
+    /// instead of requiring the same columns everywhere.
+    #[arg(long)]
+    union_by_name: bool,
+    /// Skip sheets and files that cannot be read, and list them on stderr,
+    /// instead of failing.
+    #[arg(long)]
+    skip_unreadable: bool,
+    /// Threads: 0 for one per core.
+    #[arg(short = 't', long, default_value_t = 0, value_name = "N")]
+    threads: usize,
+    /// No progress bar and no summary of null-ed cells.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+pub struct ParquetArgs {
+    #[command(flatten)]
+    table: TableArgs,
+    /// The Parquet file (with --per-sheet, the folder of one file per sheet).
+    #[arg(short, long, value_name = "PATH")]
+    output: PathBuf,
+    /// Compression of the column chunks.
+    #[arg(long, value_enum, default_value_t = Codec::Zstd)]
+    compression: Codec,
+    /// Rows per row group.
+    #[arg(long, default_value_t = 1_048_576, value_name = "N")]
+    row_group_size: usize,
+    /// One Parquet file per sheet, named FILE-SHEET.parquet (SHEET.parquet
+    /// with one input file), in the folder given with -o, instead of one
+    /// file of every sheet.
+    #[arg(long)]
+    per_sheet: bool,
+}
+
+#[derive(Args)]
+pub struct ArrowArgs {
+    #[command(flatten)]
+    table: TableArgs,
+}
+
+#[derive(Args)]
+pub struct SchemaArgs {
+    #[command(flatten)]
+    table: TableArgs,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Codec {
+    Zstd,
+    Snappy,
+    None,
+}
+
+impl TableArgs {
+    fn options(&self) -> Result<ArrowOptions, Failure> {
+        let header = match (self.no_header, self.header_row) {
+            (true, _) => Header::None,
+            (false, Some(row)) => Header::Row(row - 1),
+            (false, None) => Header::FirstNonEmpty,
+        };
+        let mut options = ArrowOptions::new()
+            .header(header)
+            .skip_rows(self.skip_rows)
+            .n_rows(self.n_rows)
+            .schema_sample_rows(self.sample_rows)
+            .on_mismatch(if self.strict {
+                OnMismatch::Strict
+            } else {
+                OnMismatch::Coerce
+            })
+            .null_values(self.null_value.iter().cloned())
+            .batch_size(self.batch_size)
+            .file_column(self.file_column.clone())
+            .sheet_column(self.sheet_column.clone())
+            .union_by_name(self.union_by_name)
+            .skip_unreadable(self.skip_unreadable)
+            .threads(self.threads);
+        if let Some(spec) = &self.columns {
+            options = options.columns(ColumnSpec::parse(spec)?);
+        }
+        for item in &self.dtype {
+            let Some((name, ty)) = item.rsplit_once('=') else {
+                return Err(Failure::Usage(format!(
+                    "--dtype takes NAME=TYPE, not `{item}`"
+                )));
+            };
+            let Some(ty) = ColumnType::parse(ty.trim()) else {
+                return Err(Failure::Usage(format!(
+                    "unknown type `{ty}` in --dtype (known: bool, int64, float64, utf8, date, timestamp, time, duration)"
+                )));
+            };
+            options = options.dtype(name, ty);
+        }
+        Ok(options)
+    }
+
+    fn choice(&self) -> SheetChoice {
+        if self.all {
+            SheetChoice::All
+        } else if self.sheet.is_empty() {
+            SheetChoice::First
+        } else {
+            SheetChoice::Named(self.sheet.clone())
+        }
+    }
+
+    /// Opens every file, counting its compressed bytes for one progress bar.
+    fn open(&self) -> Result<(Labelled, Progress), Failure> {
+        let mut files = Vec::new();
+        let mut total = 0;
+        for path in &self.files {
+            let file = SharedFile::open(path).map_err(|err| {
+                Failure::Read(sheetstream::Error::from(io::Error::new(
+                    err.kind(),
+                    format!("{}: {err}", path.display()),
+                )))
+            })?;
+            total += file.len();
+            files.push((path, file));
+        }
+        let progress = Progress::new(total, self.quiet);
+        let mut workbooks = Vec::new();
+        for (path, file) in files {
+            let workbook = OpenOptions::new().from_reader(file.with_progress(progress.counter()));
+            match workbook {
+                Ok(workbook) => workbooks.push((path.display().to_string(), Arc::new(workbook))),
+                Err(err) if self.skip_unreadable => {
+                    eprintln!("sheetstream: skipped {}: {err}", path.display());
+                }
+                Err(err) => return Err(Failure::Read(err)),
+            }
+        }
+        Ok((workbooks, progress))
+    }
+}
+
+/// Totals of the batch reports, printed to stderr at the end.
+#[derive(Default)]
+struct Summary {
+    rows: u64,
+    error_cells: u64,
+    coerced_cells: u64,
+    dropped_cells: u64,
+    first_issue: Option<String>,
+}
+
+impl Summary {
+    fn add(&mut self, report: &BatchReport) {
+        self.rows += report.rows as u64;
+        self.error_cells += report.error_cells as u64;
+        self.coerced_cells += report.coerced_cells as u64;
+        self.dropped_cells += report.dropped_cells as u64;
+        if self.first_issue.is_none()
+            && let Some(issue) = report.issues.first()
+        {
+            let cell = sheetstream::CellRef {
+                row: issue.row,
+                column: issue.column,
+            };
+            self.first_issue = Some(format!(
+                "sheet '{}' cell {cell}: {:?}",
+                report.sheet, issue.kind
+            ));
+        }
+    }
+
+    fn print(&self, quiet: bool) {
+        if quiet || self.error_cells + self.coerced_cells + self.dropped_cells == 0 {
+            return;
+        }
+        eprintln!(
+            "sheetstream: {} error cells and {} values that did not fit their column became null; {} cells outside the columns were left out{}",
+            self.error_cells,
+            self.coerced_cells,
+            self.dropped_cells,
+            self.first_issue
+                .as_ref()
+                .map(|issue| format!(" (first: {issue})"))
+                .unwrap_or_default()
+        );
+    }
+}
+
+fn many(table: &TableArgs) -> Result<(ManySheetsReader, Progress), Failure> {
+    let options = table.options()?;
+    let (workbooks, progress) = table.open()?;
+    let reader = options.read_workbooks(workbooks, table.choice())?;
+    Ok((reader, progress))
+}
+
+/// Reads every batch into `write`, then lists skipped sheets.
+fn drain(
+    reader: &mut ManySheetsReader,
+    summary: &mut Summary,
+    mut write: impl FnMut(&RecordBatch) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    while let Some(batch) = reader.next_batch()? {
+        summary.add(reader.report());
+        write(&batch)?;
+    }
+    for skipped in reader.skipped() {
+        eprintln!(
+            "sheetstream: skipped {} sheet '{}': {}",
+            skipped.file, skipped.sheet, skipped.error
+        );
+    }
+    Ok(())
+}
+
+fn output_error(err: impl std::fmt::Display) -> Failure {
+    Failure::Output(io::Error::other(err.to_string()))
+}
+
+fn parquet_writer(
+    path: &Path,
+    schema: SchemaRef,
+    args: &ParquetArgs,
+) -> Result<ArrowWriter<BufWriter<File>>, Failure> {
+    let compression = match args.compression {
+        Codec::Zstd => Compression::ZSTD(ZstdLevel::default()),
+        Codec::Snappy => Compression::SNAPPY,
+        Codec::None => Compression::UNCOMPRESSED,
+    };
+    let properties = WriterProperties::builder()
+        .set_compression(compression)
+        .set_max_row_group_row_count(Some(args.row_group_size.max(1)))
+        .build();
+    let file = File::create(path).map_err(|err| {
+        Failure::Output(io::Error::new(
+            err.kind(),
+            format!("{}: {err}", path.display()),
+        ))
+    })?;
+    ArrowWriter::try_new(
+        BufWriter::with_capacity(1 << 20, file),
+        schema,
+        Some(properties),
+    )
+    .map_err(output_error)
+}
+
+pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
+    let table = &args.table;
+    let mut summary = Summary::default();
+    if !args.per_sheet {
+        let (mut reader, progress) = many(table)?;
+        let mut writer = parquet_writer(&args.output, reader.schema(), args)?;
+        progress.run(|| {
+            drain(&mut reader, &mut summary, |batch| {
+                writer.write(batch).map_err(output_error)
+            })
+        })?;
+        writer.close().map_err(output_error)?;
+        summary.print(table.quiet);
+        return Ok(());
+    }
+    std::fs::create_dir_all(&args.output)?;
+    let options = table.options()?;
+    let (workbooks, progress) = table.open()?;
+    let one_file = workbooks.len() == 1;
+    progress.run(|| -> Result<(), Failure> {
+        for (label, workbook) in workbooks {
+            let positions: Vec<(usize, String)> = match table.choice() {
+                SheetChoice::All => worksheet_positions(&workbook),
+                SheetChoice::First => worksheet_positions(&workbook).into_iter().take(1).collect(),
+                SheetChoice::Named(names) => {
+                    let mut chosen = Vec::new();
+                    for name in names {
+                        let position = crate::find_sheet(&workbook, &name)?;
+                        chosen.push((position, workbook.sheets()[position].name().to_owned()));
+                    }
+                    chosen
+                }
+            };
+            let stem = Path::new(&label)
+                .file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            for (position, name) in positions {
+                let read = options.read_workbooks(
+                    vec![(label.clone(), Arc::clone(&workbook))],
+                    SheetChoice::Named(vec![position.to_string()]),
+                );
+                let mut reader = match read {
+                    Ok(reader) => reader,
+                    Err(err) if table.skip_unreadable => {
+                        eprintln!("sheetstream: skipped {label} sheet '{name}': {err}");
+                        continue;
+                    }
+                    Err(err) => return Err(Failure::Read(err)),
+                };
+                let file_name = if one_file {
+                    format!("{}.parquet", safe_name(&name))
+                } else {
+                    format!("{}-{}.parquet", safe_name(&stem), safe_name(&name))
+                };
+                let mut writer =
+                    parquet_writer(&args.output.join(file_name), reader.schema(), args)?;
+                drain(&mut reader, &mut summary, |batch| {
+                    writer.write(batch).map_err(output_error)
+                })?;
+                writer.close().map_err(output_error)?;
+            }
+        }
+        Ok(())
+    })?;
+    summary.print(table.quiet);
+    Ok(())
+}
+
+/// A sheet or file name as a file name: path separators and other
+/// characters file systems refuse replaced by `_`.
+fn safe_name(name: &str) -> String {
+    name.chars()
+        .map(|ch| match ch {
+            '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|' => '_',
+            ch if ch.is_control() => '_',
+            ch => ch,
+        })
+        .collect()
+}
+
+pub fn arrow(args: &ArrowArgs) -> Result<(), Failure> {
+    let table = &args.table;
+    let (mut reader, progress) = many(table)?;
+    let stdout = io::stdout();
+    let out = BufWriter::with_capacity(1 << 20, stdout.lock());
+    let mut writer =
+        arrow_ipc::writer::StreamWriter::try_new(out, &reader.schema()).map_err(ipc_error)?;
+    let mut summary = Summary::default();
+    progress.run(|| {
+        drain(&mut reader, &mut summary, |batch| {
+            writer.write(batch).map_err(ipc_error)
+        })
+    })?;
+    writer.finish().map_err(ipc_error)?;
+    writer.into_inner().map_err(ipc_error)?.flush()?;
+    summary.print(table.quiet);
+    Ok(())
+}
+
+/// An IPC error, keeping a closed pipe recognisable.
+fn ipc_error(err: sheetstream::arrow::arrow_schema::ArrowError) -> Failure {
+    match err {
+        sheetstream::arrow::arrow_schema::ArrowError::IoError(_, err) => Failure::Output(err),
+        other => output_error(other),
+    }
+}
+
+pub fn schema(args: &SchemaArgs) -> Result<(), Failure> {
+    let table = &args.table;
+    let options = table.options()?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for path in &table.files {
+        let mut workbook = Workbook::open(path).map_err(Failure::Read)?;
+        let positions: Vec<usize> = match table.choice() {
+            SheetChoice::All => worksheet_positions(&workbook)
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect(),
+            SheetChoice::First => worksheet_positions(&workbook)
+                .into_iter()
+                .map(|(p, _)| p)
+                .take(1)
+                .collect(),
+            SheetChoice::Named(names) => names
+                .iter()
+                .map(|name| crate::find_sheet(&workbook, name))
+                .collect::<Result<_, _>>()?,
+        };
+        for position in positions {
+            let name = workbook.sheets()[position].name().to_owned();
+            let schema = options.infer_schema(&mut workbook, position)?;
+            if table.files.len() > 1 {
+                writeln!(out, "{} sheet {name}", path.display())?;
+            } else {
+                writeln!(out, "sheet {name}")?;
+            }
+            for field in schema.fields() {
+                writeln!(out, "  {}\t{}", field.name(), field.data_type())?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

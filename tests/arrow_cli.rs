@@ -1,0 +1,197 @@
+//! `sheetstream parquet`, `arrow` and `schema` on a workbook written with
+//! rust_xlsxwriter: the Parquet file read back with the parquet crate and
+//! the IPC stream read back with arrow-ipc equal what the library's Arrow
+//! reader gives.
+#![cfg(feature = "cli")]
+
+mod common;
+
+use std::process::Command;
+
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use rust_xlsxwriter::{ExcelDateTime, Format, Workbook as XlsxWorkbook};
+use sheetstream::Workbook;
+use sheetstream::arrow::ArrowOptions;
+use sheetstream::arrow::arrow_array::{Array, Int64Array, RecordBatch, StringArray};
+
+/// Two sheets: `Sales` (id, item, price, sold, when, ok) of 300 rows, and
+/// `Other` (id, note) of 2 rows.
+fn workbook() -> Vec<u8> {
+    let mut book = XlsxWorkbook::new();
+    let date = Format::new().set_num_format("yyyy-mm-dd");
+    let stamp = Format::new().set_num_format("yyyy-mm-dd hh:mm:ss");
+    let sheet = book.add_worksheet().set_name("Sales").unwrap();
+    for (column, name) in ["id", "item", "price", "sold", "when", "ok"]
+        .iter()
+        .enumerate()
+    {
+        sheet.write_string(0, column as u16, *name).unwrap();
+    }
+    for n in 1..=300u32 {
+        sheet.write_number(n, 0, f64::from(n)).unwrap();
+        sheet.write_string(n, 1, format!("item {}", n % 7)).unwrap();
+        sheet.write_number(n, 2, f64::from(n) * 0.25).unwrap();
+        let day = ExcelDateTime::from_ymd(2024, 1, 1 + (n % 28) as u8).unwrap();
+        sheet.write_datetime_with_format(n, 3, &day, &date).unwrap();
+        let moment = ExcelDateTime::from_ymd(2024, 2, 1)
+            .unwrap()
+            .and_hms((n % 24) as u16, 30, 0)
+            .unwrap();
+        sheet
+            .write_datetime_with_format(n, 4, &moment, &stamp)
+            .unwrap();
+        sheet.write_boolean(n, 5, n % 2 == 0).unwrap();
+    }
+    let other = book.add_worksheet().set_name("Other").unwrap();
+    other.write_string(0, 0, "id").unwrap();
+    other.write_string(0, 1, "note").unwrap();
+    other.write_number(1, 0, 1.0).unwrap();
+    other.write_string(1, 1, "first").unwrap();
+    other.write_number(2, 0, 2.0).unwrap();
+    book.save_to_buffer().unwrap()
+}
+
+fn library_batches(bytes: &[u8], sheet: &str) -> Vec<RecordBatch> {
+    let mut workbook = Workbook::from_bytes(bytes.to_vec()).unwrap();
+    ArrowOptions::new()
+        .read_sheet(&mut workbook, sheet)
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap()
+}
+
+/// The one batch a Parquet file of at most 1,000 rows reads back as.
+fn read_parquet(path: &std::path::Path) -> (RecordBatch, usize) {
+    let file = std::fs::File::open(path).unwrap();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .with_batch_size(1_000);
+    let row_groups = builder.metadata().num_row_groups();
+    let mut batches: Vec<RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
+    assert_eq!(batches.len(), 1);
+    (batches.remove(0), row_groups)
+}
+
+fn run(args: &[&str]) -> std::process::Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_sheetstream"))
+        .args(args)
+        .output()
+        .expect("run the sheetstream binary");
+    assert!(
+        output.status.success(),
+        "sheetstream {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+#[test]
+fn parquet_from_the_cli_reads_back_as_the_library_batches() {
+    let bytes = workbook();
+    let input = common::temp_file("arrow-cli-parquet", &bytes);
+    let mut expected = library_batches(&bytes, "Sales");
+    assert_eq!(expected.len(), 1);
+    let expected = expected.remove(0);
+    assert_eq!(expected.num_rows(), 300);
+    for codec in ["zstd", "snappy", "none"] {
+        let output = input.0.with_extension(format!("{codec}.parquet"));
+        run(&[
+            "parquet",
+            input.0.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+            "--compression",
+            codec,
+            "--row-group-size",
+            "128",
+            "--batch-size",
+            "100",
+        ]);
+        let (got, row_groups) = read_parquet(&output);
+        assert_eq!(row_groups, 3, "{codec}");
+        assert_eq!(got.schema().fields(), expected.schema().fields(), "{codec}");
+        assert_eq!(got.columns(), expected.columns(), "{codec}");
+        std::fs::remove_file(&output).unwrap();
+    }
+}
+
+#[test]
+fn one_parquet_file_per_sheet_or_one_of_every_sheet() {
+    let bytes = workbook();
+    let input = common::temp_file("arrow-cli-sheets", &bytes);
+    let folder = input.0.with_extension("sheets");
+    run(&[
+        "parquet",
+        input.0.to_str().unwrap(),
+        "--all",
+        "--per-sheet",
+        "-o",
+        folder.to_str().unwrap(),
+    ]);
+    for (sheet, rows) in [("Sales", 300), ("Other", 2)] {
+        let file = std::fs::File::open(folder.join(format!("{sheet}.parquet"))).unwrap();
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+        assert_eq!(
+            reader.metadata().file_metadata().num_rows(),
+            rows,
+            "{sheet}"
+        );
+    }
+    std::fs::remove_dir_all(&folder).unwrap();
+    // One file: columns united by name, with the sheet column.
+    let output = input.0.with_extension("all.parquet");
+    run(&[
+        "parquet",
+        input.0.to_str().unwrap(),
+        "--all",
+        "--union-by-name",
+        "--sheet-column",
+        "sheet",
+        "--columns",
+        "id,2",
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    let (all, _) = read_parquet(&output);
+    let names: Vec<&String> = all.schema_ref().fields().iter().map(|f| f.name()).collect();
+    assert_eq!(names, ["sheet", "id", "item", "note"]);
+    assert_eq!(all.num_rows(), 302);
+    let sheets = all
+        .column(0)
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
+    let ids = all.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
+    let other: Vec<i64> = (0..all.num_rows())
+        .filter(|&at| sheets.value(at) == "Other")
+        .map(|at| ids.value(at))
+        .collect();
+    assert_eq!(other, [1, 2]);
+    std::fs::remove_file(&output).unwrap();
+}
+
+#[test]
+fn the_ipc_stream_reads_back_as_the_library_batches() {
+    let bytes = workbook();
+    let input = common::temp_file("arrow-cli-ipc", &bytes);
+    let output = run(&["arrow", input.0.to_str().unwrap(), "--sheet", "Sales"]);
+    let reader =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(output.stdout), None)
+            .unwrap();
+    let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+    assert_eq!(batches, library_batches(&bytes, "Sales"));
+}
+
+#[test]
+fn schema_prints_each_sheets_columns_and_types() {
+    let bytes = workbook();
+    let input = common::temp_file("arrow-cli-schema", &bytes);
+    let output = run(&["schema", input.0.to_str().unwrap(), "--all"]);
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "sheet Sales\n  id\tInt64\n  item\tUtf8\n  price\tFloat64\n  sold\tDate32\n  when\tTimestamp(ms)\n  ok\tBoolean\nsheet Other\n  id\tInt64\n  note\tUtf8\n"
+    );
+    let bad = common::run_cli_args(&["schema", input.0.to_str().unwrap(), "--dtype", "id=huge"]);
+    assert_eq!(bad.code, Some(2), "{}", bad.stderr);
+    assert!(bad.stderr.contains("unknown type `huge`"), "{}", bad.stderr);
+}
