@@ -14,6 +14,8 @@
 //! its own) and reports its fastest of a few runs, open included. The
 //! mixed sheet has no header row: every reader reads it with none.
 
+// `ensure_all` (every workbook) is for the other benches.
+#[allow(dead_code)]
 #[path = "support/workbooks.rs"]
 mod workbooks;
 
@@ -62,6 +64,12 @@ fn main() {
     if args.iter().any(|arg| arg == "--list") {
         return;
     }
+    // Readers named on the command line run alone (an A/B pair, say).
+    let chosen: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|arg| READERS.contains(arg))
+        .collect();
     // Only the workbook this bench reads is written when missing.
     let recipe = workbooks::RECIPES
         .iter()
@@ -82,6 +90,9 @@ fn main() {
     );
     let mut results = Vec::new();
     for reader in READERS {
+        if !chosen.is_empty() && !chosen.contains(&reader) {
+            continue;
+        }
         let repetitions = match reader {
             "calamine-arrow" | "parquet-200k" | "parquet-1m" | "shared-strings" => 1,
             _ => 3,
@@ -92,6 +103,9 @@ fn main() {
             peak as f64 / 1e6
         );
         results.push((reader, seconds, peak));
+    }
+    if !chosen.is_empty() {
+        return;
     }
     let get = |name: &str| results.iter().find(|r| r.0 == name).copied().unwrap();
     let (_, count, _) = get("count-1t");

@@ -118,6 +118,7 @@ impl Error {
         Error::new(ErrorKind::InvalidValue(message.into()))
     }
 
+    #[cfg(feature = "arrow")]
     pub(crate) fn conversion(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Conversion(message.into()))
     }

@@ -301,6 +301,7 @@ impl ArrowOptions {
     /// let batch = batches.next_batch()?.expect("a batch");
     /// assert_eq!(batch.column(0).null_count(), 3);
     /// assert_eq!(batches.report().coerced_cells, 3);
+    /// drop(batches);
     /// let mut strict = options.on_mismatch(OnMismatch::Strict).read_sheet(&mut workbook, "Data")?;
     /// let err = strict.next_batch().unwrap_err();
     /// assert_eq!(err.location().row, Some(2));
