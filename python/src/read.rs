@@ -6,19 +6,16 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use arrow_array::{ArrayRef, RecordBatch, StringArray};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use sheetstream::arrow::ArrowOptions;
-use sheetstream::{SheetKind, SheetSelector};
+use sheetstream::arrow::{ArrowOptions, SheetChoice as ManySheets};
 
 use crate::arrow_ffi::import_optional;
 use crate::errors::to_py_err;
 use crate::options::options_from_kwargs;
-use crate::sheet::{SheetRef, open_reader, to_polars_frame, to_pyarrow_table};
-use crate::workbook::{OpenedWorkbook, Source};
+use crate::sheet::{SheetRef, to_polars_frame, to_pyarrow_table};
+use crate::workbook::Source;
 
 /// Which sheets `read_excel` reads of each workbook.
 enum SheetChoice {
@@ -34,12 +31,6 @@ enum SheetChoice {
 pub(crate) enum SheetArg {
     One(SheetRef),
     Many(Vec<SheetRef>),
-}
-
-/// One sheet to read: which workbook, which position.
-struct Task {
-    workbook: usize,
-    position: usize,
 }
 
 /// Runs `work(i)` for `i` in `0..count` on up to `threads` threads and
@@ -73,42 +64,6 @@ fn on_threads<T: Send>(count: usize, threads: usize, work: impl Fn(usize) -> T +
     });
     results.sort_by_key(|(index, _)| *index);
     results.into_iter().map(|(_, result)| result).collect()
-}
-
-/// A constant Utf8 column appended to every batch (the `file` and `sheet`
-/// columns).
-fn with_constant_columns(
-    batches: Vec<RecordBatch>,
-    schema: &SchemaRef,
-    columns: &[(String, String)],
-) -> PyResult<(SchemaRef, Vec<RecordBatch>)> {
-    if columns.is_empty() {
-        return Ok((schema.clone(), batches));
-    }
-    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
-    for (name, _) in columns {
-        if schema.field_with_name(name).is_ok() {
-            return Err(PyValueError::new_err(format!(
-                "the sheet already has a column named {name:?}; choose another file_column/sheet_column"
-            )));
-        }
-        fields.push(Field::new(name, DataType::Utf8, false));
-    }
-    let extended = Arc::new(Schema::new(fields));
-    let batches = batches
-        .into_iter()
-        .map(|batch| {
-            let mut arrays: Vec<ArrayRef> = batch.columns().to_vec();
-            for (_, value) in columns {
-                arrays.push(Arc::new(StringArray::from_iter_values(
-                    std::iter::repeat_n(value.as_str(), batch.num_rows()),
-                )));
-            }
-            RecordBatch::try_new(extended.clone(), arrays)
-                .map_err(|err| PyValueError::new_err(err.to_string()))
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok((extended, batches))
 }
 
 /// Reads sheets of one or many workbooks into one polars DataFrame (the
@@ -163,46 +118,34 @@ pub(crate) fn read_excel<'py>(
         threads
     };
 
-    // Open every workbook, then list the sheets to read.
-    let opened = py.detach(|| on_threads(sources.len(), threads, |i| sources[i].open_shared()));
-    let workbooks = opened
-        .into_iter()
-        .map(|result| result.map_err(|err| to_py_err(py, &err)))
-        .collect::<PyResult<Vec<OpenedWorkbook>>>()?;
-    let mut tasks = Vec::new();
-    for (index, workbook) in workbooks.iter().enumerate() {
-        match &choice {
-            SheetChoice::All => tasks.extend(
-                workbook
-                    .sheets()
-                    .iter()
-                    .filter(|info| info.kind() == SheetKind::Worksheet)
-                    .map(|info| Task {
-                        workbook: index,
-                        position: info.position(),
-                    }),
-            ),
-            SheetChoice::These(sheets) => {
-                for sheet in sheets {
-                    let position = match sheet {
-                        SheetRef::Position(position) => position.position(workbook.sheets()),
-                        SheetRef::Name(name) => name.as_str().position(workbook.sheets()),
-                    }
-                    .map_err(|err| to_py_err(py, &err))?;
-                    tasks.push(Task {
-                        workbook: index,
-                        position,
-                    });
-                }
-            }
-        }
+    // Open every workbook (in parallel), then read the sheets on the Arrow
+    // layer's pool: one schema, columns united by position or by name with
+    // types promoted by its rules, file and sheet columns.
+    let opened = py.detach(|| on_threads(sources.len(), threads, |i| sources[i].open_any()));
+    let mut workbooks = Vec::with_capacity(sources.len());
+    for (source, result) in sources.iter().zip(opened) {
+        let workbook = result.map_err(|err| to_py_err(py, &err))?;
+        workbooks.push((source.label(), Arc::new(workbook)));
     }
-
-    // Read every sheet.
-    let read = py.detach(|| {
-        on_threads(tasks.len(), threads, |i| {
-            let task = &tasks[i];
-            let mut reader = open_reader(&workbooks[task.workbook], task.position, &options)?;
+    let sheets = match choice {
+        SheetChoice::All => ManySheets::All,
+        SheetChoice::These(refs) => ManySheets::Named(
+            refs.into_iter()
+                .map(|sheet| match sheet {
+                    SheetRef::Position(position) => position.to_string(),
+                    SheetRef::Name(name) => name,
+                })
+                .collect(),
+        ),
+    };
+    let options = options
+        .union_by_name(union_by_name)
+        .file_column(file_column)
+        .sheet_column(sheet_column)
+        .threads(threads);
+    let (schema, batches) = py
+        .detach(|| {
+            let mut reader = options.read_workbooks(workbooks, sheets)?;
             let schema = arrow_array::RecordBatchReader::schema(&reader);
             let mut batches = Vec::new();
             while let Some(batch) = reader.next_batch()? {
@@ -210,65 +153,7 @@ pub(crate) fn read_excel<'py>(
             }
             Ok::<_, sheetstream::Error>((schema, batches))
         })
-    });
-    let mut parts = Vec::with_capacity(tasks.len());
-    for (task, result) in tasks.iter().zip(read) {
-        let (schema, batches) = result.map_err(|err| to_py_err(py, &err))?;
-        let mut constants = Vec::new();
-        if let Some(name) = &file_column {
-            constants.push((name.clone(), sources[task.workbook].label()));
-        }
-        if let Some(name) = &sheet_column {
-            let sheet_name = workbooks[task.workbook].sheets()[task.position].name();
-            constants.push((name.clone(), sheet_name.to_owned()));
-        }
-        parts.push(with_constant_columns(batches, &schema, &constants)?);
-    }
-    if parts.is_empty() {
-        return Err(PyValueError::new_err("no sheets to read"));
-    }
-
-    if union_by_name {
-        // Columns matched by name, missing ones null: the consumer's
-        // diagonal concatenation.
-        return match to {
-            "polars" => {
-                let frames = parts
-                    .into_iter()
-                    .map(|(schema, batches)| to_polars_frame(py, schema, batches))
-                    .collect::<PyResult<Vec<_>>>()?;
-                let polars = import_optional(py, "polars", "polars")?;
-                let kwargs = PyDict::new(py);
-                kwargs.set_item("how", "diagonal_relaxed")?;
-                polars.getattr("concat")?.call((frames,), Some(&kwargs))
-            }
-            _ => {
-                let tables = parts
-                    .into_iter()
-                    .map(|(schema, batches)| to_pyarrow_table(py, schema, batches))
-                    .collect::<PyResult<Vec<_>>>()?;
-                let pyarrow = import_optional(py, "pyarrow", "pyarrow")?;
-                let kwargs = PyDict::new(py);
-                kwargs.set_item("promote_options", "permissive")?;
-                let table = pyarrow
-                    .getattr("concat_tables")?
-                    .call((tables,), Some(&kwargs))?;
-                finish_table(py, table, to)
-            }
-        };
-    }
-    let schema = parts[0].0.clone();
-    let mut batches = Vec::new();
-    for (part_schema, part_batches) in parts {
-        if part_schema.fields() != schema.fields() {
-            return Err(PyValueError::new_err(format!(
-                "the sheets have different columns ({} and {}); pass union_by_name=True to match them by name",
-                describe(&schema),
-                describe(&part_schema)
-            )));
-        }
-        batches.extend(part_batches);
-    }
+        .map_err(|err| to_py_err(py, &err))?;
     match to {
         "polars" => to_polars_frame(py, schema, batches),
         _ => finish_table(py, to_pyarrow_table(py, schema, batches)?, to),
@@ -285,13 +170,4 @@ fn finish_table<'py>(
         return table.call_method0("to_pandas");
     }
     Ok(table)
-}
-
-fn describe(schema: &Schema) -> String {
-    let fields: Vec<String> = schema
-        .fields()
-        .iter()
-        .map(|field| format!("{}: {}", field.name(), field.data_type()))
-        .collect();
-    format!("[{}]", fields.join(", "))
 }

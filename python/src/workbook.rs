@@ -1,7 +1,7 @@
 //! `sheetstream.open` and the `Workbook` class: the sheet list and the
 //! defined names of an opened workbook.
 
-use std::io::Cursor;
+use std::io::{self, Cursor, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -80,17 +80,14 @@ impl Source {
         })
     }
 
-    /// Opens the shared workbook alone, without its defined names (the
-    /// readers of `read_excel`).
-    pub(crate) fn open_shared(&self) -> Result<OpenedWorkbook, sheetstream::Error> {
-        Ok(match self {
-            Source::Path(path) => {
-                OpenedWorkbook::File(Arc::new(sheetstream::Workbook::open(path)?))
-            }
-            Source::Bytes(bytes) => {
-                OpenedWorkbook::Bytes(Arc::new(sheetstream::Workbook::from_bytes(bytes.clone())?))
-            }
-        })
+    /// Opens the workbook over an [`AnyReader`], so that workbooks from
+    /// files and from memory can be read together (`read_excel`).
+    pub(crate) fn open_any(&self) -> Result<sheetstream::Workbook<AnyReader>, sheetstream::Error> {
+        let reader = match self {
+            Source::Path(path) => AnyReader::File(SharedFile::open(path)?),
+            Source::Bytes(bytes) => AnyReader::Bytes(Cursor::new(bytes.clone())),
+        };
+        sheetstream::Workbook::from_reader(reader)
     }
 
     /// How the workbook is named in reprs and in the `file` column.
@@ -98,6 +95,31 @@ impl Source {
         match self {
             Source::Path(path) => path.display().to_string(),
             Source::Bytes(bytes) => format!("<{} bytes>", bytes.len()),
+        }
+    }
+}
+
+/// A file or bytes in memory, as one reader type.
+#[derive(Clone)]
+pub(crate) enum AnyReader {
+    File(SharedFile),
+    Bytes(Cursor<Arc<[u8]>>),
+}
+
+impl Read for AnyReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            AnyReader::File(file) => file.read(buf),
+            AnyReader::Bytes(bytes) => bytes.read(buf),
+        }
+    }
+}
+
+impl Seek for AnyReader {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match self {
+            AnyReader::File(file) => file.seek(pos),
+            AnyReader::Bytes(bytes) => bytes.seek(pos),
         }
     }
 }

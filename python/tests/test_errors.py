@@ -103,3 +103,63 @@ def test_damaged_zip(write_workbook: WriteWorkbook, tmp_path: pathlib.Path) -> N
     with pytest.raises(sheetstream.Error) as caught:
         sheetstream.open(bad)
     assert type(caught.value) in (sheetstream.ZipError, sheetstream.NotXlsxError)
+
+
+def bad_row_31(replacement: str):  # type: ignore[no-untyped-def]
+    from conftest import number_rows
+
+    for index, row in enumerate(number_rows(100, 3)):
+        yield replacement if index == 30 else row
+
+
+def test_bad_cell_value_names_sheet_row_and_column(tmp_path: pathlib.Path, cli: pathlib.Path) -> None:
+    from conftest import write_plain_package
+
+    # B31 is a boolean cell holding 7.
+    row = '<row r="31"><c r="A31"><v>1</v></c><c r="B31" t="b"><v>7</v></c></row>'
+    path = write_plain_package(tmp_path / "bad-value.xlsx", {"Numbers": bad_row_31(row)})
+    sheet = sheetstream.open(path).sheet("Numbers", schema_sample_rows=5)
+    with pytest.raises(sheetstream.CellError) as caught:
+        sheet.to_arrow()
+    err = caught.value
+    assert (err.sheet, err.row, err.column) == ("Numbers", 31, 2)
+    result = run_cli(cli, "csv", path, "--quiet")
+    assert result.stderr.strip() == f"sheetstream: {err}"
+    # Through the PyCapsule stream: the consumer's exception, our message.
+    import re
+
+    import pyarrow
+
+    with pytest.raises(pyarrow.ArrowInvalid, match=re.escape(str(err))):
+        pyarrow.table(sheetstream.open(path).sheet("Numbers", schema_sample_rows=5))
+
+
+def test_error_inside_a_sheet_names_sheet_part_and_offset(tmp_path: pathlib.Path, cli: pathlib.Path) -> None:
+    from conftest import write_plain_package
+
+    # Row 31: an unclosed cell.
+    row = '<row r="31"><c r="A31"><v>1</v><c r="B31"><v>2</v></c></row>'
+    rows = bad_row_31(row)
+
+    path = write_plain_package(tmp_path / "bad-row.xlsx", {"Numbers": rows})
+    sheet_reader = sheetstream.open(path).sheet("Numbers", batch_size=10, schema_sample_rows=5)
+    with pytest.raises(sheetstream.XmlError) as caught:
+        for _ in sheet_reader.iter_rows():
+            pass
+    err = caught.value
+    assert err.sheet == "Numbers"
+    assert err.part == "xl/worksheets/sheet1.xml"
+    assert isinstance(err.offset, int) and err.offset > 3000  # past 30 rows
+    result = run_cli(cli, "csv", path, "--quiet")
+    assert result.returncode == 1
+    assert result.stderr.strip() == f"sheetstream: {err}"
+    # The same error through every way of reading.
+    for read in (
+        lambda: sheet_reader.to_arrow(),
+        lambda: sheet_reader.to_polars(),
+        lambda: list(sheet_reader.iter_batches()),
+        lambda: sheetstream.read_excel(path),
+    ):
+        with pytest.raises(sheetstream.XmlError) as again:
+            read()
+        assert str(again.value) == str(err)
