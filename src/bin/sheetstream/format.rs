@@ -84,6 +84,9 @@ pub enum DateStyle {
 impl DateStyle {
     /// Checks a pattern for unknown directives.
     pub fn pattern(pattern: &str) -> Result<DateStyle, String> {
+        if pattern.is_empty() {
+            return Err("an empty pattern would write every date as nothing".into());
+        }
         let mut chars = pattern.chars();
         while let Some(ch) = chars.next() {
             if ch == '%' {
@@ -316,5 +319,6 @@ mod tests {
         assert!(DateStyle::pattern("%d/%m/%Y %H:%M").is_ok());
         assert!(DateStyle::pattern("%q").is_err());
         assert!(DateStyle::pattern("100%").is_err());
+        assert!(DateStyle::pattern("").is_err());
     }
 }
