@@ -1495,7 +1495,7 @@ fn no_cells_case(bin: &Path, workbook: &Path, threads: &str) -> Outcome {
 #[test]
 fn corpus_first_sheet_as_csv() {
     let Some(root) = corpus_root() else {
-        println!("skipping: ../shared/conformance/corpus not found");
+        common::skip_notice("corpus_first_sheet_as_csv", "../shared/conformance/corpus");
         return;
     };
     let bin = corpus_binary();

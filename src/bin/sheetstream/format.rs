@@ -262,6 +262,8 @@ mod tests {
                 format!("{value:e}")
             };
             assert_eq!(out, expected, "{value:?}");
+            // The library's Display writes what the CSV writes.
+            assert_eq!(out, Value::Number(value).to_string(), "{value:?}");
         }
         for (value, expected) in [
             (-0.0, "-0"),
@@ -301,6 +303,8 @@ mod tests {
                 format!("{civil}")
             };
             assert_eq!(out, expected, "{serial}");
+            let date = sheetstream::DateTime::from_serial(serial, sheetstream::DateSystem::V1900);
+            assert_eq!(out, Value::DateTime(date).to_string(), "{serial}");
         }
     }
 
