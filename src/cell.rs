@@ -54,6 +54,43 @@ impl Value<'_> {
     }
 }
 
+impl fmt::Display for Value<'_> {
+    /// The value as the `sheetstream csv` command writes it: numbers in
+    /// their shortest form that reads back as the same double (plain digits
+    /// for everyday magnitudes, an exponent below 1e-5 and from 1e16),
+    /// text and error codes as they are, booleans as `TRUE`/`FALSE`, dates
+    /// as [`DateTime`]'s `Display` writes them.
+    ///
+    /// ```
+    /// use sheetstream::Value;
+    /// assert_eq!(Value::Number(1.5e-7).to_string(), "1.5e-7");
+    /// assert_eq!(Value::Number(42.0).to_string(), "42");
+    /// assert_eq!(Value::Bool(false).to_string(), "FALSE");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Value::Number(number) => write_number(f, number),
+            Value::Text(text) | Value::Error(text) => f.write_str(text),
+            Value::Bool(flag) => f.write_str(if flag { "TRUE" } else { "FALSE" }),
+            Value::DateTime(date) => fmt::Display::fmt(&date, f),
+        }
+    }
+}
+
+/// A number in its shortest round-trip form, as the CSV writes it.
+pub(crate) fn write_number(f: &mut impl fmt::Write, number: f64) -> fmt::Result {
+    let magnitude = number.abs();
+    if number.fract() == 0.0 && magnitude < 1e15 {
+        // `{}` of a whole double below 1e15 is its digits (and `-0` for -0.0).
+        return write!(f, "{number}");
+    }
+    if magnitude == 0.0 || (1e-5..1e16).contains(&magnitude) {
+        write!(f, "{number}")
+    } else {
+        write!(f, "{number:e}")
+    }
+}
+
 /// One non-empty cell of a row.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cell<'a> {

@@ -150,6 +150,29 @@ impl DateTime {
     }
 }
 
+impl fmt::Display for DateTime {
+    /// As the `sheetstream csv` command writes a date by default: ISO 8601,
+    /// `2024-03-01` for a date at midnight, `2024-03-01T12:30:00` otherwise
+    /// (with `.mmm` when the millisecond is not zero); a serial Excel cannot
+    /// show as a date ([`DateTime::to_civil`] is None) as its number.
+    ///
+    /// ```
+    /// use sheetstream::{DateSystem, DateTime};
+    /// assert_eq!(DateTime::from_serial(45352.0, DateSystem::V1900).to_string(), "2024-03-01");
+    /// assert_eq!(DateTime::from_serial(45352.5, DateSystem::V1900).to_string(), "2024-03-01T12:00:00");
+    /// assert_eq!(DateTime::from_serial(-1.0, DateSystem::V1900).to_string(), "-1");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.to_civil() {
+            Some(civil) if civil.is_midnight() => {
+                write!(f, "{:04}-{:02}-{:02}", civil.year, civil.month, civil.day)
+            }
+            Some(civil) => fmt::Display::fmt(&civil, f),
+            None => crate::cell::write_number(f, self.serial),
+        }
+    }
+}
+
 /// A calendar date and time of day to the millisecond.
 ///
 /// Dates are proleptic Gregorian, except that 1900-02-29 is possible: it is
@@ -200,6 +223,11 @@ impl CivilDateTime {
     /// The millisecond, 0 to 999.
     pub fn millisecond(&self) -> u16 {
         self.millisecond
+    }
+
+    /// Whether the time of day is 00:00:00.000.
+    pub fn is_midnight(&self) -> bool {
+        self.hour == 0 && self.minute == 0 && self.second == 0 && self.millisecond == 0
     }
 }
 

@@ -188,7 +188,8 @@ impl Record {
 /// let mut records = workbook.deserialize("Data")?;
 /// let first: Sale = records.next_row()?.expect("a record");
 /// assert_eq!((first.item, first.amount, first.in_stock), ("apples", 10, true));
-/// assert_eq!(first.sold_on, "2024-03-01T00:00:00");
+/// // A date into a String: the text the CSV writes.
+/// assert_eq!(first.sold_on, "2024-03-01");
 /// assert_eq!(first.doubled, Some(20.0));
 /// let second: Sale = records.next_row()?.expect("a record");
 /// assert_eq!((second.item, second.doubled), ("pears", None));
@@ -428,10 +429,7 @@ fn owned_text(value: Value<'_>) -> String {
         Value::Text(text) | Value::Error(text) => text.to_owned(),
         Value::Bool(true) => "TRUE".to_owned(),
         Value::Bool(false) => "FALSE".to_owned(),
-        Value::DateTime(date) => match date.to_civil() {
-            Some(civil) => civil.to_string(),
-            None => number_text(date.serial()),
-        },
+        Value::DateTime(date) => date.to_string(),
     }
 }
 
@@ -795,7 +793,10 @@ impl<'de> CellDeserializer<'de> {
         match self.value {
             Some(Value::Text(text) | Value::Error(text)) => visitor.visit_borrowed_str(text),
             Some(Value::DateTime(date)) => match date.to_civil() {
-                Some(civil) => visitor.visit_string(dates::text_for::<V>(civil)),
+                Some(civil) => match dates::text_for::<V>(date, civil) {
+                    Ok(text) => visitor.visit_string(text),
+                    Err(message) => Err(de::Error::custom(message)),
+                },
                 None => visitor.visit_string(number_text(date.serial())),
             },
             Some(value) => visitor.visit_string(owned_text(value)),
@@ -980,24 +981,39 @@ mod dates {
         Date,
         Time,
         DateTime,
+        /// Anything else (`String`, `&str`, your own type): the text the
+        /// CSV writes.
+        Text,
     }
 
-    pub(super) fn text_for<'de, V: Visitor<'de>>(civil: CivilDateTime) -> String {
+    /// The text a date cell gives the visitor: what the CSV writes (the
+    /// date alone at midnight) for a `String` or a date-time type; the date
+    /// for a date-only type, refused when the cell has a time of day (it
+    /// would be cut silently); the time for a time-only type.
+    pub(super) fn text_for<'de, V: Visitor<'de>>(
+        date: crate::date::DateTime,
+        civil: CivilDateTime,
+    ) -> Result<String, String> {
         let full = civil.to_string();
         match wanted(type_name::<V>()) {
-            Wanted::DateTime => full,
-            Wanted::Date => full
+            Wanted::Text => Ok(date.to_string()),
+            Wanted::DateTime => Ok(full),
+            Wanted::Date if !civil.is_midnight() => Err(format!(
+                "the date-time {full} has a time of day, which a date-only field would drop; \
+                 deserialise it into a date-time type and take its date"
+            )),
+            Wanted::Date => Ok(full
                 .split_once('T')
-                .map_or(full.clone(), |(date, _)| date.to_owned()),
-            Wanted::Time => full
+                .map_or(full.clone(), |(date, _)| date.to_owned())),
+            Wanted::Time => Ok(full
                 .split_once('T')
-                .map_or(full.clone(), |(_, time)| time.to_owned()),
+                .map_or(full.clone(), |(_, time)| time.to_owned())),
         }
     }
 
     #[cfg(not(any(feature = "chrono", feature = "jiff")))]
     fn wanted(_visitor: &str) -> Wanted {
-        Wanted::DateTime
+        Wanted::Text
     }
 
     /// Compares the visitor with the ones the date-only and time-only types
@@ -1013,18 +1029,20 @@ mod dates {
             {
                 known.extend(probe::<chrono::NaiveDate>().map(|name| (name, Wanted::Date)));
                 known.extend(probe::<chrono::NaiveTime>().map(|name| (name, Wanted::Time)));
+                known.extend(probe::<chrono::NaiveDateTime>().map(|name| (name, Wanted::DateTime)));
             }
             #[cfg(feature = "jiff")]
             {
                 known.extend(probe::<jiff::civil::Date>().map(|name| (name, Wanted::Date)));
                 known.extend(probe::<jiff::civil::Time>().map(|name| (name, Wanted::Time)));
+                known.extend(probe::<jiff::civil::DateTime>().map(|name| (name, Wanted::DateTime)));
             }
             known
         });
         known
             .iter()
             .find(|(name, _)| *name == visitor)
-            .map_or(Wanted::DateTime, |(_, wanted)| *wanted)
+            .map_or(Wanted::Text, |(_, wanted)| *wanted)
     }
 
     /// The type name of the visitor `T` hands its deserializer.

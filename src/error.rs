@@ -182,6 +182,8 @@ impl fmt::Display for ErrorKind {
             ErrorKind::NotZip { detail } => write!(f, "not an .xlsx file: {detail}"),
             ErrorKind::Zip(message) => write!(f, "damaged ZIP container: {message}"),
             ErrorKind::Package(message) => write!(f, "not a spreadsheet package: {message}"),
+            // "missing the workbook part (...)", "missing part xl/styles.xml".
+            ErrorKind::MissingPart(part) if part.starts_with("the ") => write!(f, "missing {part}"),
             ErrorKind::MissingPart(part) => write!(f, "missing part {part}"),
             ErrorKind::Xml(message) => write!(f, "malformed XML: {message}"),
             ErrorKind::InvalidUtf8 => f.write_str("invalid UTF-8"),

@@ -62,11 +62,18 @@ enum Failure {
     Panic(Box<dyn Any + Send>),
 }
 
-impl<R> Workbook<R> {
+impl<R: Read + Seek + Clone + Send> Workbook<R> {
     /// Sets up a parallel read of this workbook's worksheets (all of them,
     /// unless [`Parallel::sheets`] says otherwise) with as many threads as
     /// the machine has cores, at most one per sheet. A single sheet is read
     /// by two threads, inflating and scanning at the same time.
+    ///
+    /// The reader must be `Read + Seek + Clone + Send`: every worker reads
+    /// through its own clone of it. [`Workbook::open`] (a [`SharedFile`](crate::SharedFile))
+    /// and [`Workbook::from_bytes`] give one; a `std::fs::File` or a
+    /// `BufReader` is not `Clone`, so a workbook opened from one with
+    /// [`Workbook::from_reader`] has no `parallel()`: open the path with
+    /// `Workbook::open` instead, or read the bytes and use `from_bytes`.
     pub fn parallel(&self) -> Parallel<'_, R> {
         Parallel {
             workbook: self,
@@ -108,7 +115,9 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         self
     }
 
-    /// Calls a closure with every row of every selected sheet. `make` is
+    /// Calls a closure with every row of every selected sheet (a
+    /// `ControlFlow::Break` value stops every thread but is not returned:
+    /// rows of several threads have no one last value). `make` is
     /// called once per thread and returns that thread's closure, which owns
     /// its state; the closure gets the sheet and the row and returns what
     /// [`RowFlow`] allows (`()`, a `bool`, a `ControlFlow`).

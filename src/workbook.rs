@@ -45,7 +45,18 @@ pub struct Workbook<R = SharedFile> {
     pub(crate) limits: Limits,
 }
 
-/// Names a sheet: by position in [`Workbook::sheets`] (`usize`) or by name (`&str`).
+/// Names a sheet: by position in [`Workbook::sheets`] (`usize`) or by name
+/// (`&str`, `String`, `&String`).
+///
+/// ```
+/// # fn main() -> Result<(), sheetstream::Error> {
+/// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+/// let name: String = "Data".to_owned();
+/// workbook.for_each_row(&name, |_row| ())?;
+/// workbook.for_each_row(name, |_row| ())?;
+/// # Ok(())
+/// # }
+/// ```
 pub trait SheetSelector {
     /// The position of the sheet in `sheets`.
     ///
@@ -77,28 +88,86 @@ impl SheetSelector for &str {
     }
 }
 
+impl SheetSelector for String {
+    fn position(&self, sheets: &[SheetInfo]) -> Result<usize> {
+        self.as_str().position(sheets)
+    }
+}
+
+impl SheetSelector for &String {
+    fn position(&self, sheets: &[SheetInfo]) -> Result<usize> {
+        self.as_str().position(sheets)
+    }
+}
+
 /// What a row closure returns to go on or stop: `()` always goes on, a
-/// `bool` goes on while `true`, and `ControlFlow` says it outright.
-pub trait RowFlow {
+/// `bool` goes on while `true`, and `ControlFlow` says it outright; its
+/// `Break` value comes back from [`Workbook::for_each_row`] as
+/// `Some(value)` (`None` when the rows ran out first).
+///
+/// ```
+/// use std::ops::ControlFlow;
+///
+/// # fn main() -> Result<(), sheetstream::Error> {
+/// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+/// // The first row whose column B is over 15.
+/// let found = workbook.for_each_row("Data", |row| {
+///     match row.get(1).and_then(|cell| cell.value().as_f64()) {
+///         Some(amount) if amount > 15.0 => ControlFlow::Break(row.index()),
+///         _ => ControlFlow::Continue(()),
+///     }
+/// })?;
+/// assert_eq!(found, Some(2));
+/// # Ok(())
+/// # }
+/// ```
+pub trait RowFlow: Sized {
+    /// What [`Workbook::for_each_row`] returns: `()`, or the `Break` value
+    /// of a `ControlFlow` as an `Option`.
+    type Output;
+
+    /// Whether to go on, or the value to stop with.
+    fn flow(self) -> ControlFlow<Self::Output>;
+
+    /// What is returned when the rows ran out before the closure stopped.
+    fn finished() -> Self::Output;
+
     /// Whether to read the next row.
-    fn keep_going(self) -> bool;
+    fn keep_going(self) -> bool {
+        self.flow().is_continue()
+    }
 }
 
 impl RowFlow for () {
-    fn keep_going(self) -> bool {
-        true
+    type Output = ();
+    fn flow(self) -> ControlFlow<()> {
+        ControlFlow::Continue(())
     }
+    fn finished() {}
 }
 
 impl RowFlow for bool {
-    fn keep_going(self) -> bool {
-        self
+    type Output = ();
+    fn flow(self) -> ControlFlow<()> {
+        if self {
+            ControlFlow::Continue(())
+        } else {
+            ControlFlow::Break(())
+        }
     }
+    fn finished() {}
 }
 
 impl<B> RowFlow for ControlFlow<B> {
-    fn keep_going(self) -> bool {
-        self.is_continue()
+    type Output = Option<B>;
+    fn flow(self) -> ControlFlow<Option<B>> {
+        match self {
+            ControlFlow::Continue(()) => ControlFlow::Continue(()),
+            ControlFlow::Break(value) => ControlFlow::Break(Some(value)),
+        }
+    }
+    fn finished() -> Option<B> {
+        None
     }
 }
 
@@ -236,6 +305,27 @@ impl<R: Read + Seek> Workbook<R> {
 
     /// A pull reader over the rows of a sheet.
     ///
+    /// The reader borrows the workbook mutably (it reads through the
+    /// workbook's file handle), so one workbook has one pull reader at a
+    /// time. To stream two sheets side by side, open the workbook twice:
+    /// cheap, since opening reads only the directory and the small parts,
+    /// and [`Workbook::from_bytes`] shares the bytes. (Or read every sheet
+    /// at once with [`Workbook::parallel`].)
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let bytes = std::fs::read("examples/data/sales.xlsx")?;
+    /// let bytes: std::sync::Arc<[u8]> = bytes.into();
+    /// let mut left = sheetstream::Workbook::from_bytes(bytes.clone())?;
+    /// let mut right = sheetstream::Workbook::from_bytes(bytes)?;
+    /// let (mut a, mut b) = (left.rows(0)?, right.rows(0)?);
+    /// while let (Some(x), Some(y)) = (a.next_row()?, b.next_row()?) {
+    ///     assert_eq!(x.index(), y.index());
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
     /// # Errors
     ///
     /// No such sheet, or its part is missing from the archive.
@@ -288,22 +378,24 @@ impl<R: Read + Seek> Workbook<R> {
     }
 
     /// Calls `f` with each row of a sheet, in file order, until it asks to
-    /// stop (see [`RowFlow`]).
+    /// stop (see [`RowFlow`]). Returns `()` for closures returning `()` or
+    /// `bool`; for `ControlFlow<B>`, `Some` of the `Break` value, or `None`
+    /// when the rows ran out.
     ///
     /// # Errors
     ///
     /// As [`Workbook::rows`] and [`SheetRows::next_row`].
-    pub fn for_each_row<F, T>(&mut self, sheet: impl SheetSelector, mut f: F) -> Result<()>
+    pub fn for_each_row<F, T>(&mut self, sheet: impl SheetSelector, mut f: F) -> Result<T::Output>
     where
         F: FnMut(Row<'_>) -> T,
         T: RowFlow,
     {
         let mut rows = self.rows(sheet)?;
         while let Some(row) = rows.next_row()? {
-            if !f(row).keep_going() {
-                break;
+            if let ControlFlow::Break(value) = f(row).flow() {
+                return Ok(value);
             }
         }
-        Ok(())
+        Ok(T::finished())
     }
 }

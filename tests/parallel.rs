@@ -106,7 +106,10 @@ where
 #[test]
 fn parallel_paths_match_serial_on_the_corpus() {
     let Some(paths) = common::corpus_root().map(|root| common::corpus_workbooks(&root)) else {
-        println!("skipping: ../shared/conformance/corpus not found");
+        common::skip_notice(
+            "parallel_paths_match_serial_on_the_corpus",
+            "../shared/conformance/corpus",
+        );
         return;
     };
     let (mut compared, mut refused) = (0, 0);

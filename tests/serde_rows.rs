@@ -136,7 +136,8 @@ fn by_header_name_with_borrowed_text_and_options() {
             Some(34),
             9.5,
             true,
-            "2020-01-31T00:00:00".to_owned(),
+            // A date into a String: the text the CSV writes (and Display).
+            "2020-01-31".to_owned(),
             "2020-01-31T13:45:30".to_owned(),
             "100".to_owned(),
             1
@@ -147,7 +148,7 @@ fn by_header_name_with_borrowed_text_and_options() {
     // The formatted row without cells is skipped.
     assert_eq!(people[2].0, "Cy");
     assert_eq!(people[2].7, 4);
-    assert_eq!(people[3].4, "2024-02-29T00:00:00");
+    assert_eq!(people[3].4, "2024-02-29");
 }
 
 #[test]
@@ -218,7 +219,7 @@ fn maps_by_header_and_by_column_letter() {
     assert_eq!(row["Name"], "Ann");
     assert_eq!(row["Score"], 9.5);
     assert_eq!(row["Member"], true);
-    assert_eq!(row["Joined"], "2020-01-31T00:00:00");
+    assert_eq!(row["Joined"], "2020-01-31");
     let row: BTreeMap<String, serde_json::Value> = records.next_row().unwrap().unwrap();
     assert!(!row.contains_key("Age"), "empty cells are left out");
 
@@ -388,6 +389,19 @@ fn dates_into_chrono() {
         .unwrap();
     assert_eq!(rows[0].last_seen.to_string(), "13:45:30");
     assert_eq!(rows[2].joined.to_string(), "1999-12-31 00:00:00");
+
+    // A date-time into a date-only type would lose its time: an error.
+    #[derive(Debug, Deserialize)]
+    struct Cut {
+        #[serde(rename = "Last seen")]
+        _last_seen: chrono::NaiveDate,
+    }
+    let err = workbook
+        .deserialize("People")
+        .unwrap()
+        .next_row::<Cut>()
+        .unwrap_err();
+    assert!(err.to_string().contains("has a time of day"), "{err}");
 }
 
 #[cfg(feature = "jiff")]

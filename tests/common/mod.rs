@@ -569,3 +569,15 @@ pub fn corpus_workbooks(root: &Path) -> Vec<PathBuf> {
     found.sort();
     found
 }
+
+/// Says, in the normal `cargo test` output, that a test skipped its work
+/// because `../shared` is absent. Written to the process's stderr itself,
+/// not through `println!`, which the test harness captures and shows only
+/// for failing tests or with `--nocapture`.
+pub fn skip_notice(test: &str, what: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "note: test {test} skipped: {what} not found (../shared is absent)"
+    );
+}

@@ -1,6 +1,5 @@
 //! `csv` and `jsonl`: sheets out as CSV/TSV files or JSON lines.
 
-use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -8,29 +7,38 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use clap::Args;
-use sheetstream::{Row, SheetInfo, Workbook};
+use sheetstream::{ColumnSpec, Row, SheetInfo, Workbook};
 
+use crate::columns::{self, CellSlots};
 use crate::format::{self, DateStyle};
-use crate::{Common, Failure, find_sheet, open, worksheet_positions};
+use crate::input::{Input, inputs};
+use crate::{Common, Failure, SheetChoice, escape, worksheet_positions};
 
 #[derive(Args)]
 pub struct CsvArgs {
     #[command(flatten)]
     common: Common,
-    /// The sheet, by name or by position as `sheets` lists it (default: the
-    /// first worksheet).
-    #[arg(short, long, conflicts_with = "all")]
-    sheet: Option<String>,
-    /// Every worksheet, one file each (named after the sheet) in the folder
-    /// given with -o, converted in parallel.
-    #[arg(long, requires = "output")]
+    #[command(flatten)]
+    sheet: SheetChoice,
+    /// Every worksheet, one file each in the folder given with -o, converted
+    /// in parallel. Files are named after the sheets (characters file
+    /// systems refuse replaced by `_`, a `-N` suffix where two names would
+    /// be the same after that or after case folding); with several
+    /// workbooks, one subfolder each, named after the workbook. The list of
+    /// sheet, file pairs is printed on standard output.
+    #[arg(long, requires = "output", conflicts_with = "SheetChoice")]
     all: bool,
     /// The output file (with --all, the folder); standard output without.
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
-    /// Tab-separated values instead of comma-separated.
-    #[arg(long)]
+    /// Tab-separated values, unquoted: a tab, line feed, carriage return or
+    /// backslash in a value is written as `\t`, `\n`, `\r`, `\\`.
+    #[arg(long, conflicts_with = "delimiter")]
     tsv: bool,
+    /// The CSV field delimiter: one ASCII character (`tab` or `\t` for a
+    /// tab); fields that hold it, a quote or a line break are quoted.
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    delimiter: Option<u8>,
     /// Write dates with this pattern (%Y %m %d %H %M %S %f) instead of ISO 8601.
     #[arg(long, value_name = "PATTERN")]
     date_format: Option<String>,
@@ -40,16 +48,24 @@ pub struct CsvArgs {
     /// Write at most this many rows of each sheet.
     #[arg(long, value_name = "N")]
     max_rows: Option<u64>,
+    #[arg(long, value_name = "LIST", help = columns::HELP)]
+    columns: Option<String>,
+    /// Write each record with only the fields up to its last cell, instead
+    /// of every record of a sheet as wide as the sheet (see the README).
+    #[arg(long)]
+    ragged: bool,
 }
 
 #[derive(Args)]
 pub struct JsonlArgs {
     #[command(flatten)]
     common: Common,
-    /// The sheet, by name or by position as `sheets` lists it (default: the
-    /// first worksheet).
-    #[arg(short, long)]
-    sheet: Option<String>,
+    #[command(flatten)]
+    sheet: SheetChoice,
+    /// Every worksheet, one after another; each object then starts with
+    /// `"_sheet"` (and `"_file"` with several workbooks).
+    #[arg(long, conflicts_with = "SheetChoice")]
+    all: bool,
     /// The output file; standard output without.
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
@@ -68,20 +84,35 @@ pub struct JsonlArgs {
     /// Write dates with this pattern (%Y %m %d %H %M %S %f) instead of ISO 8601.
     #[arg(long, value_name = "PATTERN")]
     date_format: Option<String>,
-    /// Write at most this many rows.
+    /// Write at most this many rows (of each sheet).
     #[arg(long, value_name = "N")]
     max_rows: Option<u64>,
+    #[arg(long, value_name = "LIST", help = columns::HELP)]
+    columns: Option<String>,
 }
 
 type Output = Box<dyn Write + Send>;
 
-fn date_style(pattern: Option<&str>) -> Result<DateStyle, Failure> {
+/// `--delimiter`: one ASCII character that is not a quote or a line break.
+fn parse_delimiter(text: &str) -> Result<u8, String> {
+    let byte = match text {
+        "tab" | "\\t" | "\t" => b'\t',
+        _ if text.len() == 1 && text.is_ascii() => text.as_bytes()[0],
+        _ => return Err(format!("`{text}` is not one ASCII character")),
+    };
+    if matches!(byte, b'"' | b'\r' | b'\n') {
+        return Err("a quote or a line break cannot separate fields".into());
+    }
+    Ok(byte)
+}
+
+pub fn date_style(pattern: Option<&str>) -> Result<DateStyle, Failure> {
     pattern.map_or(Ok(DateStyle::Iso), |pattern| {
-        DateStyle::pattern(pattern).map_err(Failure::Usage)
+        DateStyle::pattern(pattern).map_err(|err| Failure::Usage(format!("--date-format: {err}")))
     })
 }
 
-fn create(path: &Path) -> Result<Output, Failure> {
+fn create(path: &Path) -> Result<Output, io::Error> {
     let file = File::create(path)
         .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", path.display())))?;
     Ok(Box::new(BufWriter::with_capacity(1 << 16, file)))
@@ -99,9 +130,29 @@ fn first_worksheet<R>(workbook: &Workbook<R>) -> Result<usize, Failure> {
         .ok_or_else(|| Failure::Usage("the workbook has no worksheet".into()))
 }
 
-/// A file name for a sheet: its name with characters file systems refuse
-/// replaced by `_`.
-fn file_name(name: &str, position: usize, taken: &mut Vec<String>) -> String {
+/// The sheets a command reads from one workbook: `--all`, the chosen one,
+/// or the first worksheet.
+fn chosen_sheets<R>(
+    workbook: &Workbook<R>,
+    choice: &SheetChoice,
+    all: bool,
+) -> Result<Vec<usize>, Failure> {
+    if all {
+        return Ok(worksheet_positions(workbook)
+            .into_iter()
+            .map(|(position, _)| position)
+            .collect());
+    }
+    match choice.find(workbook)? {
+        Some(position) => Ok(vec![position]),
+        None => Ok(vec![first_worksheet(workbook)?]),
+    }
+}
+
+/// A file name stem for a sheet (or a workbook): its name with characters
+/// file systems refuse replaced by `_`, made unique among `taken` (compared
+/// after Unicode case folding) with a `-N` suffix.
+fn file_name(name: &str, position: usize, taken: &mut HashSet<String>) -> String {
     let mut stem: String = name
         .chars()
         .map(|ch| {
@@ -115,36 +166,152 @@ fn file_name(name: &str, position: usize, taken: &mut Vec<String>) -> String {
     if stem.trim().is_empty() || stem.starts_with('.') {
         stem = format!("sheet{position}");
     }
-    if taken.iter().any(|other| other.eq_ignore_ascii_case(&stem)) {
-        stem = format!("{stem}-{position}");
+    let mut candidate = stem.clone();
+    let mut suffix = position;
+    while taken.contains(&candidate.to_lowercase()) {
+        candidate = format!("{stem}-{suffix}");
+        suffix += 1;
     }
-    taken.push(stem.clone());
-    stem
+    taken.insert(candidate.to_lowercase());
+    candidate
 }
 
-/// One sheet being written as CSV: the rows in Excel's grid, with empty
-/// records for rows that have no cells and empty fields for missing cells.
+/// How records are written.
+#[derive(Clone, Copy)]
+enum Delimited {
+    /// RFC 4180: fields quoted where needed, with this delimiter.
+    Csv(u8),
+    /// Unquoted, special characters escaped with a backslash.
+    Tsv,
+}
+
+/// Records out, field by field.
+struct RecordWriter {
+    out: Output,
+    format: Delimited,
+    /// Fields written into the current record, and whether the last was empty.
+    fields: usize,
+    last_empty: bool,
+}
+
+impl RecordWriter {
+    fn field(&mut self, text: &str) -> io::Result<()> {
+        let out = &mut self.out;
+        match self.format {
+            Delimited::Csv(delimiter) => {
+                if self.fields > 0 {
+                    out.write_all(&[delimiter])?;
+                }
+                let bytes = text.as_bytes();
+                if bytes
+                    .iter()
+                    .any(|&b| b == delimiter || b == b'"' || b == b'\n' || b == b'\r')
+                {
+                    out.write_all(b"\"")?;
+                    let mut rest = bytes;
+                    while let Some(quote) = memchr_quote(rest) {
+                        out.write_all(&rest[..=quote])?;
+                        out.write_all(b"\"")?;
+                        rest = &rest[quote + 1..];
+                    }
+                    out.write_all(rest)?;
+                    out.write_all(b"\"")?;
+                } else {
+                    out.write_all(bytes)?;
+                }
+            }
+            Delimited::Tsv => {
+                if self.fields > 0 {
+                    out.write_all(b"\t")?;
+                }
+                let bytes = text.as_bytes();
+                let mut copied = 0;
+                for (at, &byte) in bytes.iter().enumerate() {
+                    let escape: &[u8] = match byte {
+                        b'\t' => b"\\t",
+                        b'\n' => b"\\n",
+                        b'\r' => b"\\r",
+                        b'\\' => b"\\\\",
+                        _ => continue,
+                    };
+                    out.write_all(&bytes[copied..at])?;
+                    out.write_all(escape)?;
+                    copied = at + 1;
+                }
+                out.write_all(&bytes[copied..])?;
+            }
+        }
+        self.fields += 1;
+        self.last_empty = text.is_empty();
+        Ok(())
+    }
+
+    /// Ends the record. A CSV record of no field or one empty field is
+    /// written `""`, so that it reads back as a record and not as a blank
+    /// line (which CSV readers skip).
+    fn end(&mut self) -> io::Result<()> {
+        let blank = self.fields == 0 || (self.fields == 1 && self.last_empty);
+        if blank && matches!(self.format, Delimited::Csv(_)) {
+            self.out.write_all(b"\"\"")?;
+        }
+        self.fields = 0;
+        self.out.write_all(b"\n")
+    }
+}
+
+fn memchr_quote(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'"')
+}
+
+/// What is known of a sheet before its rows are read.
+struct SheetPlan {
+    /// Fields per record to start with: from the sheet's dimension.
+    width: usize,
+    /// The output columns (`--columns`), in order.
+    order: Option<Vec<u32>>,
+}
+
+/// One sheet being written: the rows in Excel's grid, with empty records
+/// for rows that have no cells and empty fields for missing cells, every
+/// record `width` fields wide unless `--ragged`.
 struct SheetCsv {
-    writer: csv::Writer<Output>,
+    writer: RecordWriter,
     next_row: u32,
     written: u64,
     skip: u64,
     max: Option<u64>,
+    ragged: bool,
+    width: usize,
+    order: Option<Vec<u32>>,
+    slots: CellSlots,
     field: String,
 }
 
 impl SheetCsv {
-    fn new(output: Output, args: &CsvArgs) -> SheetCsv {
-        let writer = csv::WriterBuilder::new()
-            .delimiter(if args.tsv { b'\t' } else { b',' })
-            .flexible(true)
-            .from_writer(output);
+    fn new(out: Output, args: &CsvArgs, plan: SheetPlan) -> SheetCsv {
+        let format = match (args.tsv, args.delimiter) {
+            (true, _) => Delimited::Tsv,
+            (false, delimiter) => Delimited::Csv(delimiter.unwrap_or(b',')),
+        };
+        let slots = plan
+            .order
+            .as_deref()
+            .map_or_else(CellSlots::default, CellSlots::for_order);
         SheetCsv {
-            writer,
+            writer: RecordWriter {
+                out,
+                format,
+                fields: 0,
+                last_empty: false,
+            },
             next_row: 0,
             written: 0,
             skip: args.skip_rows,
             max: args.max_rows,
+            ragged: args.ragged,
+            width: plan.order.as_ref().map_or(plan.width, Vec::len),
+            order: plan.order,
+            slots,
             field: String::new(),
         }
     }
@@ -155,11 +322,18 @@ impl SheetCsv {
 
     /// Writes the row (and empty records for any rows skipped before it);
     /// returns false once the row limit is reached.
-    fn add(&mut self, row: &Row<'_>, dates: &DateStyle) -> csv::Result<bool> {
+    fn add(&mut self, row: &Row<'_>, dates: &DateStyle) -> io::Result<bool> {
         if row.cells().is_empty() {
             // A row written only for its height or style: it becomes an
             // empty record if a row with values follows, and nothing if not.
             return Ok(!self.full());
+        }
+        // The width is known from the widest row so far (skipped ones
+        // too), this one included, so that the empty records before it are
+        // as wide as it is.
+        if self.order.is_none() {
+            let last = row.cells().iter().map(|cell| cell.column() as usize + 1);
+            self.width = self.width.max(last.max().unwrap_or(0));
         }
         while self.next_row < row.index() && !self.full() {
             self.record(None, dates)?;
@@ -172,136 +346,327 @@ impl SheetCsv {
         Ok(!self.full())
     }
 
-    fn record(&mut self, row: Option<&Row<'_>>, dates: &DateStyle) -> csv::Result<()> {
+    fn record(&mut self, row: Option<&Row<'_>>, dates: &DateStyle) -> io::Result<()> {
         if self.skip > 0 {
             self.skip -= 1;
             return Ok(());
         }
-        let mut column = 0;
-        for cell in row.map_or(&[][..], |row| row.cells()) {
-            // Cells are in file order; one out of order starts a new field after the last.
-            while column < cell.column() {
-                self.writer.write_field("")?;
-                column += 1;
+        let (writer, field) = (&mut self.writer, &mut self.field);
+        match (&self.order, row) {
+            (Some(order), Some(row)) => {
+                self.slots.each(row, order, |_, cell| {
+                    field.clear();
+                    if let Some(cell) = cell {
+                        format::text(field, cell.value(), dates);
+                    }
+                    writer.field(field)
+                })?;
             }
-            self.field.clear();
-            format::text(&mut self.field, cell.value(), dates);
-            self.writer.write_field(&self.field)?;
-            column += 1;
+            _ => {
+                let mut column = 0;
+                for cell in row.map_or(&[][..], |row| row.cells()) {
+                    // Cells are in file order; one out of order starts a new field after the last.
+                    while column < cell.column() {
+                        writer.field("")?;
+                        column += 1;
+                    }
+                    field.clear();
+                    format::text(field, cell.value(), dates);
+                    writer.field(field)?;
+                    column += 1;
+                }
+                if !self.ragged {
+                    while (column as usize) < self.width {
+                        writer.field("")?;
+                        column += 1;
+                    }
+                }
+            }
         }
-        // Ends the record (the csv crate writes a record without fields as
-        // `""`, so that it still reads back as a row).
-        self.writer.write_record(std::iter::empty::<&[u8]>())?;
+        self.writer.end()?;
         self.written += 1;
         Ok(())
     }
+
+    fn finish(mut self) -> io::Result<Output> {
+        self.writer.out.flush()?;
+        Ok(self.writer.out)
+    }
+}
+
+/// The plan of one sheet: its declared width (unless the dimension spans
+/// to the last column XFD, which says nothing) and its output columns.
+fn plan(
+    workbook: &mut Workbook,
+    position: usize,
+    args: &CsvArgs,
+    spec: Option<&ColumnSpec>,
+    dates: &DateStyle,
+) -> Result<SheetPlan, Failure> {
+    let width = match workbook.sheet_dimension(position)? {
+        Some(range) if range.last.column < sheetstream::MAX_COLUMN => {
+            range.last.column as usize + 1
+        }
+        _ => 0,
+    };
+    let width = if args.ragged { 0 } else { width };
+    let order = match spec {
+        Some(spec) => Some(columns::resolve(spec, workbook, position, None, dates)?),
+        None => None,
+    };
+    Ok(SheetPlan { width, order })
 }
 
 pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
     let dates = date_style(args.date_format.as_deref())?;
-    let (workbook, progress) = open(&args.common)?;
-    // One writer per sheet, created up front so that empty sheets get
-    // (empty) files too; a worker takes a sheet's writer when it reads the
-    // sheet and hands it back when it ends.
-    let mut writers: HashMap<usize, SheetCsv> = HashMap::new();
+    let spec = columns::parse(args.columns.as_deref())?;
+    let inputs = inputs(&args.common)?;
     if args.all {
-        let folder = args.output.as_deref().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(folder)
-            .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", folder.display())))?;
-        let mut taken = Vec::new();
-        let extension = if args.tsv { "tsv" } else { "csv" };
-        for (position, name) in worksheet_positions(&workbook) {
-            let path = folder.join(format!(
-                "{}.{extension}",
-                file_name(&name, position, &mut taken)
-            ));
-            writers.insert(position, SheetCsv::new(create(&path)?, args));
-        }
-    } else {
-        let position = match &args.sheet {
-            Some(wanted) => find_sheet(&workbook, wanted)?,
-            None => first_worksheet(&workbook)?,
-        };
-        let output = match &args.output {
-            Some(path) => create(path)?,
-            None => stdout(),
-        };
-        writers.insert(position, SheetCsv::new(output, args));
+        return csv_all(args, &inputs, spec.as_ref(), &dates);
     }
-    let positions: Vec<usize> = writers.keys().copied().collect();
-    let pool = Mutex::new(writers);
-    let failure: Mutex<Option<csv::Error>> = Mutex::new(None);
-    // With one sheet, reaching --max-rows may stop the read; with --all it
-    // must not stop the other sheets.
-    let stop_at_limit = !args.all;
-    progress.run(|| {
-        workbook
-            .parallel()
-            .threads(args.common.threads)
-            .sheets(positions)?
-            .for_each_row(|| {
-                let mut held = Held {
-                    sheets: HashMap::new(),
-                    pool: &pool,
-                };
-                let (pool, failure, dates) = (&pool, &failure, &dates);
-                move |sheet: &SheetInfo, row: Row<'_>| {
-                    let writer = match held.sheets.entry(sheet.position()) {
-                        Entry::Occupied(held) => held.into_mut(),
-                        Entry::Vacant(slot) => {
-                            // Each sheet is read by one thread, which takes its writer.
-                            let mut pool = pool.lock().unwrap_or_else(|poison| poison.into_inner());
-                            let Some(writer) = pool.remove(&sheet.position()) else {
-                                return false;
-                            };
-                            slot.insert(writer)
-                        }
-                    };
-                    if writer.full() {
-                        return !stop_at_limit;
-                    }
-                    match writer.add(&row, dates) {
-                        Ok(more) => more || !stop_at_limit,
-                        Err(err) => {
-                            failure
-                                .lock()
-                                .unwrap_or_else(|poison| poison.into_inner())
-                                .get_or_insert(err);
-                            false
-                        }
-                    }
+    // Created once the first workbook is open and its sheet found, so that
+    // a workbook that cannot be read leaves no file behind.
+    let mut out = None;
+    for input in &inputs {
+        let (mut workbook, progress) = input.open(args.common.quiet)?;
+        let position = chosen_sheets(&workbook, &args.sheet, false)?[0];
+        let plan = plan(&mut workbook, position, args, spec.as_ref(), &dates)
+            .map_err(|failure| in_file(input, failure))?;
+        let out_now = match out.take() {
+            Some(out) => out,
+            None => output(args.output.as_deref())?,
+        };
+        let selected = plan.order.as_deref().map(columns::set);
+        let sheet = Mutex::new(SheetCsv::new(out_now, args, plan));
+        let failure: Mutex<Option<io::Error>> = Mutex::new(None);
+        progress
+            .run(|| {
+                let mut parallel = workbook
+                    .parallel()
+                    .threads(args.common.threads)
+                    .sheets([position])?;
+                if let Some(selected) = selected {
+                    parallel = parallel.select_columns(selected);
                 }
+                parallel.for_each_row(|| {
+                    let (sheet, failure, dates) = (&sheet, &failure, &dates);
+                    move |_: &SheetInfo, row: Row<'_>| {
+                        let mut sheet = sheet.lock().unwrap_or_else(|poison| poison.into_inner());
+                        if sheet.full() {
+                            return false;
+                        }
+                        match sheet.add(&row, dates) {
+                            Ok(more) => more,
+                            Err(err) => {
+                                *failure.lock().unwrap_or_else(|poison| poison.into_inner()) =
+                                    Some(err);
+                                false
+                            }
+                        }
+                    }
+                })
             })
-    })?;
-    if let Some(err) = failure
-        .into_inner()
-        .unwrap_or_else(|poison| poison.into_inner())
-    {
-        return Err(err.into());
-    }
-    for (_, mut sheet) in pool
-        .into_inner()
-        .unwrap_or_else(|poison| poison.into_inner())
-    {
-        sheet.writer.flush()?;
+            .map_err(|err| input.locate(err))?;
+        if let Some(err) = failure
+            .into_inner()
+            .unwrap_or_else(|poison| poison.into_inner())
+        {
+            return Err(err.into());
+        }
+        out = Some(
+            sheet
+                .into_inner()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .finish()?,
+        );
     }
     Ok(())
 }
 
-/// The writers a worker holds; they go back to the pool when the worker
-/// ends, so that the caller flushes them and sees any error.
+/// The output file, or standard output.
+fn output(path: Option<&Path>) -> io::Result<Output> {
+    match path {
+        Some(path) => create(path),
+        None => Ok(stdout()),
+    }
+}
+
+/// Names the input file in a read failure.
+fn in_file(input: &Input, failure: Failure) -> Failure {
+    match failure {
+        Failure::Read(err) => input.locate(err),
+        other => other,
+    }
+}
+
+/// A sheet of `--all` not started yet: where it goes and its plan.
+struct Pending {
+    path: PathBuf,
+    plan: SheetPlan,
+}
+
+/// `csv --all`: each workbook's worksheets in parallel, each output file
+/// opened when its sheet's first row arrives and closed when the worker
+/// moves on, so that a workbook of thousands of sheets holds one file open
+/// per thread.
+fn csv_all(
+    args: &CsvArgs,
+    inputs: &[Input],
+    spec: Option<&ColumnSpec>,
+    dates: &DateStyle,
+) -> Result<(), Failure> {
+    let folder = args.output.as_deref().unwrap_or(Path::new("."));
+    let extension = if args.tsv { "tsv" } else { "csv" };
+    let several = inputs.len() > 1;
+    let mut folders_taken = HashSet::new();
+    let stdout = io::stdout();
+    let mut listing = BufWriter::new(stdout.lock());
+    let mut header = Some(format!(
+        "{}sheet\tpath",
+        if several { "file\t" } else { "" }
+    ));
+    for (index, input) in inputs.iter().enumerate() {
+        let (mut workbook, progress) = input.open(args.common.quiet)?;
+        if let Some(header) = header.take() {
+            // The folder and the listing once the first workbook opened.
+            std::fs::create_dir_all(folder).map_err(|err| {
+                io::Error::new(err.kind(), format!("{}: {err}", folder.display()))
+            })?;
+            writeln!(listing, "{header}")?;
+        }
+        let sheet_folder = if several {
+            let stem = input
+                .path
+                .file_stem()
+                .map_or_else(|| "stdin".to_owned(), |s| s.to_string_lossy().into_owned());
+            let sub = folder.join(file_name(&stem, index, &mut folders_taken));
+            std::fs::create_dir_all(&sub)
+                .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", sub.display())))?;
+            sub
+        } else {
+            folder.to_path_buf()
+        };
+        let mut taken = HashSet::new();
+        let mut pending = HashMap::new();
+        let mut selected = spec.is_some().then(sheetstream::ColumnSet::new);
+        for (position, name) in worksheet_positions(&workbook) {
+            let stem = file_name(&name, position, &mut taken);
+            let path = sheet_folder.join(format!("{stem}.{extension}"));
+            let plan = plan(&mut workbook, position, args, spec, dates)
+                .map_err(|failure| in_file(input, failure))?;
+            if let (Some(selected), Some(order)) = (&mut selected, &plan.order) {
+                selected.extend(order.iter().copied());
+            }
+            let file = crate::file_column(input, several);
+            writeln!(
+                listing,
+                "{file}{}\t{}",
+                escape(&name).replace('\t', "\\t"),
+                escape(&path.to_string_lossy())
+            )?;
+            pending.insert(position, Pending { path, plan });
+        }
+        let positions: Vec<usize> = pending.keys().copied().collect();
+        let pool = Mutex::new(pending);
+        let failure: Mutex<Option<io::Error>> = Mutex::new(None);
+        progress
+            .run(|| {
+                let mut parallel = workbook
+                    .parallel()
+                    .threads(args.common.threads)
+                    .sheets(positions)?;
+                if let Some(selected) = selected {
+                    parallel = parallel.select_columns(selected);
+                }
+                parallel.for_each_row(|| {
+                    let mut held = Held {
+                        current: None,
+                        failure: &failure,
+                    };
+                    let (pool, failure) = (&pool, &failure);
+                    move |sheet: &SheetInfo, row: Row<'_>| {
+                        if held.current.as_ref().map(|(p, _)| *p) != Some(sheet.position()) {
+                            // A new sheet on this thread: the previous one has ended.
+                            held.close();
+                            let taken = pool
+                                .lock()
+                                .unwrap_or_else(|poison| poison.into_inner())
+                                .remove(&sheet.position());
+                            let Some(Pending { path, plan }) = taken else {
+                                return true;
+                            };
+                            match create(&path) {
+                                Ok(out) => {
+                                    held.current =
+                                        Some((sheet.position(), SheetCsv::new(out, args, plan)));
+                                }
+                                Err(err) => {
+                                    held.fail(err);
+                                    return false;
+                                }
+                            }
+                        }
+                        let Some((_, writer)) = &mut held.current else {
+                            return false;
+                        };
+                        if writer.full() {
+                            return true;
+                        }
+                        match writer.add(&row, dates) {
+                            // With --all, one sheet's --max-rows does not stop the others.
+                            Ok(_) => true,
+                            Err(err) => {
+                                *failure.lock().unwrap_or_else(|poison| poison.into_inner()) =
+                                    Some(err);
+                                false
+                            }
+                        }
+                    }
+                })
+            })
+            .map_err(|err| input.locate(err))?;
+        if let Some(err) = failure
+            .into_inner()
+            .unwrap_or_else(|poison| poison.into_inner())
+        {
+            return Err(err.into());
+        }
+        // Sheets without rows: empty files.
+        for (_, Pending { path, .. }) in pool.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            create(&path)?.flush()?;
+        }
+    }
+    listing.flush()?;
+    Ok(())
+}
+
+/// The sheet a worker is writing; closed (flushed) when the next sheet
+/// starts and when the worker ends, any error kept for the caller.
 struct Held<'a> {
-    sheets: HashMap<usize, SheetCsv>,
-    pool: &'a Mutex<HashMap<usize, SheetCsv>>,
+    current: Option<(usize, SheetCsv)>,
+    failure: &'a Mutex<Option<io::Error>>,
+}
+
+impl Held<'_> {
+    fn close(&mut self) {
+        if let Some((_, sheet)) = self.current.take()
+            && let Err(err) = sheet.finish()
+        {
+            self.fail(err);
+        }
+    }
+
+    fn fail(&self, err: io::Error) {
+        self.failure
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .get_or_insert(err);
+    }
 }
 
 impl Drop for Held<'_> {
     fn drop(&mut self) {
-        let mut pool = self
-            .pool
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        pool.extend(self.sheets.drain());
+        self.close();
     }
 }
 
@@ -315,70 +680,184 @@ fn column_letters(column: u32) -> String {
 
 pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
     let dates = date_style(args.date_format.as_deref())?;
-    let (workbook, progress) = open(&args.common)?;
-    let position = match &args.sheet {
-        Some(wanted) => find_sheet(&workbook, wanted)?,
-        None => first_worksheet(&workbook)?,
-    };
-    let mut out = match &args.output {
-        Some(path) => create(path)?,
-        None => stdout(),
-    };
+    let spec = columns::parse(args.columns.as_deref())?;
+    if args.no_header && spec.as_ref().is_some_and(ColumnSpec::needs_header) {
+        return Err(Failure::Usage(
+            "--columns names header cells, but --no-header says there is no header row".into(),
+        ));
+    }
+    let inputs = inputs(&args.common)?;
+    let several = inputs.len() > 1;
+    let mut out = None;
     let header_index = if args.no_header {
         None
     } else {
         Some(args.header_row.saturating_sub(1))
     };
-    let mut keys = Keys::default();
-    let mut written = 0u64;
-    let state = Mutex::new((&mut out, &mut keys, &mut written, None::<io::Error>));
-    progress.run(|| {
-        workbook
-            .parallel()
-            .threads(args.common.threads)
-            .sheets([position])?
-            .for_each_row(|| {
-                let state = &state;
-                let dates = &dates;
-                let mut line = Vec::with_capacity(1024);
-                let mut scratch = String::new();
-                move |_: &SheetInfo, row: Row<'_>| {
-                    let mut guard = state.lock().unwrap_or_else(|poison| poison.into_inner());
-                    let (out, keys, written, failure) = &mut *guard;
-                    match header_index {
-                        Some(header) if row.index() < header => return true,
-                        Some(header) if row.index() == header => {
-                            **keys = Keys::from_header(&row, dates);
-                            return true;
-                        }
-                        _ => {}
-                    }
-                    if row.cells().is_empty() {
-                        // Only formatting: no object.
-                        return true;
-                    }
-                    if args.max_rows.is_some_and(|max| **written >= max) {
-                        return false;
-                    }
-                    line.clear();
-                    object(&mut line, &row, keys, dates, &mut scratch);
-                    if let Err(err) = out.write_all(&line) {
-                        *failure = Some(err);
-                        return false;
-                    }
-                    **written += 1;
-                    true
+    for input in &inputs {
+        let (mut workbook, progress) = input.open(args.common.quiet)?;
+        let positions = chosen_sheets(&workbook, &args.sheet, args.all)?;
+        for position in positions {
+            let order = match &spec {
+                Some(spec) => Some(
+                    columns::resolve(spec, &mut workbook, position, header_index, &dates)
+                        .map_err(|failure| in_file(input, failure))?,
+                ),
+                None => None,
+            };
+            // With several sheets or files, each object says where it is from.
+            let mut keys = Keys::default();
+            let mut prefix = Vec::new();
+            if args.all || several {
+                let name = workbook.sheets()[position].name();
+                if several {
+                    keys.used.insert("_file".into());
+                    prefix.extend_from_slice(b"\"_file\":");
+                    format::json_string(&mut prefix, &input.path.to_string_lossy());
+                    prefix.push(b',');
                 }
-            })
-    })?;
-    let (_, _, _, failure) = state
-        .into_inner()
-        .unwrap_or_else(|poison| poison.into_inner());
-    if let Some(err) = failure {
-        return Err(err.into());
+                keys.used.insert("_sheet".into());
+                prefix.extend_from_slice(b"\"_sheet\":");
+                format::json_string(&mut prefix, name);
+            }
+            let reserved = keys.used.clone();
+            let sheet = JsonlSheet {
+                out: match out.take() {
+                    Some(out) => out,
+                    None => output(args.output.as_deref())?,
+                },
+                keys,
+                reserved,
+                prefix,
+                slots: order
+                    .as_deref()
+                    .map_or_else(CellSlots::default, CellSlots::for_order),
+                order,
+                written: 0,
+                failure: None,
+            };
+            let selected = sheet.order.as_deref().map(columns::set);
+            let state = Mutex::new(sheet);
+            progress
+                .run(|| {
+                    let mut parallel = workbook
+                        .parallel()
+                        .threads(args.common.threads)
+                        .sheets([position])?;
+                    if let Some(selected) = selected {
+                        parallel = parallel.select_columns(selected);
+                    }
+                    parallel.for_each_row(|| {
+                        let (state, dates) = (&state, &dates);
+                        let mut line = Vec::with_capacity(1024);
+                        let mut scratch = String::new();
+                        move |_: &SheetInfo, row: Row<'_>| {
+                            let mut sheet =
+                                state.lock().unwrap_or_else(|poison| poison.into_inner());
+                            sheet.add(
+                                &row,
+                                header_index,
+                                args.max_rows,
+                                dates,
+                                &mut line,
+                                &mut scratch,
+                            )
+                        }
+                    })
+                })
+                .map_err(|err| input.locate(err))?;
+            let sheet = state
+                .into_inner()
+                .unwrap_or_else(|poison| poison.into_inner());
+            if let Some(err) = sheet.failure {
+                return Err(err.into());
+            }
+            out = Some(sheet.out);
+        }
     }
-    out.flush()?;
+    if let Some(mut out) = out {
+        out.flush()?;
+    }
     Ok(())
+}
+
+/// One sheet being written as JSON lines.
+struct JsonlSheet {
+    out: Output,
+    keys: Keys,
+    /// Keys taken before the header's (`_file`, `_sheet`).
+    reserved: HashSet<String>,
+    /// Written at the start of every object (the `_file` and `_sheet` members).
+    prefix: Vec<u8>,
+    order: Option<Vec<u32>>,
+    slots: CellSlots,
+    written: u64,
+    failure: Option<io::Error>,
+}
+
+impl JsonlSheet {
+    /// Writes a row; false to stop.
+    fn add(
+        &mut self,
+        row: &Row<'_>,
+        header_index: Option<u32>,
+        max_rows: Option<u64>,
+        dates: &DateStyle,
+        line: &mut Vec<u8>,
+        scratch: &mut String,
+    ) -> bool {
+        match header_index {
+            Some(header) if row.index() < header => return true,
+            Some(header) if row.index() == header => {
+                self.keys = Keys::from_header(row, dates, self.reserved.clone());
+                return true;
+            }
+            _ => {}
+        }
+        if row.cells().is_empty() {
+            // Only formatting: no object.
+            return true;
+        }
+        if max_rows.is_some_and(|max| self.written >= max) {
+            return false;
+        }
+        line.clear();
+        line.push(b'{');
+        line.extend_from_slice(&self.prefix);
+        match &self.order {
+            Some(order) => {
+                let keys = &mut self.keys;
+                let mut first = self.prefix.is_empty();
+                let _ = self.slots.each(row, order, |column, cell| {
+                    if !std::mem::take(&mut first) {
+                        line.push(b',');
+                    }
+                    line.extend_from_slice(keys.key(column));
+                    line.push(b':');
+                    match cell {
+                        Some(cell) => format::json_value(line, cell.value(), dates, scratch),
+                        None => line.extend_from_slice(b"null"),
+                    }
+                    Ok::<(), ()>(())
+                });
+            }
+            None => members(
+                line,
+                row,
+                &mut self.keys,
+                dates,
+                scratch,
+                self.prefix.is_empty(),
+            ),
+        }
+        line.extend_from_slice(b"}\n");
+        if let Err(err) = self.out.write_all(line) {
+            self.failure = Some(err);
+            return false;
+        }
+        self.written += 1;
+        true
+    }
 }
 
 /// The keys of the JSON objects: one per header column, then one per
@@ -396,7 +875,7 @@ struct Keys {
 impl Keys {
     /// The keys of a header row: the header text, or the column letters
     /// where the header cell is empty.
-    fn from_header(row: &Row<'_>, dates: &DateStyle) -> Keys {
+    fn from_header(row: &Row<'_>, dates: &DateStyle, reserved: HashSet<String>) -> Keys {
         let width = row
             .cells()
             .iter()
@@ -411,7 +890,10 @@ impl Keys {
                 names[cell.column() as usize] = text;
             }
         }
-        let mut keys = Keys::default();
+        let mut keys = Keys {
+            used: reserved,
+            ..Keys::default()
+        };
         for name in names {
             let name = keys.unique(name);
             keys.header.push(quoted(&name));
@@ -431,6 +913,15 @@ impl Keys {
         candidate
     }
 
+    /// The key of a column: the header's, or for one past the header its
+    /// letters, made unique.
+    fn key(&mut self, column: u32) -> &[u8] {
+        if (column as usize) < self.header.len() {
+            return &self.header[column as usize];
+        }
+        self.extra(column)
+    }
+
     /// The key of a column past the header: its letters, made unique.
     fn extra(&mut self, column: u32) -> &[u8] {
         if !self.extra.contains_key(&column) {
@@ -447,19 +938,20 @@ fn quoted(name: &str) -> Vec<u8> {
     quoted
 }
 
-/// One row as a JSON object: every header key (null where the row has no
-/// cell), then cells past the header keyed by their column letters.
-fn object(
+/// One row's members of its JSON object: every header key (null where the
+/// row has no cell), then cells past the header keyed by their column
+/// letters.
+fn members(
     line: &mut Vec<u8>,
     row: &Row<'_>,
     keys: &mut Keys,
     dates: &DateStyle,
     scratch: &mut String,
+    first: bool,
 ) {
-    line.push(b'{');
     let cells = row.cells();
     let mut next = 0;
-    let mut first = true;
+    let mut first = first;
     let mut separator = |line: &mut Vec<u8>| {
         if !std::mem::take(&mut first) {
             line.push(b',');
@@ -491,7 +983,6 @@ fn object(
         line.push(b':');
         format::json_value(line, cell.value(), dates, scratch);
     }
-    line.extend_from_slice(b"}\n");
 }
 
 #[cfg(test)]
@@ -500,10 +991,17 @@ mod tests {
 
     #[test]
     fn file_names_are_safe_and_distinct() {
-        let mut taken = Vec::new();
+        let mut taken = HashSet::new();
         assert_eq!(file_name("Q1/Q2: sales", 0, &mut taken), "Q1_Q2_ sales");
         assert_eq!(file_name("q1/q2: SALES", 1, &mut taken), "q1_q2_ SALES-1");
         assert_eq!(file_name("..", 2, &mut taken), "sheet2");
+        // Three names that sanitise alike, and one that looks like a suffixed one.
+        assert_eq!(file_name("a-3", 9, &mut taken), "a-3");
+        assert_eq!(file_name("a/", 3, &mut taken), "a_");
+        assert_eq!(file_name("a:", 4, &mut taken), "a_-4");
+        assert_eq!(file_name("A?", 5, &mut taken), "A_-5");
+        assert_eq!(file_name("ÄB", 6, &mut taken), "ÄB");
+        assert_eq!(file_name("äb", 7, &mut taken), "äb-7");
         assert_eq!(column_letters(0), "A");
         assert_eq!(column_letters(27), "AB");
     }

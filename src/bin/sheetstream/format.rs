@@ -84,6 +84,9 @@ pub enum DateStyle {
 impl DateStyle {
     /// Checks a pattern for unknown directives.
     pub fn pattern(pattern: &str) -> Result<DateStyle, String> {
+        if pattern.is_empty() {
+            return Err("an empty pattern would write every date as nothing".into());
+        }
         let mut chars = pattern.chars();
         while let Some(ch) = chars.next() {
             if ch == '%' {
@@ -259,6 +262,8 @@ mod tests {
                 format!("{value:e}")
             };
             assert_eq!(out, expected, "{value:?}");
+            // The library's Display writes what the CSV writes.
+            assert_eq!(out, Value::Number(value).to_string(), "{value:?}");
         }
         for (value, expected) in [
             (-0.0, "-0"),
@@ -298,6 +303,8 @@ mod tests {
                 format!("{civil}")
             };
             assert_eq!(out, expected, "{serial}");
+            let date = sheetstream::DateTime::from_serial(serial, sheetstream::DateSystem::V1900);
+            assert_eq!(out, Value::DateTime(date).to_string(), "{serial}");
         }
     }
 
@@ -316,5 +323,6 @@ mod tests {
         assert!(DateStyle::pattern("%d/%m/%Y %H:%M").is_ok());
         assert!(DateStyle::pattern("%q").is_err());
         assert!(DateStyle::pattern("100%").is_err());
+        assert!(DateStyle::pattern("").is_err());
     }
 }

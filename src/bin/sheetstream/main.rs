@@ -3,23 +3,24 @@
 //! and in parallel.
 
 mod columnar;
+mod columns;
 mod export;
 mod format;
+mod input;
 mod progress;
 mod stats;
 
+use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
 use clap::{Args, Parser, Subcommand};
-use sheetstream::{
-    OpenOptions, Row, SharedFile, SheetCounts, SheetInfo, SheetKind, SheetState, Workbook,
-};
+use sheetstream::{Row, SheetCounts, SheetInfo, SheetKind, SheetState, Workbook};
 
 use crate::format::DateStyle;
-use crate::progress::Progress;
+use crate::input::{Input, inputs};
 
 const EXIT_CODES: &str = "\
 Exit status:
@@ -41,8 +42,11 @@ struct Cli {
 /// Options every command that reads sheets takes.
 #[derive(Args, Clone)]
 struct Common {
-    /// The workbook (.xlsx, .xlsm).
-    file: PathBuf,
+    /// The workbooks (.xlsx, .xlsm): files, globs (expanded by sheetstream
+    /// when quoted), or `-` for standard input (copied into a temporary
+    /// file first: a ZIP is read from its end).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// Threads: 0 for one per core. Sheets are read in parallel; a lone
     /// sheet inflates on one thread while it is scanned on another.
     #[arg(short = 't', long, default_value_t = 0, value_name = "N")]
@@ -52,32 +56,118 @@ struct Common {
     quiet: bool,
 }
 
+/// Which sheet a command reads. At most one of these.
+#[derive(Args, Clone, Default)]
+#[group(multiple = false)]
+struct SheetChoice {
+    /// The sheet, by name, or by position as `sheets` lists it (0-based)
+    /// when no sheet has that name: a name wins, so in a workbook with a
+    /// sheet named `2`, `--sheet 2` is that sheet. --sheet-name and
+    /// --sheet-index say which outright.
+    #[arg(short, long, value_name = "NAME|POSITION")]
+    sheet: Option<String>,
+    /// The sheet of this name, exactly (never read as a position).
+    #[arg(long, value_name = "NAME")]
+    sheet_name: Option<String>,
+    /// The sheet at this position as `sheets` lists it (0-based), whatever
+    /// the sheets are named.
+    #[arg(long, value_name = "POSITION")]
+    sheet_index: Option<usize>,
+}
+
+/// The worksheet named or numbered `wanted` (a name wins), found as
+/// `--sheet` finds it: the columnar commands' repeatable `--sheet`.
+fn find_sheet<R>(workbook: &Workbook<R>, wanted: &str) -> Result<usize, Failure> {
+    let choice = SheetChoice {
+        sheet: Some(wanted.to_owned()),
+        ..SheetChoice::default()
+    };
+    choice
+        .find(workbook)?
+        .ok_or_else(|| Failure::Usage(format!("no sheet `{}`", escape(wanted))))
+}
+
+impl SheetChoice {
+    /// The chosen worksheet; None when no choice was given.
+    fn find<R>(&self, workbook: &Workbook<R>) -> Result<Option<usize>, Failure> {
+        let sheets = workbook.sheets();
+        let (found, wanted) = if let Some(wanted) = &self.sheet {
+            let found = match sheets.iter().find(|sheet| sheet.name() == wanted) {
+                Some(sheet) => Some(sheet.position()),
+                None => wanted
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&position| position < sheets.len()),
+            };
+            (found, format!("named or numbered `{}`", escape(wanted)))
+        } else if let Some(wanted) = &self.sheet_name {
+            let found = sheets
+                .iter()
+                .find(|sheet| sheet.name() == wanted)
+                .map(SheetInfo::position);
+            (found, format!("named `{}`", escape(wanted)))
+        } else if let Some(wanted) = self.sheet_index {
+            let found = (wanted < sheets.len()).then_some(wanted);
+            (found, format!("at position {wanted}"))
+        } else {
+            return Ok(None);
+        };
+        match found {
+            Some(position) if sheets[position].kind() == SheetKind::Worksheet => Ok(Some(position)),
+            Some(position) => Err(Failure::Usage(format!(
+                "sheet `{}` is a {}, not a worksheet: it has no cells to read",
+                escape(sheets[position].name()),
+                kind_name(sheets[position].kind())
+            ))),
+            None => Err(Failure::Usage(format!(
+                "no sheet {wanted}; the sheets are: {}",
+                sheets
+                    .iter()
+                    .map(|s| format!("{} `{}`", s.position(), escape(s.name())))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+
+    /// The chosen worksheet, or every worksheet when none was chosen.
+    fn find_or_all<R>(&self, workbook: &Workbook<R>) -> Result<Vec<usize>, Failure> {
+        Ok(match self.find(workbook)? {
+            Some(position) => vec![position],
+            None => worksheet_positions(workbook)
+                .into_iter()
+                .map(|(position, _)| position)
+                .collect(),
+        })
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// List the sheets: position, name, state (visible, hidden, veryHidden),
-    /// kind and dimension (as the sheet declares it).
+    /// kind and dimension (as the sheet declares it). With several files,
+    /// a first column names the file.
     Sheets {
-        /// The workbook.
-        file: PathBuf,
+        /// The workbooks (files, globs, `-` for standard input).
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
     },
     /// Convert a sheet (or every sheet) to CSV or TSV.
     Csv(export::CsvArgs),
     /// Convert a sheet to JSON lines: one object per row, keyed by the header row.
     Jsonl(export::JsonlArgs),
     /// Per sheet and column: counts of each value type, min and max of
-    /// numbers and dates, longest text.
-    Stats {
-        #[command(flatten)]
-        common: Common,
-        /// Only this sheet (name, or position as `sheets` shows it).
-        #[arg(short, long)]
-        sheet: Option<String>,
-    },
+    /// numbers and dates, longest text. The header row (row 1 unless
+    /// --header-row or --no-header says otherwise) is left out of the
+    /// counts; its text is shown in the `header` column.
+    Stats(stats::StatsArgs),
     /// Per sheet: rows, cells and checksums of numbers, text, booleans,
-    /// errors and dates.
+    /// errors and dates. With several files, a first column names the file.
     Count {
         #[command(flatten)]
         common: Common,
+        #[command(flatten)]
+        sheet: SheetChoice,
     },
     /// Sheets to a Parquet file of typed columns (types inferred from a
     /// sample, see `sheetstream schema`); many sheets and files in one.
@@ -87,11 +177,13 @@ enum Command {
     Arrow(columnar::ArrowArgs),
     /// The column names and inferred types of each sheet.
     Schema(columnar::SchemaArgs),
-    /// Every non-empty cell of every worksheet as one JSON object a line
-    /// (the conformance dump format).
+    /// Every non-empty cell of every worksheet (or of the one chosen) as
+    /// one JSON object a line (the conformance dump format).
     Cells {
         #[command(flatten)]
         common: Common,
+        #[command(flatten)]
+        sheet: SheetChoice,
     },
 }
 
@@ -99,6 +191,8 @@ enum Command {
 enum Failure {
     Usage(String),
     Read(sheetstream::Error),
+    /// A read error in a named input file.
+    ReadFile(String, sheetstream::Error),
     Output(io::Error),
 }
 
@@ -114,29 +208,26 @@ impl From<io::Error> for Failure {
     }
 }
 
-impl From<csv::Error> for Failure {
-    fn from(err: csv::Error) -> Failure {
-        // Keep the I/O error itself, so that a closed pipe is recognised.
-        match err.into_kind() {
-            csv::ErrorKind::Io(err) => Failure::Output(err),
-            other => Failure::Output(io::Error::other(format!("{other:?}"))),
-        }
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Sheets { file } => sheets(&file),
+        Command::Sheets { files } => sheets(files),
         Command::Csv(args) => export::csv(&args),
         Command::Jsonl(args) => export::jsonl(&args),
-        Command::Stats { common, sheet } => stats::stats(&common, sheet.as_deref()),
-        Command::Count { common } => count(&common),
-        Command::Cells { common } => cells(&common),
+        Command::Stats(args) => stats::stats(&args),
+        Command::Count { common, sheet } => count(&common, &sheet),
+        Command::Cells { common, sheet } => cells(&common, &sheet),
         Command::Parquet(args) => columnar::parquet(&args),
         Command::Arrow(args) => columnar::arrow(&args),
         Command::Schema(args) => columnar::schema(&args),
     };
+    for path in input::REMOVE_AT_EXIT
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .drain(..)
+    {
+        let _ = std::fs::remove_file(path);
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(message)) => {
@@ -144,56 +235,48 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Err(Failure::Read(err)) => {
-            eprintln!("sheetstream: {err}");
+            eprintln!("sheetstream: {}", escape(&err.to_string()));
+            ExitCode::from(1)
+        }
+        Err(Failure::ReadFile(file, err)) => {
+            eprintln!("sheetstream: {file}: {}", escape(&err.to_string()));
             ExitCode::from(1)
         }
         Err(Failure::Output(err)) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Output(err)) => {
-            eprintln!("sheetstream: cannot write the output: {err}");
+            eprintln!(
+                "sheetstream: cannot write the output: {}",
+                escape(&err.to_string())
+            );
             ExitCode::from(3)
         }
     }
 }
 
-/// Opens a workbook, counting the compressed bytes read for the progress bar.
-fn open(common: &Common) -> Result<(Workbook, Progress), Failure> {
-    let file = SharedFile::open(&common.file).map_err(|err| {
-        Failure::Read(sheetstream::Error::from(io::Error::new(
-            err.kind(),
-            format!("{}: {err}", common.file.display()),
-        )))
-    })?;
-    let progress = Progress::new(file.len(), common.quiet);
-    let workbook = OpenOptions::new().from_reader(file.with_progress(progress.counter()))?;
-    Ok((workbook, progress))
-}
-
-/// Finds a worksheet by name, or by position when no sheet has that name.
-fn find_sheet<R>(workbook: &Workbook<R>, wanted: &str) -> Result<usize, Failure> {
-    let sheets = workbook.sheets();
-    let found = match sheets.iter().find(|sheet| sheet.name() == wanted) {
-        Some(sheet) => Some(sheet.position()),
-        None => wanted
-            .parse::<usize>()
-            .ok()
-            .filter(|&position| position < sheets.len()),
+/// Text from a file (a sheet name, a value, a path) made safe to print on
+/// one line of a terminal or log: control characters (C0, DEL, C1, and
+/// the bidirectional overrides) are written as `\u{..}` escapes, and a
+/// backslash before `u{` as `\\`, so nothing forges a line, moves the
+/// cursor or starts an escape sequence.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |ch: char| {
+        ch.is_control() || matches!(ch, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
     };
-    match found {
-        Some(position) if sheets[position].kind() == SheetKind::Worksheet => Ok(position),
-        Some(position) => Err(Failure::Usage(format!(
-            "sheet `{}` is a {}, not a worksheet: it has no cells to read",
-            sheets[position].name(),
-            kind_name(sheets[position].kind())
-        ))),
-        None => Err(Failure::Usage(format!(
-            "no sheet named or numbered `{wanted}`; the sheets are: {}",
-            sheets
-                .iter()
-                .map(|s| format!("{} `{}`", s.position(), s.name()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+    if !text.chars().any(unsafe_char) && !text.contains("\\u{") {
+        return Cow::Borrowed(text);
     }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if unsafe_char(ch) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(ch)));
+        } else if ch == '\\' && chars.peek() == Some(&'u') {
+            out.push_str("\\\\");
+        } else {
+            out.push(ch);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Position and name of each worksheet (chart, dialog and macro sheets left out).
@@ -206,37 +289,59 @@ fn worksheet_positions<R>(workbook: &Workbook<R>) -> Vec<(usize, String)> {
         .collect()
 }
 
-fn sheets(file: &Path) -> Result<(), Failure> {
+/// `FILE\t` before each line when several files are read, else nothing.
+fn file_column(input: &Input, several: bool) -> String {
+    if several {
+        format!("{}\t", input.display().replace('\t', "\\t"))
+    } else {
+        String::new()
+    }
+}
+
+fn sheets(files: Vec<PathBuf>) -> Result<(), Failure> {
     let common = Common {
-        file: file.to_path_buf(),
+        files,
         threads: 1,
         quiet: true,
     };
-    let (mut workbook, _) = open(&common)?;
+    let inputs = inputs(&common)?;
+    let several = inputs.len() > 1;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    writeln!(out, "position\tname\tstate\tkind\tdimension")?;
-    for sheet in workbook.sheets().to_vec() {
-        let state = match sheet.state() {
-            SheetState::Visible => "visible",
-            SheetState::Hidden => "hidden",
-            SheetState::VeryHidden => "veryHidden",
-        };
-        let kind = kind_name(sheet.kind());
-        // As the sheet says, from the start of its part; empty when it does not.
-        let dimension = match sheet.kind() {
-            SheetKind::Worksheet => workbook
-                .sheet_dimension(sheet.position())?
-                .map(|range| range.to_string()),
-            _ => None,
-        };
-        writeln!(
-            out,
-            "{}\t{}\t{state}\t{kind}\t{}",
-            sheet.position(),
-            sheet.name(),
-            dimension.unwrap_or_default()
-        )?;
+    let file_header = if several { "file\t" } else { "" };
+    let mut header = Some(format!(
+        "{file_header}position\tname\tstate\tkind\tdimension"
+    ));
+    for input in &inputs {
+        let (mut workbook, _) = input.open(true)?;
+        // Written once the first workbook opened: nothing on stdout otherwise.
+        if let Some(header) = header.take() {
+            writeln!(out, "{header}")?;
+        }
+        let file = file_column(input, several);
+        for sheet in workbook.sheets().to_vec() {
+            let state = match sheet.state() {
+                SheetState::Visible => "visible",
+                SheetState::Hidden => "hidden",
+                SheetState::VeryHidden => "veryHidden",
+            };
+            let kind = kind_name(sheet.kind());
+            // As the sheet says, from the start of its part; empty when it does not.
+            let dimension = match sheet.kind() {
+                SheetKind::Worksheet => workbook
+                    .sheet_dimension(sheet.position())
+                    .map_err(|err| input.locate(err))?
+                    .map(|range| range.to_string()),
+                _ => None,
+            };
+            writeln!(
+                out,
+                "{file}{}\t{}\t{state}\t{kind}\t{}",
+                sheet.position(),
+                escape(sheet.name()).replace('\t', "\\t"),
+                dimension.unwrap_or_default()
+            )?;
+        }
     }
     out.flush()?;
     Ok(())
@@ -251,89 +356,122 @@ fn kind_name(kind: SheetKind) -> &'static str {
     }
 }
 
-fn count(common: &Common) -> Result<(), Failure> {
-    let (workbook, progress) = open(common)?;
-    let sheet_count = workbook.sheets().len();
-    // Each thread counts into its own table, indexed by sheet position.
-    let per_sheet = progress.run(|| {
-        workbook.parallel().threads(common.threads).fold(
-            || vec![SheetCounts::default(); sheet_count],
-            |table, sheet, row| table[sheet.position()].add_row(&row),
-            |mut a, b| {
-                for (mine, theirs) in a.iter_mut().zip(&b) {
-                    mine.merge(theirs);
-                }
-                a
-            },
-        )
-    })?;
+fn count(common: &Common, choice: &SheetChoice) -> Result<(), Failure> {
+    let inputs = inputs(common)?;
+    let several = inputs.len() > 1;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut total = SheetCounts::default();
-    for (position, name) in worksheet_positions(&workbook) {
-        let counts = per_sheet[position];
-        writeln!(out, "{name}\t{counts}")?;
-        total.merge(&counts);
+    for input in &inputs {
+        let (workbook, progress) = input.open(common.quiet)?;
+        let positions = choice.find_or_all(&workbook)?;
+        let sheet_count = workbook.sheets().len();
+        // Each thread counts into its own table, indexed by sheet position.
+        let per_sheet = progress
+            .run(|| {
+                workbook
+                    .parallel()
+                    .threads(common.threads)
+                    .sheets(positions.iter().copied())?
+                    .fold(
+                        || vec![SheetCounts::default(); sheet_count],
+                        |table, sheet, row| table[sheet.position()].add_row(&row),
+                        |mut a, b| {
+                            for (mine, theirs) in a.iter_mut().zip(&b) {
+                                mine.merge(theirs);
+                            }
+                            a
+                        },
+                    )
+            })
+            .map_err(|err| input.locate(err))?;
+        let file = file_column(input, several);
+        for position in positions {
+            let counts = per_sheet[position];
+            let name = escape(workbook.sheets()[position].name()).replace('\t', "\\t");
+            writeln!(out, "{file}{name}\t{counts}")?;
+            total.merge(&counts);
+        }
     }
-    writeln!(out, "(total)\t{total}")?;
+    writeln!(
+        out,
+        "{}(total)\t{total}",
+        if several { "(all files)\t" } else { "" }
+    )?;
     out.flush()?;
     Ok(())
 }
 
-fn cells(common: &Common) -> Result<(), Failure> {
-    let (workbook, progress) = open(common)?;
+fn cells(common: &Common, choice: &SheetChoice) -> Result<(), Failure> {
     let out = Mutex::new(BufWriter::with_capacity(1 << 16, io::stdout()));
-    let write_error: Mutex<Option<io::Error>> = Mutex::new(None);
-    let dates = DateStyle::Pattern("%Y-%m-%dT%H:%M:%S".into());
-    progress.run(|| -> Result<(), Failure> {
-        // Sheets one after another, so that the output keeps workbook order;
-        // with more than one thread each sheet inflates on a thread of its own.
-        for (position, name) in worksheet_positions(&workbook) {
-            let mut quoted_name = Vec::new();
-            format::json_string(&mut quoted_name, &name);
-            let (out, quoted_name, write_error, dates) = (&out, &quoted_name, &write_error, &dates);
-            workbook
-                .parallel()
-                .threads(common.threads)
-                .sheets([position])?
-                .for_each_row(|| {
-                    let mut line = Vec::with_capacity(256);
-                    let mut scratch = String::new();
-                    move |_sheet: &SheetInfo, row: Row<'_>| {
-                        let mut out = out.lock().unwrap_or_else(|poison| poison.into_inner());
-                        let written = row.cells().iter().try_for_each(|cell| {
-                            line.clear();
-                            line.extend_from_slice(b"{\"sheet\":");
-                            line.extend_from_slice(quoted_name);
-                            write!(line, ",\"ref\":\"{}\",", cell.reference())?;
-                            write_dump_value(&mut line, cell.value(), dates, &mut scratch);
-                            line.extend_from_slice(b"}\n");
-                            out.write_all(&line)
-                        });
-                        match written {
-                            Ok(()) => true,
-                            Err(err) => {
-                                *write_error
-                                    .lock()
-                                    .unwrap_or_else(|poison| poison.into_inner()) = Some(err);
-                                false
-                            }
-                        }
-                    }
-                })?;
-            if let Some(err) = write_error
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner())
-                .take()
-            {
-                return Err(Failure::Output(err));
-            }
-        }
-        Ok(())
-    })?;
+    for input in &inputs(common)? {
+        let (workbook, progress) = input.open(common.quiet)?;
+        let positions = choice.find_or_all(&workbook)?;
+        progress
+            .run(|| dump_sheets(&workbook, &positions, common.threads, &out))
+            .map_err(|failure| match failure {
+                Failure::Read(err) => input.locate(err),
+                other => other,
+            })?;
+    }
     out.into_inner()
         .unwrap_or_else(|poison| poison.into_inner())
         .flush()?;
+    Ok(())
+}
+
+/// The conformance dump of some sheets, in workbook order.
+fn dump_sheets(
+    workbook: &Workbook,
+    positions: &[usize],
+    threads: usize,
+    out: &Mutex<BufWriter<io::Stdout>>,
+) -> Result<(), Failure> {
+    let write_error: Mutex<Option<io::Error>> = Mutex::new(None);
+    let dates = DateStyle::Pattern("%Y-%m-%dT%H:%M:%S".into());
+    // Sheets one after another, so that the output keeps workbook order;
+    // with more than one thread each sheet inflates on a thread of its own.
+    for &position in positions {
+        let mut quoted_name = Vec::new();
+        format::json_string(&mut quoted_name, workbook.sheets()[position].name());
+        let (quoted_name, write_error, dates) = (&quoted_name, &write_error, &dates);
+        workbook
+            .parallel()
+            .threads(threads)
+            .sheets([position])?
+            .for_each_row(|| {
+                let mut line = Vec::with_capacity(256);
+                let mut scratch = String::new();
+                move |_sheet: &SheetInfo, row: Row<'_>| {
+                    let mut out = out.lock().unwrap_or_else(|poison| poison.into_inner());
+                    let written = row.cells().iter().try_for_each(|cell| {
+                        line.clear();
+                        line.extend_from_slice(b"{\"sheet\":");
+                        line.extend_from_slice(quoted_name);
+                        write!(line, ",\"ref\":\"{}\",", cell.reference())?;
+                        write_dump_value(&mut line, cell.value(), dates, &mut scratch);
+                        line.extend_from_slice(b"}\n");
+                        out.write_all(&line)
+                    });
+                    match written {
+                        Ok(()) => true,
+                        Err(err) => {
+                            *write_error
+                                .lock()
+                                .unwrap_or_else(|poison| poison.into_inner()) = Some(err);
+                            false
+                        }
+                    }
+                }
+            })?;
+        if let Some(err) = write_error
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .take()
+        {
+            return Err(Failure::Output(err));
+        }
+    }
     Ok(())
 }
 

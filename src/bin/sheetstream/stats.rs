@@ -3,10 +3,36 @@
 
 use std::io::{self, BufWriter, Write};
 
+use clap::Args;
 use sheetstream::{CivilDateTime, DateTime, Value};
 
-use crate::format;
-use crate::{Common, Failure, find_sheet, open, worksheet_positions};
+use crate::columns;
+use crate::format::{self, DateStyle};
+use crate::input::inputs;
+use crate::{Common, Failure, SheetChoice, escape, file_column};
+
+#[derive(Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    common: Common,
+    #[command(flatten)]
+    sheet: SheetChoice,
+    /// The header row, counted from 1: left out of the statistics, its
+    /// text shown in the `header` column; rows above it are counted.
+    #[arg(
+        long,
+        default_value_t = 1,
+        value_name = "ROW",
+        conflicts_with = "no_header",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    header_row: u32,
+    /// No header row: every row is counted.
+    #[arg(long)]
+    no_header: bool,
+    #[arg(long, value_name = "LIST", help = columns::HELP)]
+    columns: Option<String>,
+}
 
 /// What one column of one sheet holds.
 #[derive(Debug, Clone, Default)]
@@ -115,12 +141,23 @@ impl ColumnStats {
     }
 }
 
-/// Per sheet position, per column.
-type Table = Vec<Vec<ColumnStats>>;
+/// One sheet: per column, and the header row's text by column.
+#[derive(Debug, Clone, Default)]
+struct SheetStats {
+    columns: Vec<ColumnStats>,
+    header: Vec<(u32, String)>,
+}
+
+/// Per sheet position.
+type Table = Vec<SheetStats>;
 
 fn merge_tables(mut a: Table, b: Table) -> Table {
-    for (sheet, columns) in b.into_iter().enumerate() {
-        let mine = &mut a[sheet];
+    for (sheet, theirs) in b.into_iter().enumerate() {
+        let SheetStats { columns, header } = theirs;
+        if !header.is_empty() {
+            a[sheet].header = header;
+        }
+        let mine = &mut a[sheet].columns;
         if mine.len() < columns.len() {
             mine.resize(columns.len(), ColumnStats::default());
         }
@@ -145,73 +182,139 @@ fn number_text(number: Option<f64>) -> String {
     out
 }
 
-pub fn stats(common: &Common, sheet: Option<&str>) -> Result<(), Failure> {
-    let (workbook, progress) = open(common)?;
-    let positions: Vec<usize> = match sheet {
-        Some(wanted) => vec![find_sheet(&workbook, wanted)?],
-        None => worksheet_positions(&workbook)
-            .into_iter()
-            .map(|(position, _)| position)
-            .collect(),
-    };
-    let sheet_count = workbook.sheets().len();
-    let table = progress.run(|| {
-        workbook
-            .parallel()
-            .threads(common.threads)
-            .sheets(positions.iter().copied())?
-            .fold(
-                || vec![Vec::new(); sheet_count],
-                |table: &mut Table, sheet, row| {
-                    let columns = &mut table[sheet.position()];
-                    for cell in row.cells() {
-                        let column = cell.column() as usize;
-                        if columns.len() <= column {
-                            columns.resize(column + 1, ColumnStats::default());
-                        }
-                        columns[column].add(cell.value());
-                    }
-                },
-                merge_tables,
-            )
-    })?;
+pub fn stats(args: &StatsArgs) -> Result<(), Failure> {
+    let spec = columns::parse(args.columns.as_deref())?;
+    let header_index = (!args.no_header).then(|| args.header_row - 1);
+    if header_index.is_none() && spec.as_ref().is_some_and(|spec| spec.needs_header()) {
+        return Err(Failure::Usage(
+            "--columns names header cells, but --no-header says there is no header row".into(),
+        ));
+    }
+    let inputs = inputs(&args.common)?;
+    let several = inputs.len() > 1;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    writeln!(
-        out,
-        "sheet\tcolumn\tnumbers\ttexts\tbooleans\terrors\tdates\tmin\tmax\tfirst date\tlast date\tlongest text (chars)\tlongest text"
-    )?;
-    for position in positions {
-        let name = workbook.sheets()[position].name();
-        for (column, stats) in table[position].iter().enumerate() {
-            let cells = stats.numbers + stats.texts + stats.booleans + stats.errors + stats.dates;
-            if cells == 0 {
-                continue;
+    let mut header_line = Some(format!(
+        "{}sheet\tcolumn\theader\tnumbers\ttexts\tbooleans\terrors\tdates\tmin\tmax\tfirst date\tlast date\tlongest text (chars)\tlongest text",
+        if several { "file\t" } else { "" }
+    ));
+    for input in &inputs {
+        let (mut workbook, progress) = input.open(args.common.quiet)?;
+        let positions = args.sheet.find_or_all(&workbook)?;
+        if let Some(line) = header_line.take() {
+            writeln!(out, "{line}")?;
+        }
+        // Per sheet, the columns asked for (None: all).
+        let mut wanted: Vec<Option<Vec<u32>>> = vec![None; workbook.sheets().len()];
+        let mut selected = spec.is_some().then(sheetstream::ColumnSet::new);
+        if let Some(spec) = &spec {
+            for &position in &positions {
+                let mut order =
+                    columns::resolve(spec, &mut workbook, position, header_index, &DateStyle::Iso)
+                        .map_err(|failure| match failure {
+                            Failure::Read(err) => input.locate(err),
+                            other => other,
+                        })?;
+                order.sort_unstable();
+                order.dedup();
+                if let Some(selected) = &mut selected {
+                    selected.extend(order.iter().copied());
+                }
+                wanted[position] = Some(order);
             }
-            let letters = sheetstream::CellRef {
-                row: 0,
-                column: column as u32,
+        }
+        let sheet_count = workbook.sheets().len();
+        let table = progress
+            .run(|| {
+                let mut parallel = workbook
+                    .parallel()
+                    .threads(args.common.threads)
+                    .sheets(positions.iter().copied())?;
+                if let Some(selected) = selected {
+                    parallel = parallel.select_columns(selected);
+                }
+                parallel.fold(
+                    || vec![SheetStats::default(); sheet_count],
+                    |table: &mut Table, sheet, row| {
+                        let stats = &mut table[sheet.position()];
+                        if Some(row.index()) == header_index {
+                            stats.header = row
+                                .cells()
+                                .iter()
+                                .map(|cell| {
+                                    let mut text = String::new();
+                                    format::text(&mut text, cell.value(), &DateStyle::Iso);
+                                    (cell.column(), text)
+                                })
+                                .collect();
+                            return;
+                        }
+                        let columns = &mut stats.columns;
+                        for cell in row.cells() {
+                            let column = cell.column() as usize;
+                            if columns.len() <= column {
+                                columns.resize(column + 1, ColumnStats::default());
+                            }
+                            columns[column].add(cell.value());
+                        }
+                    },
+                    merge_tables,
+                )
+            })
+            .map_err(|err| input.locate(err))?;
+        let file = file_column(input, several);
+        for &position in &positions {
+            let name = escape(workbook.sheets()[position].name()).replace('\t', "\\t");
+            let sheet = &table[position];
+            for (column, stats) in sheet.columns.iter().enumerate() {
+                let cells =
+                    stats.numbers + stats.texts + stats.booleans + stats.errors + stats.dates;
+                if cells == 0 {
+                    continue;
+                }
+                if wanted[position]
+                    .as_ref()
+                    .is_some_and(|order| order.binary_search(&(column as u32)).is_err())
+                {
+                    continue;
+                }
+                let letters = sheetstream::CellRef {
+                    row: 0,
+                    column: column as u32,
+                }
+                .to_string();
+                let header = sheet
+                    .header
+                    .iter()
+                    .find(|(c, _)| *c as usize == column)
+                    .map_or("", |(_, text)| text.as_str());
+                let (chars, sample) = stats.longest_text.clone().unwrap_or_default();
+                writeln!(
+                    out,
+                    "{file}{name}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                    letters.trim_end_matches('1'),
+                    cell_text(header),
+                    stats.numbers,
+                    stats.texts,
+                    stats.booleans,
+                    stats.errors,
+                    stats.dates,
+                    number_text(stats.min),
+                    number_text(stats.max),
+                    date_text(stats.first_date),
+                    date_text(stats.last_date),
+                    chars,
+                    cell_text(&sample),
+                )?;
             }
-            .to_string();
-            let (chars, sample) = stats.longest_text.clone().unwrap_or_default();
-            writeln!(
-                out,
-                "{name}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-                letters.trim_end_matches('1'),
-                stats.numbers,
-                stats.texts,
-                stats.booleans,
-                stats.errors,
-                stats.dates,
-                number_text(stats.min),
-                number_text(stats.max),
-                date_text(stats.first_date),
-                date_text(stats.last_date),
-                chars,
-                sample.replace(['\t', '\n', '\r'], " "),
-            )?;
         }
     }
     out.flush()?;
     Ok(())
+}
+
+/// A value from the file in a TSV field: tabs and line breaks as spaces,
+/// control characters escaped.
+fn cell_text(text: &str) -> String {
+    escape(&text.replace(['\t', '\n', '\r'], " ")).into_owned()
 }
