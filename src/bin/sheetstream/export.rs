@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use clap::Args;
-use sheetstream::{Row, SheetInfo, Workbook};
+use sheetstream::{Cell, NumberFormats, Row, SheetInfo, Workbook};
 
 use crate::format::{self, DateStyle};
 use crate::{Common, Failure, find_sheet, open, worksheet_positions};
@@ -40,6 +40,10 @@ pub struct CsvArgs {
     /// Write at most this many rows of each sheet.
     #[arg(long, value_name = "N")]
     max_rows: Option<u64>,
+    /// Write each cell's text as Excel shows it through its number format
+    /// (`00501`, `12.5%`, `$1,234.50`) instead of its value.
+    #[arg(long)]
+    formatted: bool,
 }
 
 #[derive(Args)]
@@ -71,6 +75,10 @@ pub struct JsonlArgs {
     /// Write at most this many rows.
     #[arg(long, value_name = "N")]
     max_rows: Option<u64>,
+    /// Write each value as a string of its text as Excel shows it through
+    /// its number format (`"00501"`, `"12.5%"`) instead of its value.
+    #[arg(long)]
+    formatted: bool,
 }
 
 type Output = Box<dyn Write + Send>;
@@ -131,10 +139,12 @@ struct SheetCsv {
     skip: u64,
     max: Option<u64>,
     field: String,
+    /// With `--formatted`: the styles' number formats to write cells through.
+    formats: Option<NumberFormats>,
 }
 
 impl SheetCsv {
-    fn new(output: Output, args: &CsvArgs) -> SheetCsv {
+    fn new(output: Output, args: &CsvArgs, formats: Option<&NumberFormats>) -> SheetCsv {
         let writer = csv::WriterBuilder::new()
             .delimiter(if args.tsv { b'\t' } else { b',' })
             .flexible(true)
@@ -146,6 +156,7 @@ impl SheetCsv {
             skip: args.skip_rows,
             max: args.max_rows,
             field: String::new(),
+            formats: formats.cloned(),
         }
     }
 
@@ -185,7 +196,10 @@ impl SheetCsv {
                 column += 1;
             }
             self.field.clear();
-            format::text(&mut self.field, cell.value(), dates);
+            match &self.formats {
+                Some(formats) => cell.formatted_into(formats, &mut self.field),
+                None => format::text(&mut self.field, cell.value(), dates),
+            }
             self.writer.write_field(&self.field)?;
             column += 1;
         }
@@ -200,6 +214,7 @@ impl SheetCsv {
 pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
     let dates = date_style(args.date_format.as_deref())?;
     let (workbook, progress) = open(&args.common)?;
+    let formats = args.formatted.then(|| workbook.number_formats());
     // One writer per sheet, created up front so that empty sheets get
     // (empty) files too; a worker takes a sheet's writer when it reads the
     // sheet and hands it back when it ends.
@@ -215,7 +230,7 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
                 "{}.{extension}",
                 file_name(&name, position, &mut taken)
             ));
-            writers.insert(position, SheetCsv::new(create(&path)?, args));
+            writers.insert(position, SheetCsv::new(create(&path)?, args, formats));
         }
     } else {
         let position = match &args.sheet {
@@ -226,7 +241,7 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
             Some(path) => create(path)?,
             None => stdout(),
         };
-        writers.insert(position, SheetCsv::new(output, args));
+        writers.insert(position, SheetCsv::new(output, args, formats));
     }
     let positions: Vec<usize> = writers.keys().copied().collect();
     let pool = Mutex::new(writers);
@@ -329,6 +344,7 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
     } else {
         Some(args.header_row.saturating_sub(1))
     };
+    let formats = args.formatted.then(|| workbook.number_formats());
     let mut keys = Keys::default();
     let mut written = 0u64;
     let state = Mutex::new((&mut out, &mut keys, &mut written, None::<io::Error>));
@@ -361,7 +377,7 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
                         return false;
                     }
                     line.clear();
-                    object(&mut line, &row, keys, dates, &mut scratch);
+                    object(&mut line, &row, keys, dates, formats, &mut scratch);
                     if let Err(err) = out.write_all(&line) {
                         *failure = Some(err);
                         return false;
@@ -454,8 +470,17 @@ fn object(
     row: &Row<'_>,
     keys: &mut Keys,
     dates: &DateStyle,
+    formats: Option<&NumberFormats>,
     scratch: &mut String,
 ) {
+    let mut value = |line: &mut Vec<u8>, cell: &Cell<'_>| match formats {
+        Some(formats) => {
+            scratch.clear();
+            cell.formatted_into(formats, scratch);
+            format::json_string(line, scratch);
+        }
+        None => format::json_value(line, cell.value(), dates, scratch),
+    };
     line.push(b'{');
     let cells = row.cells();
     let mut next = 0;
@@ -480,7 +505,7 @@ fn object(
             cells.iter().find(|cell| cell.column() as usize == column)
         };
         match cell {
-            Some(cell) => format::json_value(line, cell.value(), dates, scratch),
+            Some(cell) => value(line, cell),
             None => line.extend_from_slice(b"null"),
         }
     }
@@ -489,7 +514,7 @@ fn object(
         separator(line);
         line.extend_from_slice(keys.extra(cell.column()));
         line.push(b':');
-        format::json_value(line, cell.value(), dates, scratch);
+        value(line, cell);
     }
     line.extend_from_slice(b"}\n");
 }

@@ -83,6 +83,10 @@ enum Command {
     Cells {
         #[command(flatten)]
         common: Common,
+        /// Add a `"text"` field: the cell as Excel shows it through its
+        /// number format.
+        #[arg(long)]
+        formatted: bool,
     },
 }
 
@@ -123,7 +127,7 @@ fn main() -> ExitCode {
         Command::Jsonl(args) => export::jsonl(&args),
         Command::Stats { common, sheet } => stats::stats(&common, sheet.as_deref()),
         Command::Count { common } => count(&common),
-        Command::Cells { common } => cells(&common),
+        Command::Cells { common, formatted } => cells(&common, formatted),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -268,8 +272,9 @@ fn count(common: &Common) -> Result<(), Failure> {
     Ok(())
 }
 
-fn cells(common: &Common) -> Result<(), Failure> {
+fn cells(common: &Common, formatted: bool) -> Result<(), Failure> {
     let (workbook, progress) = open(common)?;
+    let formats = formatted.then(|| workbook.number_formats());
     let out = Mutex::new(BufWriter::with_capacity(1 << 16, io::stdout()));
     let write_error: Mutex<Option<io::Error>> = Mutex::new(None);
     let dates = DateStyle::Pattern("%Y-%m-%dT%H:%M:%S".into());
@@ -295,6 +300,12 @@ fn cells(common: &Common) -> Result<(), Failure> {
                             line.extend_from_slice(quoted_name);
                             write!(line, ",\"ref\":\"{}\",", cell.reference())?;
                             write_dump_value(&mut line, cell.value(), dates, &mut scratch);
+                            if let Some(formats) = formats {
+                                scratch.clear();
+                                cell.formatted_into(formats, &mut scratch);
+                                line.extend_from_slice(b",\"text\":");
+                                format::json_string(&mut line, &scratch);
+                            }
                             line.extend_from_slice(b"}\n");
                             out.write_all(&line)
                         });
