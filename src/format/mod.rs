@@ -141,14 +141,13 @@ impl NumberFormat {
         if conditional {
             // `[c1]a;[c2]b;c`: the first section whose condition holds,
             // the third otherwise; a section without a condition holds
-            // for what the one before it did not take. Negative numbers
-            // show their sign.
+            // for what the one before it did not take.
             for (index, section) in sections[..count].iter().enumerate() {
                 let holds = section.condition.is_none_or(|c| c.holds(number));
                 if holds {
-                    // A second section with the default condition is the
-                    // negative section: no sign of its own.
-                    let sign = number < 0.0 && !(index == 1 && section.condition.is_none());
+                    // A section chosen by its own condition shows no sign
+                    // (`[<-100]"small"`); the one taking the rest does.
+                    let sign = number < 0.0 && section.condition.is_none() && index == 2;
                     return Some((section, sign));
                 }
             }

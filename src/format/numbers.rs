@@ -268,6 +268,9 @@ fn write_fraction(section: &Section, literals: &str, magnitude: f64, shift: i32,
             } => {
                 if blank {
                     out.push(' ');
+                } else if numerator_digits.is_zero() && position == 0 {
+                    // A zero with no whole part: `0/1`.
+                    out.push('0');
                 } else {
                     write_right_aligned_run(
                         &numerator_digits,

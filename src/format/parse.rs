@@ -222,7 +222,7 @@ pub(crate) fn parse(code: &str) -> Parsed {
         return parsed;
     }
     for section_code in split_sections(code) {
-        let kind = if is_date_format_code(section_code) {
+        let kind = if is_date_format_code(section_code) || has_am_pm(section_code) {
             SectionKind::Date
         } else {
             SectionKind::Number
@@ -238,6 +238,41 @@ pub(crate) fn parse(code: &str) -> Parsed {
         parsed.sections.push(section);
     }
     parsed
+}
+
+/// Whether a section holds `AM/PM` or `A/P` outside quotes, escapes and
+/// brackets: a time section even with no other date token (the reader's
+/// date classification does not count it, see `number_format`).
+fn has_am_pm(section: &str) -> bool {
+    let bytes = section.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += 1;
+                }
+            }
+            b'\\' | b'_' | b'*' => i += 1,
+            b'[' => {
+                while i < bytes.len() && bytes[i] != b']' {
+                    i += 1;
+                }
+            }
+            b'a' | b'A' => {
+                let rest = &bytes[i + 1..];
+                if rest.len() >= 4 && rest[..4].eq_ignore_ascii_case(b"m/pm")
+                    || rest.len() >= 2 && rest[0] == b'/' && rest[1].eq_ignore_ascii_case(&b'p')
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Splits a code at its top-level `;`, at most four sections (Excel reads

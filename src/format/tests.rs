@@ -132,6 +132,7 @@ fn fractions() {
     // No whole part: an improper fraction.
     check("?/?", &[(1.25, "5/4")]);
     check("0 ?/?", &[(0.0, "0    ")]);
+    check("?/?", &[(0.0, "0/1")]);
     check("# ?/?", &[(-1.5, "-1 1/2")]);
 }
 
@@ -167,6 +168,12 @@ fn conditions() {
     check(code, &[(50.0, "50"), (150.0, "150.0")]);
     // No section's condition holds: General.
     check("[>100]0;[<-100]0", &[(5.0, "5")]);
+    // A section chosen by its condition shows no sign; the rest does.
+    let code = "[>100]\"big\";[<-100]\"small: \"0;0.0";
+    check(
+        code,
+        &[(500.0, "big"), (-500.0, "small: 500"), (-1.0, "-1.0")],
+    );
 }
 
 #[test]
@@ -224,6 +231,10 @@ fn dates() {
     );
     check("h A/P", &[(0.25, "6 A")]);
     check("h a/p", &[(0.75, "6 p")]);
+    // AM/PM alone is a time section too.
+    check("AM/PM", &[(0.75, "PM")]);
+    check("A/P", &[(0.25, "A")]);
+    check("\"AM/PM\"0", &[(1.0, "AM/PM1")]);
     // Excel's fictitious 1900-02-29 and its day 0.
     check(
         "yyyy-mm-dd",
