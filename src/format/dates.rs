@@ -7,7 +7,6 @@
 //! becomes the next day's `0:00:00`. Month and day names are English;
 //! the locale of a `[$-407]` bracket does not change them.
 
-use super::general::itoa_buf;
 use super::numbers::literal;
 use super::parse::{ElapsedUnit, Section, Token};
 use crate::date::{DateSystem, DateTime};
@@ -156,11 +155,32 @@ fn weekday(days: i64, system: DateSystem) -> usize {
     (days + offset).rem_euclid(7) as usize
 }
 
+/// Writes `number` with at least `width` digits (leading zeros), digit by
+/// digit: most are one or two digits.
 fn write_padded(number: u64, width: usize, out: &mut String) {
-    let text = itoa_buf(number);
-    let text = text.as_str();
-    for _ in text.len()..width {
+    let digit = |d: u64| char::from(b'0' + (d % 10) as u8);
+    if number < 100 && width <= 2 {
+        if number >= 10 || width == 2 {
+            out.push(digit(number / 10));
+        }
+        out.push(digit(number));
+        return;
+    }
+    let mut reversed = [0u8; 20];
+    let mut rest = number;
+    let mut len = 0;
+    loop {
+        reversed[len] = (rest % 10) as u8;
+        rest /= 10;
+        len += 1;
+        if rest == 0 {
+            break;
+        }
+    }
+    for _ in len..width {
         out.push('0');
     }
-    out.push_str(text);
+    for &d in reversed[..len].iter().rev() {
+        out.push(digit(u64::from(d)));
+    }
 }

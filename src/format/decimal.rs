@@ -7,12 +7,15 @@ use std::fmt::Write;
 
 /// The significant digits Excel keeps of a number.
 pub(crate) const SIGNIFICANT_DIGITS: usize = 15;
+/// The most digits a `Decimal` holds: an `f64`'s shortest form has 17.
+const MAX_DIGITS: usize = 17;
 
 /// A non-negative decimal `0.d1 d2 .. dlen × 10^point`; no digits is zero.
-/// Trailing zeros are never stored.
+/// Trailing zeros are never stored; a number from an `f64` has at most 15
+/// digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Decimal {
-    digits: [u8; SIGNIFICANT_DIGITS],
+    digits: [u8; MAX_DIGITS],
     len: usize,
     point: i32,
 }
@@ -38,7 +41,7 @@ impl Write for StackText {
 
 impl Decimal {
     pub(crate) const ZERO: Decimal = Decimal {
-        digits: [0; SIGNIFICANT_DIGITS],
+        digits: [0; MAX_DIGITS],
         len: 0,
         point: 0,
     };
@@ -50,12 +53,17 @@ impl Decimal {
         if !number.is_finite() || number == 0.0 {
             return Decimal::ZERO;
         }
+        if number < 1e15 && number.fract() == 0.0 {
+            // A whole number of at most 15 digits: its digits, exactly.
+            return Decimal::from_whole(number as u64);
+        }
         let mut text = StackText {
             buf: [0; 40],
             len: 0,
         };
-        // `d.dddddddddddddde<exp>`: 15 significant digits, correctly rounded.
-        if write!(text, "{:.*e}", SIGNIFICANT_DIGITS - 1, number).is_err() {
+        // The shortest digits that read back as `number` (at most 17),
+        // `d.ddde<exp>`, then rounded to 15 significant digits.
+        if write!(text, "{number:e}").is_err() {
             return Decimal::ZERO;
         }
         let text = &text.buf[..text.len];
@@ -68,12 +76,32 @@ impl Decimal {
             .unwrap_or(0);
         let mut decimal = Decimal::ZERO;
         for &byte in text[..e_at].iter().filter(|b| b.is_ascii_digit()) {
-            if decimal.len < SIGNIFICANT_DIGITS {
+            if decimal.len < MAX_DIGITS {
                 decimal.digits[decimal.len] = byte - b'0';
                 decimal.len += 1;
             }
         }
         decimal.point = exponent + 1;
+        decimal.trim();
+        decimal.round_to_significant(SIGNIFICANT_DIGITS);
+        decimal
+    }
+
+    /// A whole number below 10^17, exactly.
+    fn from_whole(mut number: u64) -> Decimal {
+        let mut reversed = [0u8; MAX_DIGITS];
+        let mut count = 0;
+        while number > 0 && count < MAX_DIGITS {
+            reversed[count] = (number % 10) as u8;
+            number /= 10;
+            count += 1;
+        }
+        let mut decimal = Decimal::ZERO;
+        for index in 0..count {
+            decimal.digits[index] = reversed[count - 1 - index];
+        }
+        decimal.len = count;
+        decimal.point = count as i32;
         decimal.trim();
         decimal
     }
