@@ -24,6 +24,7 @@ pub fn read_sheet_xml(xml: &[u8], chunk_size: usize) -> Result<(usize, String)> 
     )?;
     let styles = Styles::parse(
         br#"<styleSheet><cellXfs><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>"#,
+        DateSystem::V1900,
     )?;
     let context = SheetContext {
         shared_strings: Some(&shared_strings),
@@ -82,4 +83,49 @@ pub fn count_sheet_xml<R>(
         counts.add_row(&row);
     }
     Ok(counts)
+}
+
+/// Parses `code` as a number format and renders a few values through it
+/// (numbers of every size and sign, a date serial, text), returning the
+/// total length of the texts. Panics (for the fuzzer to find) when one is
+/// longer than the bound on a rendered text: the code's length times 4,
+/// plus room for the digits of an `f64` and a General fallback.
+pub fn render_format_code(code: &str, numbers: &[f64]) -> usize {
+    let format = crate::format::NumberFormat::parse(code);
+    let bound = 4 * code.len().min(crate::format::MAX_CODE_BYTES) + 1024;
+    let mut total = 0;
+    let mut out = String::new();
+    let mut check = |out: &mut String| {
+        assert!(
+            out.len() <= bound,
+            "format {code:?} rendered {} bytes, more than {bound}",
+            out.len()
+        );
+        total += out.len();
+        out.clear();
+    };
+    for &number in numbers.iter().chain(&[
+        0.0,
+        -0.0,
+        1.0,
+        -1.5,
+        0.125,
+        501.0,
+        45_000.75,
+        -45_000.75,
+        1e15,
+        1e300,
+        -1e-300,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        2_958_465.999_999,
+    ]) {
+        format.write_number(number, &mut out);
+        check(&mut out);
+        format.write_number_in(number, DateSystem::V1904, &mut out);
+        check(&mut out);
+    }
+    format.write_text("text", &mut out);
+    check(&mut out);
+    total
 }

@@ -143,6 +143,7 @@ mod date;
 #[cfg(feature = "serde")]
 mod de;
 mod error;
+mod format;
 #[cfg(any(feature = "chrono", feature = "jiff"))]
 mod interop;
 mod limits;
@@ -172,6 +173,7 @@ pub use date::{CivilDateTime, DateSystem, DateTime};
 #[cfg(feature = "serde")]
 pub use de::{DeserializeOptions, Records};
 pub use error::{Error, ErrorKind, Location, Result};
+pub use format::{NumberFormat, NumberFormats};
 pub use limits::Limits;
 pub use metadata::{Comment, DefinedName, Hyperlink, SheetMetadata};
 pub use number_format::FormatKind;

@@ -1,22 +1,27 @@
-//! Cell styles, reduced at open to the one thing the reader needs per cell:
-//! whether a style's number format shows a date or time, and what kind of
-//! number it shows (for the typed layers' inference).
+//! Cell styles, reduced at open to what the reader needs per cell: whether
+//! a style's number format shows a date or time, what kind of number it
+//! shows (for the typed layers' inference), and each style's number format
+//! parsed for rendering (see `format`).
 
 use std::collections::HashMap;
 
+use crate::date::DateSystem;
 use crate::error::Result;
+use crate::format::{NumberFormat, NumberFormats};
 use crate::number_format::{
     FormatKind, builtin_format_kind, format_code_kind, is_builtin_date_format, is_date_format_code,
 };
 use crate::xml::{self, Token};
 
-/// For each cell style (`cellXfs` entry), whether numbers in it are dates.
+/// For each cell style (`cellXfs` entry), whether numbers in it are dates,
+/// and its number format.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Styles {
     date_styles: Vec<bool>,
     /// The kind of each style's number format, beside `date_styles` (which
     /// the row reader checks per cell).
     format_kinds: Vec<FormatKind>,
+    number_formats: NumberFormats,
 }
 
 impl Styles {
@@ -41,11 +46,29 @@ impl Styles {
         &self.format_kinds
     }
 
-    /// Reads the styles part.
-    pub(crate) fn parse(bytes: &[u8]) -> Result<Styles> {
-        let mut custom_formats: HashMap<u32, (bool, FormatKind)> = HashMap::new();
+    /// Each style's number format.
+    pub(crate) fn number_formats(&self) -> &NumberFormats {
+        &self.number_formats
+    }
+
+    /// No styles: every cell is General, in `date_system`.
+    pub(crate) fn general(date_system: DateSystem) -> Styles {
+        Styles {
+            date_styles: Vec::new(),
+            format_kinds: Vec::new(),
+            number_formats: NumberFormats::new(Vec::new(), Vec::new(), date_system),
+        }
+    }
+
+    /// Reads the styles part. Each distinct number format is parsed once.
+    pub(crate) fn parse(bytes: &[u8], date_system: DateSystem) -> Result<Styles> {
+        let mut custom_formats: HashMap<u32, String> = HashMap::new();
         let mut date_styles = Vec::new();
         let mut format_kinds = Vec::new();
+        // Distinct formats in use, General first, and the index of each id.
+        let mut formats = vec![NumberFormat::GENERAL];
+        let mut format_index: HashMap<u32, u32> = HashMap::new();
+        let mut style_formats = Vec::new();
         let mut in_cell_xfs = false;
         xml::walk(bytes, |token| {
             match token {
@@ -60,8 +83,7 @@ impl Styles {
                         let code = xml::attribute(bytes, attributes, b"formatCode")?;
                         if let (Some(id), Some(code)) = (id, code) {
                             let code = xml::decode_owned(code, false)?;
-                            custom_formats
-                                .insert(id, (is_date_format_code(&code), format_code_kind(&code)));
+                            custom_formats.insert(id, code);
                         }
                     }
                     b"cellXfs" if !self_closing => in_cell_xfs = true,
@@ -69,12 +91,21 @@ impl Styles {
                         let id = xml::attribute(bytes, attributes, b"numFmtId")?
                             .and_then(parse_u32)
                             .unwrap_or(0);
-                        let (is_date, kind) =
-                            custom_formats.get(&id).copied().unwrap_or_else(|| {
-                                (is_builtin_date_format(id), builtin_format_kind(id))
-                            });
+                        let custom = custom_formats.get(&id);
+                        let (is_date, kind) = match custom {
+                            Some(code) => (is_date_format_code(code), format_code_kind(code)),
+                            None => (is_builtin_date_format(id), builtin_format_kind(id)),
+                        };
                         date_styles.push(is_date);
                         format_kinds.push(kind);
+                        let index = *format_index.entry(id).or_insert_with(|| {
+                            formats.push(match custom {
+                                Some(code) => NumberFormat::parse(code),
+                                None => NumberFormat::builtin(id),
+                            });
+                            (formats.len() - 1) as u32
+                        });
+                        style_formats.push(index);
                     }
                     _ => {}
                 },
@@ -89,6 +120,7 @@ impl Styles {
         Ok(Styles {
             date_styles,
             format_kinds,
+            number_formats: NumberFormats::new(formats, style_formats, date_system),
         })
     }
 }
@@ -109,6 +141,7 @@ mod tests {
             <cellStyleXfs><xf numFmtId="22"/></cellStyleXfs>
             <cellXfs count="5"><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="22">
             <alignment/></xf><xf numFmtId="14"/></cellXfs></styleSheet>"#,
+            DateSystem::V1900,
         )
         .unwrap();
         let got: Vec<bool> = (0..6).map(|i| styles.is_date(i)).collect();

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::cell::Row;
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::NumberFormats;
 use crate::limits::Limits;
 use crate::number_format::FormatKind;
 use crate::package::archive::Archive;
@@ -258,6 +259,13 @@ impl<R> Workbook<R> {
         self.styles.format_kinds()
     }
 
+    /// The number format of each cell style, parsed at open: what
+    /// [`Cell::formatted_into`](crate::Cell::formatted_into) renders with.
+    /// Clone it (cheaply) to use it inside a row closure.
+    pub fn number_formats(&self) -> &NumberFormats {
+        self.styles.number_formats()
+    }
+
     /// The shared strings table (empty when the workbook has none).
     pub fn shared_strings(&self) -> &SharedStrings {
         static EMPTY: SharedStrings = SharedStrings::empty();
@@ -281,9 +289,9 @@ impl<R: Read + Seek> Workbook<R> {
         let styles = match &layout.styles_part {
             Some(part) => {
                 let bytes = archive.read_part(part, &limits)?;
-                Styles::parse(&bytes).map_err(|err| err.with_part(part))?
+                Styles::parse(&bytes, layout.date_system).map_err(|err| err.with_part(part))?
             }
-            None => Styles::default(),
+            None => Styles::general(layout.date_system),
         };
         let shared_strings = match &layout.shared_strings_part {
             Some(part) => {

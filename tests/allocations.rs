@@ -18,7 +18,7 @@ const CONTENT_TYPES: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Types xmln
 const PACKAGE_RELS: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#;
 const WORKBOOK: &str = r#"<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>"#;
 const WORKBOOK_RELS: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/><Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>"#;
-const STYLES: &str = r#"<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>"#;
+const STYLES: &str = r##"<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><numFmts count="1"><numFmt numFmtId="164" formatCode="#,##0.00;[Red]\(#,##0.00\)"/></numFmts><cellXfs count="3"><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/></cellXfs></styleSheet>"##;
 const SHARED_STRINGS: &str = r#"<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>north</t></si><si><t>south &amp; east</t></si><si><r><t>rich</t></r><r><t> text</t></r></si></sst>"#;
 
 /// A workbook of `rows` rows in one recipe: numbers, dates, booleans,
@@ -31,7 +31,7 @@ fn workbook(rows: u32) -> Vec<u8> {
     for row in 1..=rows {
         sheet.push_str(&format!(
             concat!(
-                r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c><c r="B{row}"><v>{half}</v></c>"#,
+                r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c><c r="B{row}" s="2"><v>{half}</v></c>"#,
                 r#"<c r="C{row}" s="1"><v>{date}</v></c><c r="D{row}" t="b"><v>{flag}</v></c>"#,
                 r#"<c r="E{row}" t="s"><v>{string}</v></c>"#,
                 r#"<c r="F{row}" t="inlineStr"><is><t>row &lt;{row}&gt; &amp; more</t></is></c>"#,
@@ -87,6 +87,27 @@ fn stream_columns(bytes: Vec<u8>, columns: Option<ColumnSet>) -> (SheetCounts, u
     drop(rows);
     let allocations = allocations() - before;
     (counts, allocations)
+}
+
+/// Streams the sheet and renders every cell through its number format into
+/// one reused `String`, returning the total length of the texts and the
+/// allocations made while streaming and rendering.
+fn stream_formatted(bytes: Vec<u8>) -> (usize, u64) {
+    let mut workbook = Workbook::from_bytes(bytes).unwrap();
+    let formats = workbook.number_formats().clone();
+    let mut text = String::new();
+    let mut total = 0;
+    let before = allocations();
+    let mut rows = workbook.rows("Data").unwrap();
+    while let Some(row) = rows.next_row().unwrap() {
+        for cell in row.cells() {
+            text.clear();
+            cell.formatted_into(&formats, &mut text);
+            total += text.len();
+        }
+    }
+    drop(rows);
+    (total, allocations() - before)
 }
 
 /// Reads the sheet through the pipelined parallel path (an inflate thread
@@ -171,6 +192,26 @@ fn allocations_do_not_grow_with_rows() {
     assert!(
         large_selected_allocations.abs_diff(small_selected_allocations) <= 4,
         "three columns: {small_selected_allocations} allocations for 10,000 rows but {large_selected_allocations} for 200,000"
+    );
+
+    // Rendering every cell through its number format adds nothing per
+    // cell either: the one text buffer grows a few times at the start.
+    let (small_text, small_formatted) = stream_formatted(small_bytes.clone());
+    let (large_text, large_formatted) = stream_formatted(large_bytes.clone());
+    println!(
+        "allocations while streaming formatted: {small_formatted} for 10,000 rows, {large_formatted} for 200,000 rows"
+    );
+    assert!(
+        large_text > small_text * 19,
+        "{small_text} and {large_text} bytes of text"
+    );
+    assert!(
+        small_formatted <= small_allocations + 8,
+        "{small_formatted} allocations formatted, {small_allocations} plain"
+    );
+    assert!(
+        large_formatted.abs_diff(small_formatted) <= 4,
+        "{small_formatted} allocations for 10,000 rows formatted but {large_formatted} for 200,000"
     );
 
     // The same through the parallel engine, per worker: the pipelined path

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use clap::Args;
-use sheetstream::{ColumnSpec, Row, SheetInfo, Workbook};
+use sheetstream::{ColumnSpec, NumberFormats, Row, SheetInfo, Workbook};
 
 use crate::columns::{self, CellSlots};
 use crate::format::{self, DateStyle};
@@ -54,6 +54,10 @@ pub struct CsvArgs {
     /// of every record of a sheet as wide as the sheet (see the README).
     #[arg(long)]
     ragged: bool,
+    /// Write each cell's text as Excel shows it through its number format
+    /// (`00501`, `12.5%`, `$1,234.50`) instead of its value.
+    #[arg(long)]
+    formatted: bool,
 }
 
 #[derive(Args)]
@@ -89,6 +93,10 @@ pub struct JsonlArgs {
     max_rows: Option<u64>,
     #[arg(long, value_name = "LIST", help = columns::HELP)]
     columns: Option<String>,
+    /// Write each value as a string of its text as Excel shows it through
+    /// its number format (`"00501"`, `"12.5%"`) instead of its value.
+    #[arg(long)]
+    formatted: bool,
 }
 
 type Output = Box<dyn Write + Send>;
@@ -269,6 +277,8 @@ struct SheetPlan {
     width: usize,
     /// The output columns (`--columns`), in order.
     order: Option<Vec<u32>>,
+    /// With `--formatted`: the styles' number formats to write cells through.
+    formats: Option<NumberFormats>,
 }
 
 /// One sheet being written: the rows in Excel's grid, with empty records
@@ -285,6 +295,8 @@ struct SheetCsv {
     order: Option<Vec<u32>>,
     slots: CellSlots,
     field: String,
+    /// With `--formatted`: the styles' number formats to write cells through.
+    formats: Option<NumberFormats>,
 }
 
 impl SheetCsv {
@@ -313,6 +325,7 @@ impl SheetCsv {
             order: plan.order,
             slots,
             field: String::new(),
+            formats: plan.formats,
         }
     }
 
@@ -352,12 +365,13 @@ impl SheetCsv {
             return Ok(());
         }
         let (writer, field) = (&mut self.writer, &mut self.field);
+        let formats = self.formats.as_ref();
         match (&self.order, row) {
             (Some(order), Some(row)) => {
                 self.slots.each(row, order, |_, cell| {
                     field.clear();
                     if let Some(cell) = cell {
-                        format::text(field, cell.value(), dates);
+                        format::cell_text(field, cell, dates, formats);
                     }
                     writer.field(field)
                 })?;
@@ -371,7 +385,7 @@ impl SheetCsv {
                         column += 1;
                     }
                     field.clear();
-                    format::text(field, cell.value(), dates);
+                    format::cell_text(field, cell, dates, formats);
                     writer.field(field)?;
                     column += 1;
                 }
@@ -414,7 +428,12 @@ fn plan(
         Some(spec) => Some(columns::resolve(spec, workbook, position, None, dates)?),
         None => None,
     };
-    Ok(SheetPlan { width, order })
+    let formats = args.formatted.then(|| workbook.number_formats().clone());
+    Ok(SheetPlan {
+        width,
+        order,
+        formats,
+    })
 }
 
 pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
@@ -733,6 +752,7 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
                     .as_deref()
                     .map_or_else(CellSlots::default, CellSlots::for_order),
                 order,
+                formats: args.formatted.then(|| workbook.number_formats().clone()),
                 written: 0,
                 failure: None,
             };
@@ -791,6 +811,8 @@ struct JsonlSheet {
     prefix: Vec<u8>,
     order: Option<Vec<u32>>,
     slots: CellSlots,
+    /// With `--formatted`: the styles' number formats to write cells through.
+    formats: Option<NumberFormats>,
     written: u64,
     failure: Option<io::Error>,
 }
@@ -827,6 +849,7 @@ impl JsonlSheet {
         match &self.order {
             Some(order) => {
                 let keys = &mut self.keys;
+                let formats = self.formats.as_ref();
                 let mut first = self.prefix.is_empty();
                 let _ = self.slots.each(row, order, |column, cell| {
                     if !std::mem::take(&mut first) {
@@ -835,7 +858,7 @@ impl JsonlSheet {
                     line.extend_from_slice(keys.key(column));
                     line.push(b':');
                     match cell {
-                        Some(cell) => format::json_value(line, cell.value(), dates, scratch),
+                        Some(cell) => format::cell_json(line, cell, dates, formats, scratch),
                         None => line.extend_from_slice(b"null"),
                     }
                     Ok::<(), ()>(())
@@ -846,6 +869,7 @@ impl JsonlSheet {
                 row,
                 &mut self.keys,
                 dates,
+                self.formats.as_ref(),
                 scratch,
                 self.prefix.is_empty(),
             ),
@@ -946,6 +970,7 @@ fn members(
     row: &Row<'_>,
     keys: &mut Keys,
     dates: &DateStyle,
+    formats: Option<&NumberFormats>,
     scratch: &mut String,
     first: bool,
 ) {
@@ -972,7 +997,7 @@ fn members(
             cells.iter().find(|cell| cell.column() as usize == column)
         };
         match cell {
-            Some(cell) => format::json_value(line, cell.value(), dates, scratch),
+            Some(cell) => format::cell_json(line, cell, dates, formats, scratch),
             None => line.extend_from_slice(b"null"),
         }
     }
@@ -981,7 +1006,7 @@ fn members(
         separator(line);
         line.extend_from_slice(keys.extra(cell.column()));
         line.push(b':');
-        format::json_value(line, cell.value(), dates, scratch);
+        format::cell_json(line, cell, dates, formats, scratch);
     }
 }
 

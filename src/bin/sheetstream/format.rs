@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use sheetstream::{CivilDateTime, Value};
+use sheetstream::{Cell, CivilDateTime, NumberFormats, Value};
 
 /// Appends `text` as a JSON string literal.
 pub fn json_string(out: &mut Vec<u8>, text: &str) {
@@ -186,6 +186,39 @@ pub fn text(out: &mut String, value: Value<'_>, dates: &DateStyle) {
             Some(civil) => dates.write(out, civil),
             None => number(out, date.serial()),
         },
+    }
+}
+
+/// Appends a cell as a CSV field: its value as [`text`] writes it, or with
+/// `--formatted` (`formats`) its text as Excel shows it.
+pub fn cell_text(
+    out: &mut String,
+    cell: &Cell<'_>,
+    dates: &DateStyle,
+    formats: Option<&NumberFormats>,
+) {
+    match formats {
+        Some(formats) => cell.formatted_into(formats, out),
+        None => text(out, cell.value(), dates),
+    }
+}
+
+/// Appends a cell as a JSON value: as [`json_value`] writes it, or with
+/// `--formatted` (`formats`) its text as Excel shows it, as a string.
+pub fn cell_json(
+    out: &mut Vec<u8>,
+    cell: &Cell<'_>,
+    dates: &DateStyle,
+    formats: Option<&NumberFormats>,
+    scratch: &mut String,
+) {
+    match formats {
+        Some(formats) => {
+            scratch.clear();
+            cell.formatted_into(formats, scratch);
+            json_string(out, scratch);
+        }
+        None => json_value(out, cell.value(), dates, scratch),
     }
 }
 

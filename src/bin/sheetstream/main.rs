@@ -184,6 +184,10 @@ enum Command {
         common: Common,
         #[command(flatten)]
         sheet: SheetChoice,
+        /// Add a `"text"` field: the cell as Excel shows it through its
+        /// number format.
+        #[arg(long)]
+        formatted: bool,
     },
 }
 
@@ -216,7 +220,11 @@ fn main() -> ExitCode {
         Command::Jsonl(args) => export::jsonl(&args),
         Command::Stats(args) => stats::stats(&args),
         Command::Count { common, sheet } => count(&common, &sheet),
-        Command::Cells { common, sheet } => cells(&common, &sheet),
+        Command::Cells {
+            common,
+            sheet,
+            formatted,
+        } => cells(&common, &sheet, formatted),
         Command::Parquet(args) => columnar::parquet(&args),
         Command::Arrow(args) => columnar::arrow(&args),
         Command::Schema(args) => columnar::schema(&args),
@@ -402,13 +410,13 @@ fn count(common: &Common, choice: &SheetChoice) -> Result<(), Failure> {
     Ok(())
 }
 
-fn cells(common: &Common, choice: &SheetChoice) -> Result<(), Failure> {
+fn cells(common: &Common, choice: &SheetChoice, formatted: bool) -> Result<(), Failure> {
     let out = Mutex::new(BufWriter::with_capacity(1 << 16, io::stdout()));
     for input in &inputs(common)? {
         let (workbook, progress) = input.open(common.quiet)?;
         let positions = choice.find_or_all(&workbook)?;
         progress
-            .run(|| dump_sheets(&workbook, &positions, common.threads, &out))
+            .run(|| dump_sheets(&workbook, &positions, common.threads, formatted, &out))
             .map_err(|failure| match failure {
                 Failure::Read(err) => input.locate(err),
                 other => other,
@@ -425,8 +433,10 @@ fn dump_sheets(
     workbook: &Workbook,
     positions: &[usize],
     threads: usize,
+    formatted: bool,
     out: &Mutex<BufWriter<io::Stdout>>,
 ) -> Result<(), Failure> {
+    let formats = formatted.then(|| workbook.number_formats());
     let write_error: Mutex<Option<io::Error>> = Mutex::new(None);
     let dates = DateStyle::Pattern("%Y-%m-%dT%H:%M:%S".into());
     // Sheets one after another, so that the output keeps workbook order;
@@ -450,6 +460,12 @@ fn dump_sheets(
                         line.extend_from_slice(quoted_name);
                         write!(line, ",\"ref\":\"{}\",", cell.reference())?;
                         write_dump_value(&mut line, cell.value(), dates, &mut scratch);
+                        if let Some(formats) = formats {
+                            scratch.clear();
+                            cell.formatted_into(formats, &mut scratch);
+                            line.extend_from_slice(b",\"text\":");
+                            format::json_string(&mut line, &scratch);
+                        }
                         line.extend_from_slice(b"}\n");
                         out.write_all(&line)
                     });
