@@ -35,8 +35,7 @@ impl Styles {
                     self_closing,
                 } => match xml::local_name(name.of(bytes)) {
                     b"numFmt" => {
-                        let id =
-                            xml::attribute(bytes, attributes, b"numFmtId")?.and_then(parse_u32);
+                        let id = number_attribute(bytes, attributes, b"numFmtId")?;
                         let code = xml::attribute(bytes, attributes, b"formatCode")?;
                         if let (Some(id), Some(code)) = (id, code) {
                             let code = xml::decode_owned(code, false)?;
@@ -45,9 +44,7 @@ impl Styles {
                     }
                     b"cellXfs" if !self_closing => in_cell_xfs = true,
                     b"xf" if in_cell_xfs => {
-                        let id = xml::attribute(bytes, attributes, b"numFmtId")?
-                            .and_then(parse_u32)
-                            .unwrap_or(0);
+                        let id = number_attribute(bytes, attributes, b"numFmtId")?.unwrap_or(0);
                         let is_date = custom_formats
                             .get(&id)
                             .copied()
@@ -66,6 +63,21 @@ impl Styles {
         .map_err(xml::XmlError::into_error)?;
         Ok(Styles { date_styles })
     }
+}
+
+/// A number attribute, its references decoded (`numFmtId="&#49;4"` is 14).
+fn number_attribute(
+    bytes: &[u8],
+    attributes: xml::Span,
+    wanted: &[u8],
+) -> Result<Option<u32>, xml::XmlError> {
+    let Some(raw) = xml::attribute(bytes, attributes, wanted)? else {
+        return Ok(None);
+    };
+    if !raw.contains(&b'&') {
+        return Ok(parse_u32(raw));
+    }
+    Ok(parse_u32(xml::decode_owned(raw, false)?.as_bytes()))
 }
 
 fn parse_u32(text: &[u8]) -> Option<u32> {
@@ -89,5 +101,16 @@ mod tests {
         let got: Vec<bool> = (0..6).map(|i| styles.is_date(i)).collect();
         // A custom format given a built-in id replaces the built-in meaning.
         assert_eq!(got, [false, true, false, true, false, false]);
+    }
+
+    #[test]
+    fn references_in_number_attributes_are_decoded() {
+        let styles = Styles::parse(
+            br#"<styleSheet><numFmts><numFmt numFmtId="&#49;64" formatCode="yyyy"/></numFmts>
+            <cellXfs><xf numFmtId="&#49;4"/><xf numFmtId="1&#54;4"/><xf numFmtId="&#x31;"/></cellXfs></styleSheet>"#,
+        )
+        .unwrap();
+        let got: Vec<bool> = (0..3).map(|i| styles.is_date(i)).collect();
+        assert_eq!(got, [true, true, false]);
     }
 }
