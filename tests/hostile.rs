@@ -339,3 +339,73 @@ fn a_part_inflating_past_its_declared_size_is_refused() {
         );
     }
 }
+
+#[test]
+fn a_prefixed_archive_is_read() {
+    // A self-extracting stub before the first entry: the offset is found
+    // from the end records, as zip tools do.
+    let zip = book()
+        .sheet(
+            "Data",
+            sheet_xml(r#"<row r="1"><c r="A1"><v>7</v></c></row>"#),
+        )
+        .build();
+    let mut prefixed = vec![b'M'; 4096];
+    prefixed.extend_from_slice(&zip);
+    for result in read_both(&prefixed, Limits::default()) {
+        assert_eq!(result.unwrap(), 1);
+    }
+}
+
+#[test]
+fn a_crc_mismatch_in_a_metadata_part_is_refused() {
+    let zip = book()
+        .styles(styles_xml(&[], &[0, 14]))
+        .sheet(
+            "Data",
+            sheet_xml(r#"<row r="1"><c r="A1" s="1"><v>7</v></c></row>"#),
+        )
+        .build();
+    let (at, _, _) = central_records(&zip)
+        .into_iter()
+        .find(|(_, _, name)| name == "xl/styles.xml")
+        .unwrap();
+    let local = u32::from_le_bytes(zip[at + 42..at + 46].try_into().unwrap()) as usize;
+    let mut hostile = zip.clone();
+    for crc_at in [at + 16, local + 14] {
+        hostile[crc_at] ^= 0xFF;
+    }
+    let err = open_with(&hostile, Limits::default())
+        .err()
+        .expect("CRC mismatch refused");
+    assert!(matches!(err.kind(), ErrorKind::Zip(_)), "{err}");
+    assert_eq!(
+        err.location().part.as_deref(),
+        Some("xl/styles.xml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_relationships_part_with_a_dtd_or_cut_short_is_refused() {
+    let dtd = format!(
+        r#"<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "b">]><Relationships xmlns="{PKG_REL_NS}"/>"#
+    );
+    let cut = format!(
+        r#"<Relationships xmlns="{PKG_REL_NS}"><Relationship Id="rId1" Type="{REL_NS}/worksheet" Target="worksheets/sheet1.xml"/>"#
+    );
+    for rels in [dtd, cut] {
+        let bytes = book()
+            .sheet("Data", sheet_xml(""))
+            .package()
+            .with("xl/_rels/workbook.xml.rels", rels.clone())
+            .build();
+        let err = open_with(&bytes, Limits::default()).err().expect("refused");
+        assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{rels}: {err}");
+        assert_eq!(
+            err.location().part.as_deref(),
+            Some("xl/_rels/workbook.xml.rels"),
+            "{err}"
+        );
+    }
+}

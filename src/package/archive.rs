@@ -48,7 +48,11 @@ pub(crate) fn normalise_part_name(name: &str) -> String {
     out
 }
 
-fn sniff(reader: &mut (impl Read + Seek)) -> Result<()> {
+/// What the input looks like when it does not start like a ZIP archive:
+/// an error for what cannot be one (empty, OLE2, XML); `Ok(Some(detail))`
+/// for anything else, which may still be an archive with bytes before its
+/// first entry (a self-extracting stub) and is tried as one.
+fn sniff(reader: &mut (impl Read + Seek)) -> Result<Option<&'static str>> {
     let mut magic = [0u8; 8];
     reader.seek(SeekFrom::Start(0))?;
     let mut filled = 0;
@@ -64,11 +68,11 @@ fn sniff(reader: &mut (impl Read + Seek)) -> Result<()> {
     } else if magic == OLE2_MAGIC {
         "it is an OLE2 compound file (an encrypted workbook or a legacy .xls)"
     } else if magic.starts_with(b"PK") {
-        return Ok(());
+        return Ok(None);
     } else if magic.starts_with(b"<?xml") || magic.starts_with(b"<") {
         "it is an XML or HTML text file, not a ZIP package"
     } else {
-        "it does not start with a ZIP signature"
+        return Ok(Some("it does not start with a ZIP signature"));
     };
     Err(Error::new(ErrorKind::NotZip { detail }))
 }
@@ -105,10 +109,11 @@ pub(crate) fn zip_error(err: ZipError) -> Error {
 impl<R: Read + Seek> Archive<R> {
     /// Reads the central directory and indexes the entries.
     pub(crate) fn new(mut reader: R) -> Result<Archive<R>> {
-        sniff(&mut reader)?;
+        let prefixed = sniff(&mut reader)?;
         let archive_bytes = reader.seek(SeekFrom::End(0))?;
         reader.seek(SeekFrom::Start(0))?;
         let zip = ZipArchive::new(reader).map_err(|err| match err {
+            _ if let Some(detail) = prefixed => Error::new(ErrorKind::NotZip { detail }),
             ZipError::InvalidArchive(message) => Error::new(ErrorKind::NotZip {
                 detail: if message.contains("end of central directory") || message.contains("EOCD")
                 {
