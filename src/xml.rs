@@ -571,13 +571,24 @@ fn parse_escape(bytes: &[u8]) -> Option<u16> {
     Some(unit)
 }
 
+/// A character reference's character: digits only (no sign, which the
+/// number parsers would take), and only a character XML allows (not NUL,
+/// other C0 controls but tab and line ends, surrogates, U+FFFE, U+FFFF).
 fn character_reference(name: &str) -> Option<char> {
     let digits = name.strip_prefix('#')?;
-    let code = match digits.strip_prefix(['x', 'X']) {
-        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-        None => digits.parse::<u32>().ok()?,
+    let code = match digits.strip_prefix('x') {
+        Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            u32::from_str_radix(hex, 16).ok()?
+        }
+        Some(_) => return None,
+        None if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            digits.parse::<u32>().ok()?
+        }
+        None => return None,
     };
-    char::from_u32(code)
+    let allowed =
+        matches!(code, 0x9 | 0xA | 0xD | 0x20..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF);
+    allowed.then(|| char::from_u32(code)).flatten()
 }
 
 /// Decodes a raw attribute value or text into an owned string (for the
@@ -851,5 +862,30 @@ mod tests {
         }
         let deep = "<a>".repeat(300);
         assert_eq!(walk_all(&deep), Err("elements nested more than 256 deep"));
+    }
+
+    #[test]
+    fn character_references_xml_forbids_are_refused() {
+        for bad in [
+            "&#+65;",
+            "&#-65;",
+            "&#x+41;",
+            "&#0;",
+            "&#x0;",
+            "&#1;",
+            "&#xFFFF;",
+            "&#xFFFE;",
+            "&#xD800;",
+            "&#x110000;",
+            "&#;",
+            "&#x;",
+            "&#X41;",
+        ] {
+            let mut out = String::new();
+            assert!(decode_text(bad, true, &mut out).is_err(), "{bad}: {out:?}");
+        }
+        let mut out = String::new();
+        decode_text("&#65;&#x42;&#9;&#x10FFFF;", true, &mut out).unwrap();
+        assert_eq!(out, "AB\t\u{10FFFF}");
     }
 }
