@@ -89,6 +89,58 @@ impl ChunkBuffer {
         self.eof = true;
     }
 
+    /// How long the window must be before a unit cut off by its end is
+    /// scanned again from its start: twice what it holds now (at least one
+    /// chunk more), but no more than one byte past the unit limit, which
+    /// is then reported. Scanning again only once the window has doubled
+    /// keeps the rescans of a long unit linear in its length.
+    pub(crate) fn rescan_target(&self) -> usize {
+        let held = self.end - self.start;
+        let limit = usize::try_from(self.max_unit_bytes)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1);
+        held.saturating_add(held.max(MIN_FILL))
+            .min(limit.max(held + 1))
+    }
+
+    /// Fills the window until it holds at least [`rescan_target`](Self::rescan_target)
+    /// bytes or the part ends.
+    pub(crate) fn fill_for_rescan(&mut self, reader: &mut impl Read) -> Result<()> {
+        let target = self.rescan_target();
+        loop {
+            self.fill(reader)?;
+            if self.eof || self.end - self.start >= target {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The unit limit error, at the window's start.
+    fn unit_too_long(&self) -> Error {
+        Error::limit("row or string item size", self.max_unit_bytes).with_offset(self.offset)
+    }
+
+    /// Grows the buffer to hold `needed` bytes: to twice its capacity, but
+    /// never past what the unit limit (plus `slack` bytes of one more
+    /// fill) can use, and without aborting when memory runs out.
+    fn reserve_within_limit(&mut self, needed: usize, slack: usize) -> Result<()> {
+        if needed <= self.buf.capacity() {
+            return Ok(());
+        }
+        let ceiling = usize::try_from(self.max_unit_bytes)
+            .unwrap_or(usize::MAX)
+            .saturating_add(slack);
+        let wanted = self
+            .buf
+            .capacity()
+            .saturating_mul(2)
+            .min(ceiling)
+            .max(needed);
+        self.buf
+            .try_reserve_exact(wanted - self.buf.len())
+            .map_err(|_| self.unit_too_long())
+    }
+
     /// Continues the window with `buffer[headroom..]`, without copying it
     /// when the window's unconsumed tail fits in the `headroom` bytes before
     /// the data: the tail is copied there and `buffer` becomes the window's
@@ -106,12 +158,15 @@ impl ChunkBuffer {
             return Ok((used.capacity() > 0).then_some(used));
         }
         if tail as u64 >= self.max_unit_bytes {
-            return Err(Error::limit("row or string item size", self.max_unit_bytes)
-                .with_offset(self.offset));
+            return Err(self.unit_too_long());
         }
-        self.buf.copy_within(self.start..self.end, 0);
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+        }
         self.buf.truncate(tail);
-        self.buf.extend_from_slice(&buffer[headroom..]);
+        let data = &buffer[headroom..];
+        self.reserve_within_limit(tail + data.len(), data.len())?;
+        self.buf.extend_from_slice(data);
         self.start = 0;
         self.end = self.buf.len();
         Ok(Some(buffer))
@@ -131,14 +186,23 @@ impl ChunkBuffer {
         }
         if self.end == self.buf.len() {
             if self.end as u64 >= self.max_unit_bytes {
-                return Err(Error::limit("row or string item size", self.max_unit_bytes)
-                    .with_offset(self.offset));
+                return Err(self.unit_too_long());
             }
             let cap = usize::try_from(self.max_unit_bytes)
                 .unwrap_or(usize::MAX)
                 .saturating_add(1);
-            let grown = (self.buf.len() * 2).min(cap);
-            self.buf.resize(grown.max(self.end + 1), 0);
+            // Doubling, but straight to the cap when one more doubling
+            // would pass it: growing by one byte past a buffer of the
+            // limit's size would hold two of them while it is copied.
+            let doubled = self.buf.len().saturating_mul(2);
+            let grown = if doubled.saturating_mul(2) > cap {
+                cap
+            } else {
+                doubled
+            }
+            .max(self.end + 1);
+            self.reserve_within_limit(grown, 1)?;
+            self.buf.resize(grown, 0);
         }
         // Reads until MIN_FILL bytes came in (or the buffer is full, or the
         // part ends), not until the buffer is full: the inflater fills what

@@ -175,38 +175,83 @@ impl Error {
     }
 }
 
+/// The most characters of one piece of text from the file (a name, a
+/// value, a message quoting one) an error message shows.
+const SHOWN_CHARS: usize = 200;
+
+/// Text from the file as an error message shows it: control characters
+/// escaped (so that a sheet name cannot end the line, move the cursor or
+/// send escape sequences to a terminal) and cut after [`SHOWN_CHARS`]
+/// characters, with its whole length.
+struct Shown<'a>(&'a str);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (count, ch) in self.0.chars().enumerate() {
+            if count == SHOWN_CHARS {
+                return write!(f, "... ({} bytes in all)", self.0.len());
+            }
+            if ch.is_control()
+                || matches!(ch, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+            {
+                write!(f, "{}", ch.escape_unicode())?;
+            } else {
+                fmt::Write::write_char(f, ch)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ErrorKind::Io(err) => write!(f, "I/O error: {err}"),
             ErrorKind::NotZip { detail } => write!(f, "not an .xlsx file: {detail}"),
-            ErrorKind::Zip(message) => write!(f, "damaged ZIP container: {message}"),
-            ErrorKind::Package(message) => write!(f, "not a spreadsheet package: {message}"),
+            ErrorKind::Zip(message) => write!(f, "damaged ZIP container: {}", Shown(message)),
+            ErrorKind::Package(message) => {
+                write!(f, "not a spreadsheet package: {}", Shown(message))
+            }
             // "missing the workbook part (...)", "missing part xl/styles.xml".
-            ErrorKind::MissingPart(part) if part.starts_with("the ") => write!(f, "missing {part}"),
-            ErrorKind::MissingPart(part) => write!(f, "missing part {part}"),
-            ErrorKind::Xml(message) => write!(f, "malformed XML: {message}"),
+            ErrorKind::MissingPart(part) if part.starts_with("the ") => {
+                write!(f, "missing {}", Shown(part))
+            }
+            ErrorKind::MissingPart(part) => write!(f, "missing part {}", Shown(part)),
+            ErrorKind::Xml(message) => write!(f, "malformed XML: {}", Shown(message)),
             ErrorKind::InvalidUtf8 => f.write_str("invalid UTF-8"),
             ErrorKind::SharedStringIndex { index, count } => write!(
                 f,
                 "shared string index {index} out of range (the workbook has {count})"
             ),
-            ErrorKind::InvalidValue(message) => write!(f, "invalid cell value: {message}"),
-            ErrorKind::CellReference(message) => write!(f, "invalid cell reference: {message}"),
+            ErrorKind::InvalidValue(message) => {
+                write!(f, "invalid cell value: {}", Shown(message))
+            }
+            ErrorKind::CellReference(message) => {
+                write!(f, "invalid cell reference: {}", Shown(message))
+            }
             ErrorKind::LimitExceeded { limit, max } => {
                 write!(f, "limit exceeded: {limit} (maximum {max}; see Limits)")
             }
-            ErrorKind::SheetNotFound(name) => write!(f, "no sheet {name}"),
-            ErrorKind::Conversion(message) => write!(f, "cannot convert a cell: {message}"),
+            ErrorKind::SheetNotFound(name) => write!(f, "no sheet {}", Shown(name)),
+            ErrorKind::Conversion(message) => {
+                write!(f, "cannot convert a cell: {}", Shown(message))
+            }
             ErrorKind::Deserialize {
                 field: Some(field),
                 message,
-            } => write!(f, "cannot deserialize field `{field}`: {message}"),
+            } => write!(
+                f,
+                "cannot deserialize field `{}`: {}",
+                Shown(field),
+                Shown(message)
+            ),
             ErrorKind::Deserialize {
                 field: None,
                 message,
-            } => write!(f, "cannot deserialize row: {message}"),
-            ErrorKind::ColumnSelection(message) => write!(f, "bad column selection: {message}"),
+            } => write!(f, "cannot deserialize row: {}", Shown(message)),
+            ErrorKind::ColumnSelection(message) => {
+                write!(f, "bad column selection: {}", Shown(message))
+            }
         }
     }
 }
@@ -220,10 +265,10 @@ impl fmt::Display for Location {
             result
         };
         if let Some(sheet) = &self.sheet {
-            item(f, format_args!("sheet '{sheet}'"))?;
+            item(f, format_args!("sheet '{}'", Shown(sheet)))?;
         }
         if let Some(part) = &self.part {
-            item(f, format_args!("part {part}"))?;
+            item(f, format_args!("part {}", Shown(part)))?;
         }
         match (self.row, self.column) {
             (Some(row), Some(column)) => {
@@ -295,5 +340,33 @@ impl From<io::Error> for Error {
 impl From<Error> for io::Error {
     fn from(err: Error) -> io::Error {
         io::Error::other(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_values_from_the_file_are_escaped_and_bounded() {
+        let err = Error::invalid_value(format!("`{}` is not a number", "9".repeat(100_000)))
+            .with_sheet("evil\nsheetstream: all good\u{1b}[2J")
+            .with_part(&"p".repeat(60_000));
+        let shown = err.to_string();
+        assert!(shown.len() < 1000, "{} bytes", shown.len());
+        assert!(!shown.chars().any(char::is_control), "{shown}");
+        assert!(shown.contains("... (100018 bytes in all)"), "{shown}");
+        assert!(shown.contains("... (60000 bytes in all)"), "{shown}");
+        assert!(
+            shown.contains("sheet 'evil\\u{a}sheetstream: all good\\u{1b}[2J'"),
+            "{shown}"
+        );
+        // Short, plain text is shown as it is.
+        let plain =
+            Error::xml("`</a>` does not close the element open here").with_part("xl/workbook.xml");
+        assert_eq!(
+            plain.to_string(),
+            "malformed XML: `</a>` does not close the element open here (at part xl/workbook.xml)"
+        );
     }
 }

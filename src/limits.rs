@@ -22,7 +22,17 @@ pub struct Limits {
     /// workbook, its relationships, styles), in bytes.
     pub max_metadata_part_bytes: u64,
     /// Largest XML text of one row (or one shared string item), in bytes.
-    /// Memory use while streaming is bounded by this.
+    ///
+    /// Memory use while streaming a sheet is bounded by this: about twice
+    /// `max_row_bytes` plus a constant of a few MiB, on one thread and
+    /// pipelined, for rows that are read and rows that are refused. The
+    /// window holding the row grows to at most `max_row_bytes` plus one
+    /// 512 KiB chunk (never doubling past the limit); the row's decoded
+    /// text is no longer than the row. The constant covers the inflater's
+    /// and the pipe's buffers and the row's cells and text pieces: a row
+    /// holds at most 16,384 cells with a value and 262,144 pieces of
+    /// text, and elements nest at most 256 deep.
+    /// `tests/row_memory.rs` measures the peak.
     pub max_row_bytes: u64,
     /// Largest ratio of inflated to compressed size of a part, checked once
     /// a part has inflated past [`Limits::ratio_threshold_bytes`].
@@ -34,6 +44,16 @@ pub struct Limits {
     pub max_shared_strings: u64,
     /// Largest total size of the shared strings' text, in bytes.
     pub max_shared_string_bytes: u64,
+    /// Largest number of bytes inflated from all parts of one workbook
+    /// together, counted as they are read (by every reader and thread of
+    /// one opened [`Workbook`](crate::Workbook); a sheet read twice counts
+    /// twice). Past [`Limits::ratio_threshold_bytes`], these bytes are also
+    /// held to [`Limits::max_compression_ratio`] times the file's size, so
+    /// that many sheets sharing one part cannot turn a small file into
+    /// hours of work.
+    pub max_workbook_bytes: u64,
+    /// Largest number of sheets a workbook may list.
+    pub max_sheets: u64,
 }
 
 impl Default for Limits {
@@ -46,6 +66,8 @@ impl Default for Limits {
             ratio_threshold_bytes: 64 << 20,
             max_shared_strings: 64 << 20,
             max_shared_string_bytes: 1 << 30,
+            max_workbook_bytes: 64 << 30,
+            max_sheets: 1 << 16,
         }
     }
 }

@@ -408,7 +408,7 @@ impl<R: Read + Seek> Workbook<R> {
                 return Ok(None);
             }
             buffer.consume(pos);
-            buffer.fill(&mut reader).map_err(locate)?;
+            buffer.fill_for_rescan(&mut reader).map_err(locate)?;
         }
     }
 
@@ -499,7 +499,7 @@ fn stream_outside_sheet_data(
             Step::Incomplete => {
                 buffer.consume(pos);
                 pos = 0;
-                buffer.fill(&mut reader)?;
+                buffer.fill_for_rescan(&mut reader)?;
             }
             Step::End => return Ok(()),
         }
@@ -630,7 +630,7 @@ fn hidden_rows(mut reader: impl Read, limits: &Limits, chunk_size: usize) -> Res
             Step::Incomplete => {
                 buffer.consume(start);
                 pos = 0;
-                buffer.fill(&mut reader)?;
+                buffer.fill_for_rescan(&mut reader)?;
             }
             Step::End => return Ok(hidden),
         }

@@ -125,6 +125,20 @@ impl Pipe {
         }
         Ok(())
     }
+
+    /// Takes buffers until `window` holds at least
+    /// [`ChunkBuffer::rescan_target`] bytes or the part ends: a row longer
+    /// than a buffer is scanned again only each time the window has
+    /// doubled, not for every buffer, which made a long row quadratic.
+    pub(crate) fn fill_for_rescan(&mut self, window: &mut ChunkBuffer) -> Result<()> {
+        let target = window.rescan_target();
+        loop {
+            self.fill(window)?;
+            if window.is_eof() || window.window().len() >= target {
+                return Ok(());
+            }
+        }
+    }
 }
 
 fn inflate_into<R: Read + Seek>(

@@ -268,8 +268,8 @@ impl<'a> SheetRows<'a> {
                         return Err(Error::xml("the part ends inside a row"));
                     }
                     match &mut self.source {
-                        Source::Reader(reader) => self.buffer.fill(reader)?,
-                        Source::Pipe(pipe) => pipe.fill(&mut self.buffer)?,
+                        Source::Reader(reader) => self.buffer.fill_for_rescan(reader)?,
+                        Source::Pipe(pipe) => pipe.fill_for_rescan(&mut self.buffer)?,
                     }
                 }
                 Scan::End => {
@@ -492,13 +492,29 @@ fn join_pieces<'r>(
         [piece] if !piece.needs_decoding(text.window, escapes) => return Ok(text.raw(piece)),
         [piece] if !piece.needs_decoding(text.window, false) => text.raw(piece),
         _ => {
-            let mut out = bumpalo::collections::String::new_in(arena);
+            // Decoding never lengthens text: one allocation of the raw
+            // length, never regrown (regrowing in the arena leaves the old
+            // copies behind until the row ends), and escapes are decoded
+            // in place in it.
+            let raw_length = pieces
+                .iter()
+                .map(|piece| piece.span.end - piece.span.start)
+                .sum();
+            let mut out = bumpalo::collections::String::with_capacity_in(raw_length, arena);
             for piece in pieces {
                 piece
                     .decode_into(text.raw(piece), &mut out)
                     .map_err(|err| err.into_error())?;
             }
-            out.into_bump_str()
+            if escapes && xml::has_escapes(&out) {
+                let mut bytes = out.into_bytes();
+                let length = xml::unescape_in_place(&mut bytes);
+                bytes.truncate(length);
+                let unescaped = bumpalo::collections::String::from_utf8(bytes)
+                    .map_err(|_| Error::new(ErrorKind::InvalidUtf8))?;
+                return Ok(unescaped.into_bump_str());
+            }
+            return Ok(out.into_bump_str());
         }
     };
     if escapes && xml::has_escapes(decoded) {

@@ -202,12 +202,38 @@ pub(crate) struct SheetScanner {
     /// Elements other than rows open inside `<sheetData>` (none in files
     /// written by spreadsheet programs), to check that they nest.
     open: Vec<Vec<u8>>,
+    /// Once the root element is seen: whether it is a sheet with data
+    /// (`<worksheet>`, `<macrosheet>`), which must have `<sheetData>`.
+    root: Option<bool>,
 }
 
 impl Default for SheetScanner {
     fn default() -> Self {
         SheetScanner::new()
     }
+}
+
+/// The deepest nesting of elements other than rows and cells the scanner
+/// follows (inside `<sheetData>`, a row or a cell). Writers nest a few
+/// levels (an extension list, rich text); a row of millions of unclosed
+/// elements would otherwise grow the stack with the row.
+pub(crate) const MAX_NESTING: usize = 256;
+
+/// The most cells with a value one row may hold: as many as a row has
+/// columns. Cells normally advance along their row; some writers repeat
+/// or go back to a column (read as they stand), but a row of millions of
+/// cells at one reference would cost a raw and a resolved cell per 22
+/// bytes of the row.
+pub(crate) const MAX_ROW_CELLS: usize = MAX_COLUMN as usize + 1;
+
+/// The most pieces of text (runs between comments, CDATA sections, rich
+/// text runs) one row's values may have. A row holds at most 16,384 cells
+/// of a few pieces each; without a cap, a value of millions of tiny pieces
+/// would cost 24 bytes of spans per few bytes of the row.
+pub(crate) const MAX_PIECES: usize = 1 << 18;
+
+fn too_deep(pos: usize) -> Error {
+    Error::xml(format!("elements nested more than {MAX_NESTING} deep")).with_offset(pos as u64)
 }
 
 fn name_is(input: &[u8], name: Span, wanted: &[u8]) -> bool {
@@ -224,6 +250,7 @@ impl SheetScanner {
             state: State::Prologue,
             next_row: 0,
             open: Vec::new(),
+            root: None,
         }
     }
 
@@ -269,9 +296,23 @@ impl SheetScanner {
                         self.state = State::Data;
                         break;
                     }
+                    Step::Token(Token::Start { name, .. }, next) => {
+                        if self.root.is_none() {
+                            let local = xml::local_name(name.of(input));
+                            self.root = Some(local == b"worksheet" || local == b"macrosheet");
+                        }
+                        pos = next;
+                    }
                     Step::Token(_, next) => pos = next,
                     Step::Incomplete => return Ok(Scan::NeedMore { consumed: pos }),
                     Step::End => {
+                        // An empty part, or a worksheet cut short before
+                        // its data, is not an empty sheet; a chart or
+                        // dialog sheet has no data to cut.
+                        if self.root.is_none_or(|has_data| has_data) {
+                            return Err(Error::xml("the part ends before `<sheetData>`")
+                                .with_offset(pos as u64));
+                        }
                         self.state = State::Done;
                         return Ok(Scan::End);
                     }
@@ -326,6 +367,9 @@ impl SheetScanner {
                     // Something other than a row (an extension list, say): skipped, but its
                     // elements must nest.
                     if !self_closing {
+                        if self.open.len() >= MAX_NESTING {
+                            return Err(too_deep(pos));
+                        }
                         self.open.push(name.of(input).to_vec());
                     }
                     pos = next;
@@ -449,12 +493,19 @@ impl SheetScanner {
                     next_column = cell.column + 1;
                     pos = next;
                     if !self_closing {
-                        match scan_cell_body(input, pos, complete, &mut cell, &mut row.pieces)? {
+                        match scan_cell_body(input, pos, complete, &mut cell, &mut row.pieces)
+                            .map_err(|err| err.with_row(index + 1))?
+                        {
                             Some(end) => pos = end,
                             None => return Ok(None),
                         }
                     }
                     if cell.value.is_some() {
+                        if row.cells.len() >= MAX_ROW_CELLS {
+                            return Err(too_many_cells()
+                                .with_row(index + 1)
+                                .with_offset(pos as u64));
+                        }
                         row.cells.push(cell);
                     }
                 }
@@ -470,7 +521,20 @@ impl SheetScanner {
                     },
                     next,
                 ) => {
+                    let local = xml::local_name(name.of(input));
+                    if local == b"row" || local == b"sheetData" {
+                        // Cannot be: refused now, not once the row limit is hit.
+                        return Err(Error::xml(format!(
+                            "a `<{}>` inside a `<row>`",
+                            String::from_utf8_lossy(local)
+                        ))
+                        .with_row(index + 1)
+                        .with_offset(pos as u64));
+                    }
                     if !self_closing {
+                        if open.len() >= MAX_NESTING {
+                            return Err(too_deep(pos).with_row(index + 1));
+                        }
                         open.push(name);
                     }
                     pos = next;
@@ -764,7 +828,9 @@ fn fast_cell(
     cells: &mut Vec<RawCell>,
     pieces: &mut Vec<Piece>,
 ) -> Option<(u32, usize)> {
-    if input.get(pos..pos + 3)? != b"<c " {
+    // A row that holds all the cells it may: the general path reads the
+    // next one, and reports it if it has a value.
+    if input.get(pos..pos + 3)? != b"<c " || cells.len() >= MAX_ROW_CELLS {
         return None;
     }
     cells.push(RawCell {
@@ -880,6 +946,13 @@ fn read_fast_cell(
         cell.value = Some(PieceRange { start, end: start });
     }
     Some(text_end + 8)
+}
+
+/// The error for a row with more cells than a row has columns.
+fn too_many_cells() -> Error {
+    Error::new(ErrorKind::CellReference(format!(
+        "more than {MAX_ROW_CELLS} cells with a value in one row"
+    )))
 }
 
 /// The error for an end tag that does not close the innermost open element.
@@ -1069,10 +1142,17 @@ fn scan_cell_body(
                     ))
                     .with_offset(pos as u64));
                 }
-                if local == b"c" {
-                    return Err(Error::xml("a `<c>` inside a `<c>`").with_offset(pos as u64));
+                if matches!(local, b"c" | b"row" | b"sheetData") {
+                    return Err(Error::xml(format!(
+                        "a `<{}>` inside a `<c>`",
+                        String::from_utf8_lossy(local)
+                    ))
+                    .with_offset(pos as u64));
                 }
                 if !self_closing {
+                    if open.len() >= MAX_NESTING {
+                        return Err(too_deep(pos));
+                    }
                     open.push(name);
                 }
                 match (collecting, local) {
@@ -1196,6 +1276,12 @@ fn scan_cell_body(
                     Collecting::Nothing => false,
                 };
                 if keep {
+                    if pieces.len() >= MAX_PIECES {
+                        return Err(Error::xml(format!(
+                            "more than {MAX_PIECES} pieces of text in one row"
+                        ))
+                        .with_offset(pos as u64));
+                    }
                     pieces.extend(Piece::of_token(token));
                 } else {
                     check_stray_text(input, token, pos)?;
@@ -1534,6 +1620,19 @@ mod tests {
     fn a_sheet_without_rows_ends_cleanly() {
         assert!(scan_every_way("<worksheet><sheetData/></worksheet>").is_empty());
         assert!(scan_every_way("<chartsheet><drawing/></chartsheet>").is_empty());
+        // An empty part, or a worksheet cut before its data, is no sheet.
+        for cut in [
+            "",
+            "<?xml version=\"1.0\"?>",
+            "<worksheet><dimension ref=\"A1\"/>",
+            "<worksheet/>",
+        ] {
+            let err = scan_in_chunks(cut, 4).unwrap_err();
+            assert!(
+                err.to_string().contains("ends before `<sheetData>`"),
+                "{cut}: {err}"
+            );
+        }
     }
 
     #[test]
@@ -1564,6 +1663,78 @@ mod tests {
         ] {
             let err = scan_in_chunks(cut, 4).unwrap_err();
             assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{cut}: {err}");
+        }
+    }
+
+    #[test]
+    fn impossible_structure_is_refused_where_it_starts() {
+        for (xml, wanted) in [
+            ("<row r=\"1\"><row r=\"2\">", "a `<row>` inside a `<row>`"),
+            ("<row><x><row>", "a `<row>` inside a `<row>`"),
+            ("<row><c r=\"A1\"><c r=\"B1\">", "a `<c>` inside a `<c>`"),
+            ("<row><c r=\"A1\"><is><row>", "a `<row>` inside a `<c>`"),
+            ("<row><c r=\"A1\"><x>", "nested more than 256 deep"),
+        ] {
+            // Never closed, and followed by enough markup to pass any
+            // window: refused from what is there, not at the end.
+            let filler = if wanted.contains("deep") {
+                "<x>"
+            } else {
+                "<y/>"
+            };
+            let hostile = format!("<worksheet><sheetData>{xml}{}", filler.repeat(300));
+            for chunk in [1, 7, 4096, hostile.len()] {
+                let err = scan_in_chunks(&hostile, chunk).unwrap_err();
+                assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{xml}: {err}");
+                assert!(err.to_string().contains(wanted), "{xml}: {err}");
+            }
+        }
+        // Deep nesting between rows is refused too.
+        let hostile = format!("<worksheet><sheetData>{}", "<x>".repeat(300));
+        let err = scan_in_chunks(&hostile, 4096).unwrap_err();
+        assert!(
+            err.to_string().contains("nested more than 256 deep"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_row_holds_at_most_as_many_cells_as_columns() {
+        // Cells out of order or repeated are read as they stand (a real
+        // writer repeats columns), up to 16,384 of them in one row.
+        let rows = scan_every_way(concat!(
+            "<worksheet><sheetData><row r=\"1\"><c r=\"B1\"><v>1</v></c>",
+            "<c r=\"A1\"><v>2</v></c><c r=\"A1\"><v>3</v></c></row></sheetData></worksheet>"
+        ));
+        assert_eq!(
+            rows[0].1,
+            [
+                seen(0, 1, CellKind::Number, "1"),
+                seen(0, 0, CellKind::Number, "2"),
+                seen(0, 0, CellKind::Number, "3")
+            ]
+        );
+        for cell in [
+            "<c r=\"A1\"><v>1</v></c>",
+            "<c r=\"A1\" t=\"inlineStr\"><is><t>x</t></is></c>",
+        ] {
+            let full = format!(
+                "<worksheet><sheetData><row r=\"1\">{}</row></sheetData></worksheet>",
+                cell.repeat(MAX_ROW_CELLS)
+            );
+            assert_eq!(
+                scan_in_chunks(&full, 4096).unwrap()[0].1.len(),
+                MAX_ROW_CELLS
+            );
+            let over = format!(
+                "<worksheet><sheetData><row r=\"1\">{}</row></sheetData></worksheet>",
+                cell.repeat(MAX_ROW_CELLS + 1)
+            );
+            for chunk in [4096, over.len()] {
+                let err = scan_in_chunks(&over, chunk).unwrap_err();
+                assert!(matches!(err.kind(), ErrorKind::CellReference(_)), "{err}");
+                assert!(err.to_string().contains("more than 16384 cells"), "{err}");
+            }
         }
     }
 }

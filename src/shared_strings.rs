@@ -79,8 +79,9 @@ impl SharedStrings {
                             .with_offset(buffer.window_offset()));
                         }
                         let unit = &window[..consumed];
+                        let max_text = limits.max_shared_string_bytes;
                         match plain_ascii_text(unit, &pieces) {
-                            Some(plain) => text.extend_from_slice(plain),
+                            Some(plain) => append_within(&mut text, plain, max_text)?,
                             None => {
                                 let item = simdutf8::basic::from_utf8(unit).map_err(|_| {
                                     let valid = std::str::from_utf8(unit)
@@ -103,23 +104,25 @@ impl SharedStrings {
                                 if xml::has_escapes(&scratch) {
                                     unescaped.clear();
                                     xml::unescape(&scratch, &mut unescaped);
-                                    text.extend_from_slice(unescaped.as_bytes());
+                                    append_within(&mut text, unescaped.as_bytes(), max_text)?;
                                 } else {
-                                    text.extend_from_slice(scratch.as_bytes());
+                                    append_within(&mut text, scratch.as_bytes(), max_text)?;
                                 }
                             }
-                        }
-                        if text.len() as u64 > limits.max_shared_string_bytes {
-                            return Err(Error::limit(
-                                "shared string bytes",
-                                limits.max_shared_string_bytes,
-                            ));
                         }
                         if ends.len() as u64 >= limits.max_shared_strings {
                             return Err(Error::limit(
                                 "shared string count",
                                 limits.max_shared_strings,
                             ));
+                        }
+                        if ends.len() == ends.capacity() {
+                            let ceiling =
+                                usize::try_from(limits.max_shared_strings).unwrap_or(usize::MAX);
+                            let wanted = ends.len().saturating_mul(2).clamp(16, ceiling.max(16));
+                            ends.try_reserve_exact(wanted - ends.len()).map_err(|_| {
+                                Error::limit("shared string count", limits.max_shared_strings)
+                            })?;
                         }
                         ends.push(text.len());
                     }
@@ -130,7 +133,7 @@ impl SharedStrings {
                     if complete {
                         break;
                     }
-                    buffer.fill(&mut reader)?;
+                    buffer.fill_for_rescan(&mut reader)?;
                 }
             }
         }
@@ -141,6 +144,30 @@ impl SharedStrings {
         let text = String::from_utf8(text).map_err(|_| Error::new(ErrorKind::InvalidUtf8))?;
         Ok(SharedStrings { text, ends })
     }
+}
+
+/// Appends an item's text to the shared strings' text, checking the limit
+/// before the text grows, and growing it by doubling only up to the limit
+/// (a text of just over 1 GiB must not ask for 2 GiB), without aborting
+/// the process when memory runs out.
+fn append_within(text: &mut Vec<u8>, item: &[u8], max: u64) -> Result<()> {
+    let needed = text.len().saturating_add(item.len());
+    if needed as u64 > max {
+        return Err(Error::limit("shared string bytes", max));
+    }
+    if needed > text.capacity() {
+        let ceiling = usize::try_from(max).unwrap_or(usize::MAX);
+        let wanted = text
+            .capacity()
+            .saturating_mul(2)
+            .max(4096)
+            .min(ceiling)
+            .max(needed);
+        text.try_reserve_exact(wanted - text.len())
+            .map_err(|_| Error::limit("shared string bytes", max))?;
+    }
+    text.extend_from_slice(item);
+    Ok(())
 }
 
 /// The text of an item that is one piece of plain ASCII (no references,

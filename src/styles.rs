@@ -78,8 +78,7 @@ impl Styles {
                     self_closing,
                 } => match xml::local_name(name.of(bytes)) {
                     b"numFmt" => {
-                        let id =
-                            xml::attribute(bytes, attributes, b"numFmtId")?.and_then(parse_u32);
+                        let id = number_attribute(bytes, attributes, b"numFmtId")?;
                         let code = xml::attribute(bytes, attributes, b"formatCode")?;
                         if let (Some(id), Some(code)) = (id, code) {
                             let code = xml::decode_owned(code, false)?;
@@ -88,9 +87,7 @@ impl Styles {
                     }
                     b"cellXfs" if !self_closing => in_cell_xfs = true,
                     b"xf" if in_cell_xfs => {
-                        let id = xml::attribute(bytes, attributes, b"numFmtId")?
-                            .and_then(parse_u32)
-                            .unwrap_or(0);
+                        let id = number_attribute(bytes, attributes, b"numFmtId")?.unwrap_or(0);
                         let custom = custom_formats.get(&id);
                         let (is_date, kind) = match custom {
                             Some(code) => (is_date_format_code(code), format_code_kind(code)),
@@ -123,6 +120,21 @@ impl Styles {
             number_formats: NumberFormats::new(formats, style_formats, date_system),
         })
     }
+}
+
+/// A number attribute, its references decoded (`numFmtId="&#49;4"` is 14).
+fn number_attribute(
+    bytes: &[u8],
+    attributes: xml::Span,
+    wanted: &[u8],
+) -> Result<Option<u32>, xml::XmlError> {
+    let Some(raw) = xml::attribute(bytes, attributes, wanted)? else {
+        return Ok(None);
+    };
+    if !raw.contains(&b'&') {
+        return Ok(parse_u32(raw));
+    }
+    Ok(parse_u32(xml::decode_owned(raw, false)?.as_bytes()))
 }
 
 fn parse_u32(text: &[u8]) -> Option<u32> {
@@ -159,5 +171,17 @@ mod tests {
                 FormatKind::General
             ]
         );
+    }
+
+    #[test]
+    fn references_in_number_attributes_are_decoded() {
+        let styles = Styles::parse(
+            br#"<styleSheet><numFmts><numFmt numFmtId="&#49;64" formatCode="yyyy"/></numFmts>
+            <cellXfs><xf numFmtId="&#49;4"/><xf numFmtId="1&#54;4"/><xf numFmtId="&#x31;"/></cellXfs></styleSheet>"#,
+            DateSystem::V1900,
+        )
+        .unwrap();
+        let got: Vec<bool> = (0..3).map(|i| styles.is_date(i)).collect();
+        assert_eq!(got, [true, true, false]);
     }
 }

@@ -73,6 +73,11 @@ impl XmlError {
         XmlError { message, offset }
     }
 
+    /// Stops a [`walk`] early; the caller has the error to report.
+    pub(crate) fn stop() -> XmlError {
+        XmlError::at("stopped", 0)
+    }
+
     pub(crate) fn into_error(self) -> crate::Error {
         crate::Error::xml(self.message).with_offset(self.offset as u64)
     }
@@ -488,6 +493,67 @@ pub(crate) fn unescape(text: &str, out: &mut impl TextSink) {
     out.push_str(&text[copied..]);
 }
 
+/// [`unescape`] over text in place: the decoded text is written from the
+/// start of `text` (an escape is seven bytes, what it stands for at most
+/// four, so writing never overtakes reading). Returns the new length; the
+/// bytes up to it are UTF-8 when `text` was.
+pub(crate) fn unescape_in_place(text: &mut [u8]) -> usize {
+    fn put(text: &mut [u8], written: &mut usize, ch: char) {
+        let mut utf8 = [0u8; 4];
+        let encoded = ch.encode_utf8(&mut utf8).as_bytes();
+        text[*written..*written + encoded.len()].copy_from_slice(encoded);
+        *written += encoded.len();
+    }
+    fn flush(text: &mut [u8], written: &mut usize, pending_high: &mut Option<u16>) {
+        if pending_high.take().is_some() {
+            put(text, written, char::REPLACEMENT_CHARACTER);
+        }
+    }
+    let mut pending_high: Option<u16> = None;
+    let mut written = 0;
+    let mut copied = 0;
+    let mut pos = 0;
+    while let Some(found) = memchr(b'_', &text[pos..]) {
+        let at = pos + found;
+        let Some(unit) = text.get(at..at + 7).and_then(parse_escape) else {
+            pos = at + 1;
+            continue;
+        };
+        if at != copied {
+            flush(text, &mut written, &mut pending_high);
+            text.copy_within(copied..at, written);
+            written += at - copied;
+        }
+        match unit {
+            0xD800..=0xDBFF => {
+                flush(text, &mut written, &mut pending_high);
+                pending_high = Some(unit);
+            }
+            0xDC00..=0xDFFF => {
+                let ch = match pending_high.take() {
+                    Some(high) => char::from_u32(
+                        0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00),
+                    )
+                    .unwrap_or(char::REPLACEMENT_CHARACTER),
+                    None => char::REPLACEMENT_CHARACTER,
+                };
+                put(text, &mut written, ch);
+            }
+            _ => {
+                flush(text, &mut written, &mut pending_high);
+                let ch = char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER);
+                put(text, &mut written, ch);
+            }
+        }
+        copied = at + 7;
+        pos = copied;
+    }
+    flush(text, &mut written, &mut pending_high);
+    let rest = text.len() - copied;
+    text.copy_within(copied.., written);
+    written + rest
+}
+
 fn flush_surrogate(pending_high: &mut Option<u16>, out: &mut impl TextSink) {
     if pending_high.take().is_some() {
         out.push(char::REPLACEMENT_CHARACTER);
@@ -505,13 +571,24 @@ fn parse_escape(bytes: &[u8]) -> Option<u16> {
     Some(unit)
 }
 
+/// A character reference's character: digits only (no sign, which the
+/// number parsers would take), and only a character XML allows (not NUL,
+/// other C0 controls but tab and line ends, surrogates, U+FFFE, U+FFFF).
 fn character_reference(name: &str) -> Option<char> {
     let digits = name.strip_prefix('#')?;
-    let code = match digits.strip_prefix(['x', 'X']) {
-        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-        None => digits.parse::<u32>().ok()?,
+    let code = match digits.strip_prefix('x') {
+        Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            u32::from_str_radix(hex, 16).ok()?
+        }
+        Some(_) => return None,
+        None if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            digits.parse::<u32>().ok()?
+        }
+        None => return None,
     };
-    char::from_u32(code)
+    let allowed =
+        matches!(code, 0x9 | 0xA | 0xD | 0x20..=0xD7FF | 0xE000..=0xFFFD | 0x10000..=0x10FFFF);
+    allowed.then(|| char::from_u32(code)).flatten()
 }
 
 /// Decodes a raw attribute value or text into an owned string (for the
@@ -528,20 +605,69 @@ pub(crate) fn decode_owned(raw: &[u8], escapes: bool) -> Result<String, XmlError
     Ok(out)
 }
 
+/// The deepest element nesting [`walk`] follows.
+const MAX_WALK_DEPTH: usize = 256;
+
 /// Walks every token of a whole in-memory part (the small parts read at
-/// open, never sheets), calling `visit` with each and the input.
+/// open, never sheets), calling `visit` with each and the input. The part
+/// must be one well-formed element: every end tag closes the element open
+/// at that point, and the part does not end inside one (a workbook or
+/// styles part cut short between two elements is not read as if it ended
+/// there).
 pub(crate) fn walk(
     input: &[u8],
     mut visit: impl FnMut(Token) -> Result<(), XmlError>,
 ) -> Result<(), XmlError> {
     let mut pos = 0;
+    let mut open: Vec<Span> = Vec::new();
+    let mut seen_root = false;
     loop {
         match next_token(input, pos, true)? {
             Step::Token(token, next) => {
+                match token {
+                    Token::Start {
+                        name, self_closing, ..
+                    } => {
+                        if open.is_empty() && seen_root {
+                            return Err(XmlError::at("a second root element", pos));
+                        }
+                        seen_root = true;
+                        if !self_closing {
+                            if open.len() >= MAX_WALK_DEPTH {
+                                return Err(XmlError::at(
+                                    "elements nested more than 256 deep",
+                                    pos,
+                                ));
+                            }
+                            open.push(name);
+                        }
+                    }
+                    Token::End { name } => match open.pop() {
+                        Some(top) if top.of(input) == name.of(input) => {}
+                        _ => {
+                            return Err(XmlError::at(
+                                "an end tag does not close the element open here",
+                                pos,
+                            ));
+                        }
+                    },
+                    _ => {}
+                }
                 visit(token)?;
                 pos = next;
             }
-            Step::End | Step::Incomplete => return Ok(()),
+            Step::End | Step::Incomplete => {
+                if !open.is_empty() {
+                    return Err(XmlError::at(
+                        "the part ends inside an element (cut short?)",
+                        pos,
+                    ));
+                }
+                if !seen_root {
+                    return Err(XmlError::at("the part has no root element", pos));
+                }
+                return Ok(());
+            }
         }
     }
 }
@@ -684,5 +810,82 @@ mod tests {
         out.clear();
         decode_text("a & b&lt;\r", false, &mut out).unwrap();
         assert_eq!(out, "a & b&lt;\n");
+    }
+
+    #[test]
+    fn unescaping_in_place_matches_unescaping_into_a_copy() {
+        for text in [
+            "",
+            "plain",
+            "_x0041_",
+            "a_x0041_b_x0042__x0043_",
+            "_xD83D__xDE00_ pair",
+            "_xD83D_ lone high, _xDE00_ lone low",
+            "_xD83D__xD83D__xDE00_",
+            "_x004_ not one _x00G1_ _x0041",
+            "é_x00E9_ü",
+        ] {
+            let mut copy = String::new();
+            unescape(text, &mut copy);
+            let mut bytes = text.as_bytes().to_vec();
+            let length = unescape_in_place(&mut bytes);
+            assert_eq!(
+                std::str::from_utf8(&bytes[..length]).unwrap(),
+                copy,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_walk_checks_nesting_and_a_proper_end() {
+        let walk_all = |input: &str| walk(input.as_bytes(), |_| Ok(())).map_err(|err| err.message);
+        assert_eq!(
+            walk_all("<?xml version=\"1.0\"?>\n<a><b/><c>t</c></a>\n"),
+            Ok(())
+        );
+        for (input, wanted) in [
+            (
+                "<a><b></a>",
+                "an end tag does not close the element open here",
+            ),
+            ("<a><b></b>", "the part ends inside an element (cut short?)"),
+            (
+                "<a><sheets><sheet/>",
+                "the part ends inside an element (cut short?)",
+            ),
+            ("<a/><b/>", "a second root element"),
+            ("", "the part has no root element"),
+            ("<!-- only a comment -->", "the part has no root element"),
+        ] {
+            assert_eq!(walk_all(input), Err(wanted), "{input}");
+        }
+        let deep = "<a>".repeat(300);
+        assert_eq!(walk_all(&deep), Err("elements nested more than 256 deep"));
+    }
+
+    #[test]
+    fn character_references_xml_forbids_are_refused() {
+        for bad in [
+            "&#+65;",
+            "&#-65;",
+            "&#x+41;",
+            "&#0;",
+            "&#x0;",
+            "&#1;",
+            "&#xFFFF;",
+            "&#xFFFE;",
+            "&#xD800;",
+            "&#x110000;",
+            "&#;",
+            "&#x;",
+            "&#X41;",
+        ] {
+            let mut out = String::new();
+            assert!(decode_text(bad, true, &mut out).is_err(), "{bad}: {out:?}");
+        }
+        let mut out = String::new();
+        decode_text("&#65;&#x42;&#9;&#x10FFFF;", true, &mut out).unwrap();
+        assert_eq!(out, "AB\t\u{10FFFF}");
     }
 }

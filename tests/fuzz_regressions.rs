@@ -200,9 +200,21 @@ fn a_cut_short_central_directory_extra_field_is_a_zip_error() {
 // Edge cases the fuzzers reached, pinned with their outcome.
 
 #[test]
-fn an_empty_sheet_part_has_no_rows() {
-    assert_reads(b"", 0, "");
-    assert_reads(b"<worksheet/>", 0, "");
+fn an_empty_sheet_part_is_an_error_not_an_empty_sheet() {
+    // Issue 16: an empty part, or one cut before `<sheetData>`, is refused
+    // (it was read as an empty sheet); a chart sheet has no data to cut.
+    for xml in [
+        &b""[..],
+        b"<worksheet/>",
+        b"<worksheet><dimension ref=\"A1\"/>",
+    ] {
+        let err = assert_fails(xml, |kind| matches!(kind, ErrorKind::Xml(_)));
+        assert!(
+            err.to_string().contains("ends before `<sheetData>`"),
+            "{err}"
+        );
+    }
+    assert_reads(b"<chartsheet><drawing r:id=\"rId1\"/></chartsheet>", 0, "");
 }
 
 #[test]

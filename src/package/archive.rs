@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use zip::read::ZipFile;
 use zip::result::ZipError;
@@ -25,6 +26,11 @@ pub(crate) struct Archive<R> {
     zip: ZipArchive<R>,
     /// Normalised (lower-case, no leading `/`, forward slashes) name to entry index.
     index: Arc<HashMap<String, usize>>,
+    /// Bytes inflated from every part so far, by this archive and all its
+    /// clones (checked against `Limits::max_workbook_bytes`).
+    inflated: Arc<AtomicU64>,
+    /// The archive's size in bytes, for the workbook-wide compression ratio.
+    archive_bytes: u64,
 }
 
 /// Normalises a part name for lookup: OPC part names compare
@@ -42,7 +48,11 @@ pub(crate) fn normalise_part_name(name: &str) -> String {
     out
 }
 
-fn sniff(reader: &mut (impl Read + Seek)) -> Result<()> {
+/// What the input looks like when it does not start like a ZIP archive:
+/// an error for what cannot be one (empty, OLE2, XML); `Ok(Some(detail))`
+/// for anything else, which may still be an archive with bytes before its
+/// first entry (a self-extracting stub) and is tried as one.
+fn sniff(reader: &mut (impl Read + Seek)) -> Result<Option<&'static str>> {
     let mut magic = [0u8; 8];
     reader.seek(SeekFrom::Start(0))?;
     let mut filled = 0;
@@ -71,11 +81,11 @@ fn sniff(reader: &mut (impl Read + Seek)) -> Result<()> {
             None => "it is an OLE2 compound file (an encrypted workbook or a legacy .xls)",
         }
     } else if magic.starts_with(b"PK") {
-        return Ok(());
+        return Ok(None);
     } else if magic.starts_with(b"<?xml") || magic.starts_with(b"<") {
         "it is an XML or HTML text file, not a ZIP package"
     } else {
-        "it does not start with a ZIP signature"
+        return Ok(Some("it does not start with a ZIP signature"));
     };
     Err(Error::new(ErrorKind::NotZip { detail }))
 }
@@ -174,8 +184,11 @@ pub(crate) fn zip_error(err: ZipError) -> Error {
 impl<R: Read + Seek> Archive<R> {
     /// Reads the central directory and indexes the entries.
     pub(crate) fn new(mut reader: R) -> Result<Archive<R>> {
-        sniff(&mut reader)?;
+        let prefixed = sniff(&mut reader)?;
+        let archive_bytes = reader.seek(SeekFrom::End(0))?;
+        reader.seek(SeekFrom::Start(0))?;
         let zip = ZipArchive::new(reader).map_err(|err| match err {
+            _ if let Some(detail) = prefixed => Error::new(ErrorKind::NotZip { detail }),
             ZipError::InvalidArchive(message) => Error::new(ErrorKind::NotZip {
                 detail: if message.contains("end of central directory") || message.contains("EOCD")
                 {
@@ -200,9 +213,12 @@ impl<R: Read + Seek> Archive<R> {
                 ))));
             }
         }
+        check_entries_do_not_overlap(&zip)?;
         Ok(Archive {
             zip,
             index: Arc::new(index),
+            inflated: Arc::new(AtomicU64::new(0)),
+            archive_bytes,
         })
     }
 
@@ -253,6 +269,7 @@ impl<R: Read + Seek> Archive<R> {
             return Err(Error::new(ErrorKind::Zip("the entry is encrypted".into())).with_part(name));
         }
         let compressed = file.compressed_size();
+        let declared = file.size();
         let data = if deflated {
             let crc = file.crc32();
             PartData::Deflated(Box::new(Inflater::new(file, compressed, crc)))
@@ -264,8 +281,13 @@ impl<R: Read + Seek> Archive<R> {
             inner: data,
             inflated: 0,
             compressed,
+            declared,
             max_bytes,
             limits: *limits,
+            workbook: WorkbookBudget {
+                inflated: Arc::clone(&self.inflated),
+                archive_bytes: self.archive_bytes,
+            },
         };
         let mut head = [0u8; 4];
         let mut filled = 0;
@@ -322,26 +344,87 @@ impl<R: Read> Read for PartData<'_, R> {
     }
 }
 
+/// Refuses entries whose bytes overlap (a non-recursive ZIP bomb: many
+/// directory entries sharing one compressed stream). Each entry spans at
+/// least its local header (30 bytes and its name) and its compressed data
+/// from where its local header starts; sorted by that start, each must
+/// end before the next begins.
+fn check_entries_do_not_overlap<R: Read + Seek>(zip: &ZipArchive<R>) -> Result<()> {
+    let mut spans: Vec<(u64, u64)> = Vec::new();
+    spans
+        .try_reserve_exact(zip.len())
+        .map_err(|_| Error::new(ErrorKind::Zip("too many entries to index".into())))?;
+    for position in 0..zip.len() {
+        let entry = zip.by_index_data(position).map_err(zip_error)?;
+        let start = entry.header_start();
+        let end = start
+            .saturating_add(30)
+            .saturating_add(entry.name_raw().len() as u64)
+            .saturating_add(entry.compressed_size());
+        spans.push((start, end));
+    }
+    spans.sort_unstable();
+    for pair in spans.windows(2) {
+        if pair[1].0 < pair[0].1 {
+            return Err(Error::new(ErrorKind::Zip(format!(
+                "two entries overlap (one at byte {} runs to byte {}, the next starts at byte {}): refused as a ZIP bomb",
+                pair[0].0, pair[0].1, pair[1].0
+            ))));
+        }
+    }
+    Ok(())
+}
+
+/// The workbook-wide count of inflated bytes a part reader adds to.
+struct WorkbookBudget {
+    inflated: Arc<AtomicU64>,
+    archive_bytes: u64,
+}
+
 /// A part's inflated bytes, with the limits enforced as they are read.
 pub(crate) struct PartReader<R> {
     inner: R,
     inflated: u64,
     compressed: u64,
+    /// The inflated size the directory entry declares.
+    declared: u64,
     max_bytes: u64,
     limits: Limits,
+    workbook: WorkbookBudget,
 }
 
 impl<R: Read> PartReader<R> {
-    /// Checks the limits after `inflated` bytes, returning the error to stop with.
-    fn check(&self) -> Option<Error> {
+    /// Checks the limits after `inflated` bytes of the part and `total`
+    /// of the workbook, returning the error to stop with.
+    fn check(&self, total: u64) -> Option<Error> {
         if self.inflated > self.max_bytes {
             return Some(Error::limit("inflated part size", self.max_bytes));
+        }
+        if self.inflated > self.declared {
+            return Some(Error::new(ErrorKind::Zip(format!(
+                "the part inflates past the {} bytes its directory entry declares",
+                self.declared
+            ))));
         }
         if self.inflated > self.limits.ratio_threshold_bytes
             && self.inflated / self.compressed.max(1) > self.limits.max_compression_ratio
         {
             return Some(Error::limit(
                 "compression ratio",
+                self.limits.max_compression_ratio,
+            ));
+        }
+        if total > self.limits.max_workbook_bytes {
+            return Some(Error::limit(
+                "inflated bytes of the whole workbook",
+                self.limits.max_workbook_bytes,
+            ));
+        }
+        if total > self.limits.ratio_threshold_bytes
+            && total / self.workbook.archive_bytes.max(1) > self.limits.max_compression_ratio
+        {
+            return Some(Error::limit(
+                "compression ratio of the whole workbook (bytes inflated from all parts, as read, to the file's size)",
                 self.limits.max_compression_ratio,
             ));
         }
@@ -353,7 +436,12 @@ impl<R: Read> Read for PartReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let count = self.inner.read(buf).map_err(container_error)?;
         self.inflated += count as u64;
-        match self.check() {
+        let total = self
+            .workbook
+            .inflated
+            .fetch_add(count as u64, Ordering::Relaxed)
+            + count as u64;
+        match self.check(total) {
             Some(err) => Err(err.into()),
             None => Ok(count),
         }

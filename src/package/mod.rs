@@ -252,6 +252,15 @@ pub(crate) fn read_layout<R: Read + Seek>(
     let relationships = read_relationships(archive, &workbook_part, limits)?;
     let bytes = archive.read_part(&workbook_part, limits)?;
 
+    // Internal relationships by id, the first of a repeated id winning:
+    // one lookup per sheet, not a search of them all.
+    let mut by_id: std::collections::HashMap<&str, &Relationship> =
+        std::collections::HashMap::with_capacity(relationships.len());
+    for relationship in relationships.iter().filter(|r| !r.external) {
+        by_id
+            .entry(relationship.id.as_str())
+            .or_insert(relationship);
+    }
     let mut sheets = Vec::new();
     let mut date_system = DateSystem::V1900;
     let mut problem: Option<Error> = None;
@@ -293,8 +302,12 @@ pub(crate) fn read_layout<R: Read + Seek>(
                     return Ok(());
                 };
                 let sheet_name = sheet_name.unwrap_or_default();
-                let Some(relationship) = relationships.iter().find(|r| r.id == id && !r.external)
-                else {
+                if sheets.len() as u64 >= limits.max_sheets {
+                    problem
+                        .get_or_insert_with(|| Error::limit("number of sheets", limits.max_sheets));
+                    return Err(xml::XmlError::stop());
+                }
+                let Some(&relationship) = by_id.get(id.as_str()) else {
                     problem.get_or_insert_with(|| {
                         Error::new(ErrorKind::MissingPart(format!(
                             "the relationship {id} of sheet '{sheet_name}'"
@@ -320,7 +333,10 @@ pub(crate) fn read_layout<R: Read + Seek>(
         }
         Ok(())
     })
-    .map_err(xml_error(&workbook_part))?;
+    .map_err(|err| match problem.take() {
+        Some(problem) => problem.with_part(&workbook_part),
+        None => err.into_error().with_part(&workbook_part),
+    })?;
     if let Some(problem) = problem {
         return Err(problem.with_part(&workbook_part));
     }

@@ -1,0 +1,411 @@
+//! Hostile and malformed workbooks, one shape per test, each written by the
+//! test itself: refused with a typed error (or read, where the format
+//! allows it), on the one-thread and on the pipelined path.
+
+mod common;
+
+use std::io::Cursor;
+
+use common::*;
+use sheetstream::{Error, ErrorKind, Limits, OpenOptions, Row, SheetInfo, Workbook};
+
+type Book = Workbook<Cursor<Vec<u8>>>;
+
+fn open_with(bytes: &[u8], limits: Limits) -> Result<Book, Error> {
+    OpenOptions::new()
+        .limits(limits)
+        .from_reader(Cursor::new(bytes.to_vec()))
+}
+
+/// Streams every worksheet on one thread; the cells read or the first error.
+fn read_one_thread(workbook: &mut Book) -> Result<usize, Error> {
+    let mut cells = 0;
+    for position in 0..workbook.sheets().len() {
+        let mut rows = workbook.rows(position)?;
+        while let Some(row) = rows.next_row()? {
+            cells += row.cells().len();
+        }
+    }
+    Ok(cells)
+}
+
+/// Streams every worksheet over two threads (a lone sheet is pipelined).
+fn read_two_threads(workbook: &Book) -> Result<usize, Error> {
+    let cells = std::sync::atomic::AtomicUsize::new(0);
+    workbook.parallel().threads(2).for_each_row(|| {
+        |_: &SheetInfo, row: Row<'_>| {
+            cells.fetch_add(row.cells().len(), std::sync::atomic::Ordering::Relaxed);
+        }
+    })?;
+    Ok(cells.into_inner())
+}
+
+/// Both paths' results.
+fn read_both(bytes: &[u8], limits: Limits) -> [Result<usize, Error>; 2] {
+    let one = open_with(bytes, limits).and_then(|mut workbook| read_one_thread(&mut workbook));
+    let two = open_with(bytes, limits).and_then(|workbook| read_two_threads(&workbook));
+    [one, two]
+}
+
+fn assert_refused(results: [Result<usize, Error>; 2], wanted: &str) -> Vec<Error> {
+    results
+        .into_iter()
+        .zip(["one thread", "pipelined"])
+        .map(|(result, path)| {
+            let err = result.expect_err(path);
+            assert!(err.to_string().contains(wanted), "{path}: {err}");
+            err
+        })
+        .collect()
+}
+
+fn small_rows() -> Limits {
+    Limits {
+        max_row_bytes: 1 << 20,
+        ..Limits::default()
+    }
+}
+
+#[test]
+fn a_row_never_closed_is_refused_at_the_row_limit_on_both_paths() {
+    // Repeated and nested markup after one cell, four times the limit.
+    for filler in ["<x/>", "<x>"] {
+        let rows = format!(
+            r#"<row r="1"><c r="A1"><v>1</v></c>{}"#,
+            filler.repeat((4 << 20) / filler.len())
+        );
+        let bytes = book().sheet("Data", sheet_xml(&rows)).build();
+        let wanted = if filler == "<x>" {
+            "nested more than 256 deep"
+        } else {
+            "row or string item size"
+        };
+        for err in assert_refused(read_both(&bytes, small_rows()), wanted) {
+            assert_eq!(err.location().sheet.as_deref(), Some("Data"));
+            assert_eq!(
+                err.location().part.as_deref(),
+                Some("xl/worksheets/sheet1.xml")
+            );
+        }
+    }
+}
+
+#[test]
+fn impossible_structure_is_refused_before_the_row_limit() {
+    for (rows, wanted) in [
+        (
+            format!(
+                r#"<row r="1"><c r="A1"><v>1</v></c><row r="2">{}"#,
+                "<y/>".repeat(1 << 20)
+            ),
+            "a `<row>` inside a `<row>`",
+        ),
+        (
+            format!(
+                r#"<row r="1"><c r="A1"><c r="B1">{}"#,
+                "<y/>".repeat(1 << 20)
+            ),
+            "a `<c>` inside a `<c>`",
+        ),
+    ] {
+        let bytes = book().sheet("Data", sheet_xml(&rows)).build();
+        // The default limit (256 MiB) is far off: the structure itself is refused.
+        for err in assert_refused(read_both(&bytes, Limits::default()), wanted) {
+            assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{err}");
+            assert_eq!(err.location().row, Some(1), "{err}");
+            assert!(err.location().offset.unwrap() < 1000, "{err}");
+        }
+    }
+}
+
+#[test]
+fn a_row_of_more_cells_than_columns_is_refused() {
+    let rows = format!(
+        r#"<row r="1">{}</row>"#,
+        r#"<c r="A1"><v>1</v></c>"#.repeat(20_000)
+    );
+    let bytes = book().sheet("Data", sheet_xml(&rows)).build();
+    for err in assert_refused(
+        read_both(&bytes, Limits::default()),
+        "more than 16384 cells",
+    ) {
+        assert!(matches!(err.kind(), ErrorKind::CellReference(_)), "{err}");
+    }
+    // Exactly 16,384 (repeated columns included, as a real writer does) are read.
+    let rows = format!(
+        r#"<row r="1">{}</row>"#,
+        r#"<c r="A1"><v>1</v></c>"#.repeat(16_384)
+    );
+    let bytes = book().sheet("Data", sheet_xml(&rows)).build();
+    for result in read_both(&bytes, Limits::default()) {
+        assert_eq!(result.unwrap(), 16_384);
+    }
+}
+
+/// A workbook listing `count` sheets that all point at one part.
+fn many_sheets_one_part(count: usize, part_xml: &str) -> Vec<u8> {
+    let mut sheets = String::new();
+    let mut rels = vec![(
+        "rIdS".to_owned(),
+        format!("{REL_NS}/styles"),
+        "styles.xml".to_owned(),
+    )];
+    for n in 0..count {
+        sheets.push_str(&format!(
+            r#"<sheet name="S{n}" sheetId="{}" r:id="rId{n}"/>"#,
+            n + 1
+        ));
+        rels.push((
+            format!("rId{n}"),
+            format!("{REL_NS}/worksheet"),
+            "worksheets/sheet1.xml".into(),
+        ));
+    }
+    Package::new()
+        .with("[Content_Types].xml", content_types())
+        .with("_rels/.rels", package_rels("xl/workbook.xml"))
+        .with(
+            "xl/workbook.xml",
+            format!(
+                r#"{XML_DECL}<workbook xmlns="{MAIN_NS}" xmlns:r="{REL_NS}"><sheets>{sheets}</sheets></workbook>"#
+            ),
+        )
+        .with("xl/_rels/workbook.xml.rels", rels_xml(&rels))
+        .with("xl/styles.xml", styles_xml(&[], &[0]))
+        .with("xl/worksheets/sheet1.xml", part_xml.to_owned())
+        .build()
+}
+
+#[test]
+fn many_sheets_open_in_linear_time_up_to_the_sheet_limit() {
+    let bytes = many_sheets_one_part(
+        20_000,
+        &sheet_xml(r#"<row r="1"><c r="A1"><v>1</v></c></row>"#),
+    );
+    // Opening looks each sheet's relationship up by id (this took seconds
+    // with a search per sheet): 20,000 sheets open at once.
+    let workbook = open_with(&bytes, Limits::default()).unwrap();
+    assert_eq!(workbook.sheets().len(), 20_000);
+    assert_eq!(workbook.sheets()[19_999].name(), "S19999");
+    assert_eq!(workbook.sheets()[19_999].part(), "xl/worksheets/sheet1.xml");
+    let limits = Limits {
+        max_sheets: 10_000,
+        ..Limits::default()
+    };
+    let err = open_with(&bytes, limits)
+        .err()
+        .expect("past the sheet limit");
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::LimitExceeded {
+                limit: "number of sheets",
+                max: 10_000
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(err.location().part.as_deref(), Some("xl/workbook.xml"));
+}
+
+#[test]
+fn sheets_sharing_one_part_hit_the_workbook_wide_limit() {
+    // A 2 MiB part read by 200 sheets: 400 MiB from a file of a few KiB.
+    let rows: String = (1..=40_000)
+        .map(|row| format!(r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c></row>"#))
+        .collect();
+    let part = sheet_xml(&rows);
+    assert!(part.len() > 1 << 20);
+    let bytes = many_sheets_one_part(200, &part);
+    let ratio = Limits {
+        ratio_threshold_bytes: 8 << 20,
+        ..Limits::default()
+    };
+    for err in assert_refused(
+        read_both(&bytes, ratio),
+        "compression ratio of the whole workbook",
+    ) {
+        assert!(
+            matches!(err.kind(), ErrorKind::LimitExceeded { .. }),
+            "{err}"
+        );
+    }
+    let total = Limits {
+        max_workbook_bytes: 16 << 20,
+        ..Limits::default()
+    };
+    for err in assert_refused(
+        read_both(&bytes, total),
+        "inflated bytes of the whole workbook",
+    ) {
+        assert!(
+            matches!(err.kind(), ErrorKind::LimitExceeded { max, .. } if *max == 16 << 20),
+            "{err}"
+        );
+    }
+    // Within the limits every sheet is read.
+    let relaxed = Limits {
+        max_compression_ratio: 1_000_000,
+        ..Limits::default()
+    };
+    let mut workbook = open_with(&bytes, relaxed).unwrap();
+    assert_eq!(read_one_thread(&mut workbook).unwrap(), 200 * 40_000);
+}
+
+/// The central directory of a ZIP without a comment: (offset of the
+/// directory, its size, the number of entries).
+fn central_directory(zip: &[u8]) -> (usize, usize, usize) {
+    let eocd = zip.len() - 22;
+    assert_eq!(&zip[eocd..eocd + 4], b"PK\x05\x06");
+    let u16_at = |at: usize| u16::from_le_bytes([zip[at], zip[at + 1]]) as usize;
+    let u32_at = |at: usize| u32::from_le_bytes(zip[at..at + 4].try_into().unwrap()) as usize;
+    (u32_at(eocd + 16), u32_at(eocd + 12), u16_at(eocd + 10))
+}
+
+/// The central directory records of a ZIP, each with its name.
+fn central_records(zip: &[u8]) -> Vec<(usize, usize, String)> {
+    let (start, _, count) = central_directory(zip);
+    let u16_at = |at: usize| u16::from_le_bytes([zip[at], zip[at + 1]]) as usize;
+    let mut at = start;
+    let mut records = Vec::new();
+    for _ in 0..count {
+        assert_eq!(&zip[at..at + 4], b"PK\x01\x02");
+        let length = 46 + u16_at(at + 28) + u16_at(at + 30) + u16_at(at + 32);
+        let name = String::from_utf8(zip[at + 46..at + 46 + u16_at(at + 28)].to_vec()).unwrap();
+        records.push((at, length, name));
+        at += length;
+    }
+    records
+}
+
+#[test]
+fn overlapping_entries_are_refused() {
+    // A second directory entry for the sheet's own bytes, under a name of
+    // the same length: two entries sharing one compressed stream.
+    let zip = book()
+        .sheet(
+            "Data",
+            sheet_xml(r#"<row r="1"><c r="A1"><v>1</v></c></row>"#),
+        )
+        .build();
+    let (start, size, count) = central_directory(&zip);
+    let (at, length, _) = central_records(&zip)
+        .into_iter()
+        .find(|(_, _, name)| name == "xl/worksheets/sheet1.xml")
+        .unwrap();
+    let mut twin = zip[at..at + length].to_vec();
+    let name = b"xl/worksheets/sheet9.xml";
+    twin[46..46 + name.len()].copy_from_slice(name);
+    let mut hostile = zip[..start + size].to_vec();
+    hostile.extend_from_slice(&twin);
+    let mut eocd = zip[zip.len() - 22..].to_vec();
+    let entries = (count as u16 + 1).to_le_bytes();
+    eocd[8..10].copy_from_slice(&entries);
+    eocd[10..12].copy_from_slice(&entries);
+    eocd[12..16].copy_from_slice(&((size + length) as u32).to_le_bytes());
+    hostile.extend_from_slice(&eocd);
+    let err = open_with(&hostile, Limits::default())
+        .err()
+        .expect("overlap refused");
+    assert!(matches!(err.kind(), ErrorKind::Zip(_)), "{err}");
+    assert!(err.to_string().contains("two entries overlap"), "{err}");
+}
+
+#[test]
+fn a_part_inflating_past_its_declared_size_is_refused() {
+    let rows: String = (1..=2_000)
+        .map(|row| format!(r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c></row>"#))
+        .collect();
+    let zip = book().sheet("Data", sheet_xml(&rows)).build();
+    let (at, _, _) = central_records(&zip)
+        .into_iter()
+        .find(|(_, _, name)| name == "xl/worksheets/sheet1.xml")
+        .unwrap();
+    let local = u32::from_le_bytes(zip[at + 42..at + 46].try_into().unwrap()) as usize;
+    // Declared as 200 bytes, in the directory and in the local header.
+    let mut hostile = zip.clone();
+    hostile[at + 24..at + 28].copy_from_slice(&200u32.to_le_bytes());
+    hostile[local + 22..local + 26].copy_from_slice(&200u32.to_le_bytes());
+    for err in assert_refused(read_both(&hostile, Limits::default()), "declares") {
+        assert!(matches!(err.kind(), ErrorKind::Zip(_)), "{err}");
+        assert!(
+            err.to_string()
+                .contains("the 200 bytes its directory entry declares"),
+            "{err}"
+        );
+        assert_eq!(
+            err.location().part.as_deref(),
+            Some("xl/worksheets/sheet1.xml")
+        );
+    }
+}
+
+#[test]
+fn a_prefixed_archive_is_read() {
+    // A self-extracting stub before the first entry: the offset is found
+    // from the end records, as zip tools do.
+    let zip = book()
+        .sheet(
+            "Data",
+            sheet_xml(r#"<row r="1"><c r="A1"><v>7</v></c></row>"#),
+        )
+        .build();
+    let mut prefixed = vec![b'M'; 4096];
+    prefixed.extend_from_slice(&zip);
+    for result in read_both(&prefixed, Limits::default()) {
+        assert_eq!(result.unwrap(), 1);
+    }
+}
+
+#[test]
+fn a_crc_mismatch_in_a_metadata_part_is_refused() {
+    let zip = book()
+        .styles(styles_xml(&[], &[0, 14]))
+        .sheet(
+            "Data",
+            sheet_xml(r#"<row r="1"><c r="A1" s="1"><v>7</v></c></row>"#),
+        )
+        .build();
+    let (at, _, _) = central_records(&zip)
+        .into_iter()
+        .find(|(_, _, name)| name == "xl/styles.xml")
+        .unwrap();
+    let local = u32::from_le_bytes(zip[at + 42..at + 46].try_into().unwrap()) as usize;
+    let mut hostile = zip.clone();
+    for crc_at in [at + 16, local + 14] {
+        hostile[crc_at] ^= 0xFF;
+    }
+    let err = open_with(&hostile, Limits::default())
+        .err()
+        .expect("CRC mismatch refused");
+    assert!(matches!(err.kind(), ErrorKind::Zip(_)), "{err}");
+    assert_eq!(
+        err.location().part.as_deref(),
+        Some("xl/styles.xml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_relationships_part_with_a_dtd_or_cut_short_is_refused() {
+    let dtd = format!(
+        r#"<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "b">]><Relationships xmlns="{PKG_REL_NS}"/>"#
+    );
+    let cut = format!(
+        r#"<Relationships xmlns="{PKG_REL_NS}"><Relationship Id="rId1" Type="{REL_NS}/worksheet" Target="worksheets/sheet1.xml"/>"#
+    );
+    for rels in [dtd, cut] {
+        let bytes = book()
+            .sheet("Data", sheet_xml(""))
+            .package()
+            .with("xl/_rels/workbook.xml.rels", rels.clone())
+            .build();
+        let err = open_with(&bytes, Limits::default()).err().expect("refused");
+        assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{rels}: {err}");
+        assert_eq!(
+            err.location().part.as_deref(),
+            Some("xl/_rels/workbook.xml.rels"),
+            "{err}"
+        );
+    }
+}
