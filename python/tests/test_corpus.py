@@ -132,9 +132,10 @@ def test_refused_files_raise(path: pathlib.Path, cli: pathlib.Path) -> None:
         for info in workbook.sheets:
             if info.kind == "worksheet":
                 workbook.sheet(info.position).to_arrow()
-    # Errors found on opening are the CLI's word for word.
+    # Errors found on opening are the CLI's word for word, after the
+    # file name the CLI puts first.
     if cli_result.stderr.startswith("sheetstream: ") and caught.value.sheet is None:
-        assert cli_result.stderr.strip() == f"sheetstream: {caught.value}"
+        assert cli_result.stderr.strip() == f"sheetstream: {path}: {caught.value}"
 
 
 def test_corpus_sample_is_there() -> None:

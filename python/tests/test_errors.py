@@ -33,7 +33,7 @@ def rewrite_part(source: pathlib.Path, target: pathlib.Path, part: str, change) 
 def assert_same_message_as_cli(cli: pathlib.Path, path: pathlib.Path, err: sheetstream.Error) -> None:
     result = run_cli(cli, "sheets", path)
     assert result.returncode == 1, result
-    assert result.stderr.strip() == f"sheetstream: {err}"
+    assert result.stderr.strip() == f"sheetstream: {path}: {err}"
 
 
 def test_hierarchy() -> None:
@@ -124,7 +124,7 @@ def test_bad_cell_value_names_sheet_row_and_column(tmp_path: pathlib.Path, cli: 
     err = caught.value
     assert (err.sheet, err.row, err.column) == ("Numbers", 31, 2)
     result = run_cli(cli, "csv", path, "--quiet")
-    assert result.stderr.strip() == f"sheetstream: {err}"
+    assert result.stderr.strip() == f"sheetstream: {path}: {err}"
     # Through the PyCapsule stream: the consumer's exception, our message.
     import re
 
@@ -152,7 +152,7 @@ def test_error_inside_a_sheet_names_sheet_part_and_offset(tmp_path: pathlib.Path
     assert isinstance(err.offset, int) and err.offset > 3000  # past 30 rows
     result = run_cli(cli, "csv", path, "--quiet")
     assert result.returncode == 1
-    assert result.stderr.strip() == f"sheetstream: {err}"
+    assert result.stderr.strip() == f"sheetstream: {path}: {err}"
     # The same error through every way of reading.
     for read in (
         lambda: sheet_reader.to_arrow(),
