@@ -339,23 +339,21 @@ impl<R: Read + Seek> Workbook<R> {
     /// No such sheet, or its part is missing from the archive.
     pub fn rows(&mut self, sheet: impl SheetSelector) -> Result<SheetRows<'_>> {
         let position = sheet.position(&self.sheets)?;
-        let info = &self.sheets[position];
-        let source = self
-            .archive
-            .open_part(info.part(), self.limits.max_part_bytes, &self.limits)
-            .map_err(|err| err.with_sheet(info.name()))?;
+        let Workbook {
+            archive,
+            sheets,
+            shared_strings,
+            styles,
+            date_system,
+            limits,
+            ..
+        } = self;
         let context = SheetContext {
-            shared_strings: self.shared_strings.as_ref(),
-            styles: &self.styles,
-            date_system: self.date_system,
+            shared_strings: shared_strings.as_ref(),
+            styles,
+            date_system: *date_system,
         };
-        Ok(SheetRows::new(
-            source,
-            context,
-            info.name(),
-            info.part(),
-            &self.limits,
-        ))
+        open_sheet_rows(archive, &sheets[position], context, limits)
     }
 
     /// Rows of the sheet at `position`, read through `archive`, a clone of
@@ -367,22 +365,12 @@ impl<R: Read + Seek> Workbook<R> {
         archive: &'a mut Archive<R>,
         position: usize,
     ) -> Result<SheetRows<'a>> {
-        let info = &self.sheets[position];
-        let source = archive
-            .open_part(info.part(), self.limits.max_part_bytes, &self.limits)
-            .map_err(|err| err.with_sheet(info.name()))?;
         let context = SheetContext {
             shared_strings: self.shared_strings.as_ref(),
             styles: &self.styles,
             date_system: self.date_system,
         };
-        Ok(SheetRows::new(
-            source,
-            context,
-            info.name(),
-            info.part(),
-            &self.limits,
-        ))
+        open_sheet_rows(archive, &self.sheets[position], context, &self.limits)
     }
 
     /// Calls `f` with each row of a sheet, in file order, until it asks to
@@ -406,4 +394,24 @@ impl<R: Read + Seek> Workbook<R> {
         }
         Ok(T::finished())
     }
+}
+
+/// A pull reader over one sheet's part in `archive`, resolved against
+/// `context`: what [`Workbook::rows`] and the owned Arrow reader share.
+fn open_sheet_rows<'a, R: Read + Seek>(
+    archive: &'a mut Archive<R>,
+    info: &'a SheetInfo,
+    context: SheetContext<'a>,
+    limits: &Limits,
+) -> Result<SheetRows<'a>> {
+    let source = archive
+        .open_part(info.part(), limits.max_part_bytes, limits)
+        .map_err(|err| err.with_sheet(info.name()))?;
+    Ok(SheetRows::new(
+        source,
+        context,
+        info.name(),
+        info.part(),
+        limits,
+    ))
 }
