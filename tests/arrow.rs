@@ -3,7 +3,7 @@
 //! and the owned reader, on workbooks the tests write.
 #![cfg(feature = "arrow")]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

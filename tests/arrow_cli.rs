@@ -4,7 +4,7 @@
 //! reader gives.
 #![cfg(feature = "cli")]
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -12,7 +12,7 @@
 //! not found" and passes.
 #![cfg(feature = "arrow")]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

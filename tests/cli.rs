@@ -23,7 +23,7 @@
 //!
 //! Known bugs are tests marked `#[ignore = "bug: ..."]`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};

@@ -2,7 +2,7 @@
 //! files and globs, standard input, paths that are no workbook, sheet and
 //! column selection, rectangular CSV, TSV and delimiters, names escaped.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! every path (pull reader, serial and pipelined parallel) gives the same
 //! selected cells.
 
-mod common;
+use crate::common;
 
 use std::sync::Mutex;
 

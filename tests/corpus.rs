@@ -19,7 +19,7 @@
 //! Without the corpus both tests say they skipped (a note on stderr, shown
 //! in the normal `cargo test` output) and pass.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -2,7 +2,7 @@
 //! is wrong and its `Display` names the part, sheet, row or cell where that
 //! applies. Every input here is built by the test.
 
-mod common;
+use crate::common;
 
 use std::io::Cursor;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -3,7 +3,7 @@
 //! (`Cell::formatted_into`) and the CLI (`csv`, `jsonl`, `cells` with
 //! `--formatted`), and the plain output left as it was.
 
-mod common;
+use crate::common;
 
 use common::{run_cli_args, temp_file};
 use rust_xlsxwriter::{Format, Workbook as XlsxWorkbook};

@@ -11,7 +11,7 @@
 //! against FORMAT.md; check any rewritten one again before committing it.
 //! Workbooks whose expectation shows a known bug are never rewritten.
 
-mod common;
+use crate::common;
 
 use std::io::Cursor;
 use std::ops::ControlFlow;

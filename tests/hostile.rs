@@ -2,7 +2,7 @@
 //! test itself: refused with a typed error (or read, where the format
 //! allows it), on the one-thread and on the pipelined path.
 
-mod common;
+use crate::common;
 
 use std::io::Cursor;
 

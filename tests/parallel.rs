@@ -1,7 +1,7 @@
 //! The parallel paths deliver exactly the rows the serial path does, and
 //! errors, panics and early stops reach the caller.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};

@@ -2,7 +2,7 @@
 //! workbook of the conformance corpus, and on generated ones; and the
 //! memory of a sheet whose two cells span the whole grid.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

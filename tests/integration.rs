@@ -1,0 +1,26 @@
+//! The integration tests, one test binary (as ripgrep does): each module is
+//! a suite of its own (`cargo test --test integration hostile::` runs one),
+//! but the binary is compiled and linked once instead of once per suite.
+//!
+//! `allocations` and `row_memory` stay binaries of their own: each installs
+//! a counting global allocator, which would count every other test's
+//! allocations too.
+
+mod common;
+
+mod arrow;
+mod arrow_cli;
+mod arrow_corpus;
+mod cli;
+mod cli_inputs;
+mod columns;
+mod corpus;
+mod errors;
+mod formats;
+mod fuzz_regressions;
+mod golden;
+mod hostile;
+mod metadata;
+mod parallel;
+mod serde_rows;
+mod sheet;
