@@ -797,6 +797,11 @@ impl<'de> CellDeserializer<'de> {
                     Ok(text) => visitor.visit_string(text),
                     Err(message) => Err(de::Error::custom(message)),
                 },
+                // A negative duration still has its text; a serial with no
+                // date or time to show is its number.
+                None if date.kind() == crate::date::DateTimeKind::Duration => {
+                    visitor.visit_string(date.to_string())
+                }
                 None => visitor.visit_string(number_text(date.serial())),
             },
             Some(value) => visitor.visit_string(owned_text(value)),

@@ -169,7 +169,7 @@ pub mod fuzzing;
 pub use cell::{Cell, CellRef, MAX_COLUMN, MAX_ROW, Row, Value};
 pub use columns::{ColumnSelector, ColumnSet, ColumnSpec};
 pub use count::SheetCounts;
-pub use date::{CivilDateTime, DateSystem, DateTime};
+pub use date::{CivilDateTime, DateSystem, DateTime, DateTimeKind};
 #[cfg(feature = "serde")]
 pub use de::{DeserializeOptions, Records};
 pub use error::{Error, ErrorKind, Location, Result};
