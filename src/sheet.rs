@@ -515,11 +515,10 @@ impl SheetBuilder {
             previous = Some(column);
             let (tag, payload) = self.encode(cell.value());
             let sheet = &mut self.sheet;
-            if cell.style() != 0 && sheet.styles.is_empty() {
-                // The first styled cell: every earlier one has style 0.
+            if cell.style() != 0 || !sheet.styles.is_empty() {
+                // From the first styled cell on (every earlier one has
+                // style 0), one style per cell.
                 sheet.styles.resize(sheet.columns.len(), 0);
-            }
-            if !sheet.styles.is_empty() {
                 sheet.styles.push(cell.style());
             }
             sheet.columns.push(column);

@@ -334,3 +334,127 @@ fn arrow_times_and_durations_agree_with_the_text() {
     assert_eq!(duration("minutes"), 90_500);
     assert_eq!(duration("late"), -5_400_000);
 }
+
+/// `DeserializeOptions::formatted(true)`: `String` and `&str` fields get the
+/// text Excel shows, other fields their values; without it, as before.
+#[cfg(feature = "serde")]
+#[test]
+fn serde_string_fields_get_the_displayed_text_on_request() {
+    use sheetstream::DeserializeOptions;
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Shown<'a> {
+        zip: String,
+        rate: &'a str,
+        amount: String,
+        when: String,
+        hours: f64,
+        tag: String,
+        ok: bool,
+        plain: Option<String>,
+    }
+    let mut workbook = Workbook::from_bytes(formatted_workbook()).unwrap();
+    let mut records = workbook
+        .deserialize_with("Data", DeserializeOptions::new().formatted(true))
+        .unwrap();
+    let first: Shown = records.next_row().unwrap().unwrap();
+    assert_eq!(
+        first,
+        Shown {
+            zip: "00501".into(),
+            rate: "12.5%",
+            amount: "$1,234.50".into(),
+            when: "2023-03-15 18:00".into(),
+            hours: 1.5,
+            tag: "<north>".into(),
+            ok: true,
+            plain: Some("0.666666667".into()),
+        }
+    );
+    // Positional tuples too; an empty cell is still None.
+    drop(records);
+    let options = DeserializeOptions::new().formatted(true);
+    let rows: Vec<(Option<String>, Option<String>, String)> = workbook
+        .deserialize_with("Data", options)
+        .unwrap()
+        .iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(rows[1], (None, None, "($1,234.50)".to_owned()));
+    // Without the request: the values' text, as the CSV writes them.
+    let mut records = workbook.deserialize("Data").unwrap();
+    let first: (String, String, String) = records.next_row().unwrap().unwrap();
+    assert_eq!(
+        first,
+        ("501".to_owned(), "0.125".to_owned(), "1234.5".to_owned())
+    );
+}
+
+/// The in-memory `Sheet` gives each cell's text as Excel shows it, through
+/// `load_sheet` and `load_all`, and keeps the style of each cell.
+#[test]
+fn sheet_lookup_gives_the_displayed_text() {
+    let mut workbook = Workbook::from_bytes(formatted_workbook()).unwrap();
+    let sheet = workbook.load_sheet("Data").unwrap();
+    let texts: Vec<String> = (0..8).map(|c| sheet.formatted(1, c).unwrap()).collect();
+    assert_eq!(texts, ROW_2);
+    assert_eq!(sheet.formatted_a1("C3").as_deref(), Some("($1,234.50)"));
+    assert_eq!(sheet.formatted_a1("A1").as_deref(), Some("zip"));
+    assert_eq!(sheet.formatted_a1("A3"), None);
+    assert_eq!(sheet.get_a1("A2"), Some(Value::Number(501.0)));
+    let mut text = String::from(">");
+    assert!(sheet.formatted_into(1, 1, &mut text));
+    assert_eq!(text, ">12.5%");
+    assert!(!sheet.formatted_into(9, 9, &mut text));
+    assert_eq!(text, ">12.5%");
+    // Styles: the header (unstyled) is 0, the formatted cells are not.
+    assert_eq!(sheet.style(0, 0), Some(0));
+    assert_ne!(sheet.style(1, 0), Some(0));
+    assert_eq!(sheet.style(5, 5), None);
+    let row = sheet.row(1).unwrap();
+    assert_eq!(row.formatted(4).as_deref(), Some("36:00"));
+    let all = workbook.load_all().unwrap();
+    assert_eq!(all[0].formatted(1, 2).as_deref(), Some("$1,234.50"));
+    // Clock cells through the sheet: the format's text.
+    let mut clock = Workbook::from_bytes(clock_workbook()).unwrap();
+    let sheet = clock.load_sheet(0).unwrap();
+    assert_eq!(sheet.formatted(1, 2).as_deref(), Some("255:10:10"));
+    assert_eq!(sheet.formatted(1, 1).as_deref(), Some("1:45:30 PM"));
+}
+
+/// A sheet built by hand, out of order: the styles follow their cells
+/// through the sort, and without number formats every number is General.
+#[test]
+fn sheet_builder_styles_follow_the_sort() {
+    use sheetstream::SheetBuilder;
+    let workbook = Workbook::from_bytes(formatted_workbook()).unwrap();
+    let formats = workbook.number_formats().clone();
+    // Read the styled row 2 and the header, push them in reverse order.
+    let mut workbook = Workbook::from_bytes(formatted_workbook()).unwrap();
+    let mut builder = SheetBuilder::new("copy").number_formats(formats);
+    let mut plain = SheetBuilder::new("plain");
+    let mut rows = workbook.rows(0).unwrap();
+    let mut kept = Vec::new();
+    while let Some(row) = rows.next_row().unwrap() {
+        let cells: Vec<(u32, u32, Value<'_>, u32)> = row
+            .cells()
+            .iter()
+            .map(|c| (c.row(), c.column(), c.value(), c.style()))
+            .collect();
+        kept.push(format!("{cells:?}"));
+        if row.index() == 1 {
+            builder.push_row(row).unwrap();
+            plain.push_row(row).unwrap();
+        }
+    }
+    drop(rows);
+    let mut rows = workbook.rows(0).unwrap();
+    let header = rows.next_row().unwrap().unwrap();
+    builder.push_row(header).unwrap();
+    let sheet = builder.finish();
+    assert_eq!(sheet.formatted(0, 0).as_deref(), Some("zip"));
+    assert_eq!(sheet.formatted(1, 0).as_deref(), Some("00501"));
+    assert_eq!(sheet.formatted(1, 2).as_deref(), Some("$1,234.50"));
+    let plain = plain.finish();
+    assert_eq!(plain.formatted(1, 0).as_deref(), Some("501"));
+    assert_eq!(kept.len(), 3);
+}
