@@ -356,7 +356,8 @@ impl Sheet {
     }
 
     /// The bytes this sheet holds on the heap, from the capacities of its
-    /// buffers.
+    /// buffers (not counting the number formats, which it shares with the
+    /// workbook).
     pub fn heap_bytes(&self) -> usize {
         self.name.capacity()
             + self.rows.capacity() * size_of::<u32>()
