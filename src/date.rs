@@ -45,8 +45,25 @@ pub enum DateSystem {
     V1904,
 }
 
+/// What a [`DateTime`] stands for, from its cell's number format: how it is
+/// written as text ([`DateTime`]'s `Display`, the CSV, `String` fields).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DateTimeKind {
+    /// A calendar date, with its time of day when it has one (`yyyy-mm-dd`,
+    /// `m/d/yyyy h:mm`): `2024-03-01`, `2024-03-01T12:30:00`.
+    #[default]
+    Date,
+    /// A time of day without a date (`h:mm`, `h:mm:ss AM/PM`): `13:45:00`.
+    /// The whole days of the serial, if any, are not shown, as in Excel.
+    Time,
+    /// Elapsed time (`[h]:mm:ss`, `[mm]:ss`): hours counted past 24,
+    /// `255:10:10`, and negative durations with a sign, `-01:30:00`.
+    Duration,
+}
+
 /// A date, time or duration as Excel stores it: a serial day number in a date
-/// system.
+/// system, and whether its format shows it as a date, a time of day or a
+/// duration ([`DateTimeKind`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DateTime {
     serial: f64,
@@ -54,6 +71,7 @@ pub struct DateTime {
     /// Parsed from ISO text (`t="d"`): dates before the epoch are real
     /// dates then, not the negative serials Excel cannot show.
     from_text: bool,
+    kind: DateTimeKind,
 }
 
 impl DateTime {
@@ -66,7 +84,32 @@ impl DateTime {
             serial,
             system,
             from_text: false,
+            kind: DateTimeKind::Date,
         }
+    }
+
+    /// The same value shown as `kind` (a date, a time of day or a
+    /// duration). The reader sets it from the cell's number format;
+    /// [`from_serial`](Self::from_serial) makes a
+    /// [`Date`](DateTimeKind::Date).
+    ///
+    /// ```
+    /// use sheetstream::{DateSystem, DateTime, DateTimeKind};
+    /// let serial = 10.0 + (15.0 * 3600.0 + 10.0 * 60.0 + 10.0) / 86_400.0;
+    /// let elapsed = DateTime::from_serial(serial, DateSystem::V1900).with_kind(DateTimeKind::Duration);
+    /// assert_eq!(elapsed.to_string(), "255:10:10");
+    /// let time = DateTime::from_serial(0.5729166666666666, DateSystem::V1900).with_kind(DateTimeKind::Time);
+    /// assert_eq!(time.to_string(), "13:45:00");
+    /// ```
+    #[inline]
+    pub fn with_kind(self, kind: DateTimeKind) -> Self {
+        Self { kind, ..self }
+    }
+
+    /// Whether the value is shown as a date, a time of day or a duration.
+    #[inline]
+    pub fn kind(&self) -> DateTimeKind {
+        self.kind
     }
 
     /// Whether the value was read from ISO 8601 text (a `t="d"` cell), and
@@ -75,11 +118,17 @@ impl DateTime {
         self.from_text
     }
 
-    pub(crate) fn from_parts(serial: f64, system: DateSystem, from_text: bool) -> Self {
+    pub(crate) fn from_parts(
+        serial: f64,
+        system: DateSystem,
+        from_text: bool,
+        kind: DateTimeKind,
+    ) -> Self {
         Self {
             serial,
             system,
             from_text,
+            kind,
         }
     }
 
@@ -151,26 +200,78 @@ impl DateTime {
 }
 
 impl fmt::Display for DateTime {
-    /// As the `sheetstream csv` command writes a date by default: ISO 8601,
-    /// `2024-03-01` for a date at midnight, `2024-03-01T12:30:00` otherwise
-    /// (with `.mmm` when the millisecond is not zero); a serial Excel cannot
-    /// show as a date ([`DateTime::to_civil`] is None) as its number.
+    /// As the `sheetstream csv` command writes it by default, by
+    /// [`kind`](DateTime::kind):
+    ///
+    /// - a date in ISO 8601, `2024-03-01` at midnight, `2024-03-01T12:30:00`
+    ///   otherwise;
+    /// - a time of day as `13:45:00` (the date part, if any, not shown);
+    /// - a duration as hours, minutes and seconds, the hours counted past
+    ///   24 and at least two digits: `255:10:10`, `00:05:00`, and
+    ///   `-01:30:00` for a negative one;
+    ///
+    /// each with `.mmm` when the millisecond (rounded to the nearest) is not
+    /// zero. A serial Excel cannot show as a date or time
+    /// ([`DateTime::to_civil`] is None: negative, past 9999, not finite), or
+    /// a duration past about 292 million years, is written as its number.
     ///
     /// ```
-    /// use sheetstream::{DateSystem, DateTime};
+    /// use sheetstream::{DateSystem, DateTime, DateTimeKind};
     /// assert_eq!(DateTime::from_serial(45352.0, DateSystem::V1900).to_string(), "2024-03-01");
     /// assert_eq!(DateTime::from_serial(45352.5, DateSystem::V1900).to_string(), "2024-03-01T12:00:00");
     /// assert_eq!(DateTime::from_serial(-1.0, DateSystem::V1900).to_string(), "-1");
+    /// let time = DateTime::from_serial(45352.75, DateSystem::V1900).with_kind(DateTimeKind::Time);
+    /// assert_eq!(time.to_string(), "18:00:00");
+    /// let late = DateTime::from_serial(-0.0625, DateSystem::V1900).with_kind(DateTimeKind::Duration);
+    /// assert_eq!(late.to_string(), "-01:30:00");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.to_civil() {
-            Some(civil) if civil.is_midnight() => {
-                write!(f, "{:04}-{:02}-{:02}", civil.year, civil.month, civil.day)
-            }
-            Some(civil) => fmt::Display::fmt(&civil, f),
-            None => crate::cell::write_number(f, self.serial),
+        match self.kind {
+            DateTimeKind::Duration => match duration_ms(self.serial) {
+                Some(ms) => {
+                    if ms < 0 {
+                        f.write_str("-")?;
+                    }
+                    write_clock(f, ms.unsigned_abs())
+                }
+                None => crate::cell::write_number(f, self.serial),
+            },
+            DateTimeKind::Time => match self.to_civil() {
+                Some(civil) => write_clock(f, civil.millisecond_of_day()),
+                None => crate::cell::write_number(f, self.serial),
+            },
+            DateTimeKind::Date => match self.to_civil() {
+                Some(civil) if civil.is_midnight() => {
+                    write!(f, "{:04}-{:02}-{:02}", civil.year, civil.month, civil.day)
+                }
+                Some(civil) => fmt::Display::fmt(&civil, f),
+                None => crate::cell::write_number(f, self.serial),
+            },
         }
     }
+}
+
+/// A serial as whole milliseconds, rounded to the nearest (halves away from
+/// zero); None when it is not finite or too large for an `i64`.
+pub(crate) fn duration_ms(serial: f64) -> Option<i64> {
+    let ms = (serial * MS_PER_DAY as f64).round();
+    (ms.is_finite() && ms.abs() < 9.0e18).then_some(ms as i64)
+}
+
+/// Writes milliseconds as `HH:MM:SS[.mmm]`, the hours at least two digits
+/// and counted past 24.
+fn write_clock(f: &mut impl fmt::Write, ms: u64) -> fmt::Result {
+    write!(
+        f,
+        "{:02}:{:02}:{:02}",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1000 % 60
+    )?;
+    if !ms.is_multiple_of(1000) {
+        write!(f, ".{:03}", ms % 1000)?;
+    }
+    Ok(())
 }
 
 /// A calendar date and time of day to the millisecond.
@@ -223,6 +324,12 @@ impl CivilDateTime {
     /// The millisecond, 0 to 999.
     pub fn millisecond(&self) -> u16 {
         self.millisecond
+    }
+
+    /// Milliseconds since midnight.
+    fn millisecond_of_day(&self) -> u64 {
+        ((u64::from(self.hour) * 60 + u64::from(self.minute)) * 60 + u64::from(self.second)) * 1000
+            + u64::from(self.millisecond)
     }
 
     /// Whether the time of day is 00:00:00.000.
@@ -282,14 +389,17 @@ impl fmt::Display for CivilDateTime {
 /// 1899-12-31 get negative serials, counted back from 1899-12-31.
 pub(crate) fn parse_iso_datetime(text: &str) -> Option<DateTime> {
     let mut cursor = Cursor::new(text.trim().as_bytes());
-    let (days, ms) = if cursor.eat(b'P') {
-        split_days(duration_ms(&mut cursor)?)
+    let (days, ms, kind) = if cursor.eat(b'P') {
+        let (days, ms) = split_days(iso_duration_ms(&mut cursor)?);
+        (days, ms, DateTimeKind::Duration)
     } else if cursor.eat(b'T') || cursor.rest.get(2) == Some(&b':') {
         let ms = time_of_day_ms(&mut cursor)?;
         utc_offset(&mut cursor)?;
-        split_days(ms)
+        let (days, ms) = split_days(ms);
+        (days, ms, DateTimeKind::Time)
     } else {
-        date_serial(&mut cursor)?
+        let (days, ms) = date_serial(&mut cursor)?;
+        (days, ms, DateTimeKind::Date)
     };
     if !cursor.rest.is_empty() || !(MIN_TEXT_SERIAL_DAYS..=MAX_SERIAL_DAYS_1900).contains(&days) {
         return None;
@@ -302,6 +412,7 @@ pub(crate) fn parse_iso_datetime(text: &str) -> Option<DateTime> {
         serial,
         system: DateSystem::V1900,
         from_text: true,
+        kind,
     })
 }
 
@@ -389,7 +500,7 @@ fn utc_offset(cursor: &mut Cursor<'_>) -> Option<()> {
 }
 
 /// Parses the part of a duration after its `P` into milliseconds.
-fn duration_ms(cursor: &mut Cursor<'_>) -> Option<i64> {
+fn iso_duration_ms(cursor: &mut Cursor<'_>) -> Option<i64> {
     let mut total: i64 = 0;
     let mut any_component = false;
     if cursor.peek() != Some(b'T') {

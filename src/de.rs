@@ -27,6 +27,7 @@ use serde::de::{
 use crate::cell::{Row, Value, column_name};
 use crate::date::DateTime;
 use crate::error::{Error, ErrorKind, Result};
+use crate::format::NumberFormats;
 use crate::rows::SheetRows;
 use crate::workbook::{SheetSelector, Workbook};
 
@@ -46,6 +47,7 @@ use crate::workbook::{SheetSelector, Workbook};
 pub struct DeserializeOptions {
     header_row: Option<u32>,
     column_offset: u32,
+    formatted: bool,
 }
 
 impl Default for DeserializeOptions {
@@ -53,6 +55,7 @@ impl Default for DeserializeOptions {
         DeserializeOptions {
             header_row: Some(0),
             column_offset: 0,
+            formatted: false,
         }
     }
 }
@@ -83,16 +86,47 @@ impl DeserializeOptions {
         self.column_offset = column;
         self
     }
+
+    /// With `true`, `String` and `&str` fields get each cell's text as
+    /// Excel shows it through its number format
+    /// ([`Cell::formatted_into`](crate::Cell::formatted_into)): `501` in
+    /// `00000` is `"00501"`, `0.125` in `0.0%` is `"12.5%"`. Fields of
+    /// other types (numbers, booleans, dates, `Option`s of them) get the
+    /// value as without it. Off by default: a `String` field then gets the
+    /// text the CSV writes (`"501"`).
+    ///
+    /// ```
+    /// use sheetstream::DeserializeOptions;
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let options = DeserializeOptions::new().formatted(true);
+    /// let rows: Vec<(String, f64, String)> =
+    ///     workbook.deserialize_with("Data", options)?.iter().collect::<Result<_, _>>()?;
+    /// // The date shows through its format, `yyyy-mm-dd`; the number stays a number.
+    /// assert_eq!(rows[0], ("apples".to_owned(), 10.0, "2024-03-01".to_owned()));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn formatted(mut self, formatted: bool) -> DeserializeOptions {
+        self.formatted = formatted;
+        self
+    }
 }
 
 /// A row's cells, copied out of the stream. Reused from row to row.
 #[derive(Debug, Default)]
 struct Record {
     index: u32,
-    /// (column, value) sorted by column, no duplicates.
-    cells: Vec<(u32, Slot)>,
+    /// (column, value, where its formatted text lies in `text` when asked
+    /// for) sorted by column, no duplicates.
+    cells: Vec<StoredCell>,
     text: String,
 }
+
+/// A cell of a [`Record`]: its column, value, and where its formatted text
+/// lies in the record's text (with [`DeserializeOptions::formatted`]).
+type StoredCell = (u32, Slot, Option<(usize, usize)>);
 
 #[derive(Debug, Clone, Copy)]
 enum Slot {
@@ -104,8 +138,9 @@ enum Slot {
 }
 
 impl Record {
-    /// Copies the cells of `row` at or right of `offset`.
-    fn fill(&mut self, row: Row<'_>, offset: u32) {
+    /// Copies the cells of `row` at or right of `offset`, with their text
+    /// through `formats` when given.
+    fn fill(&mut self, row: Row<'_>, offset: u32, formats: Option<&NumberFormats>) {
         self.index = row.index();
         self.cells.clear();
         self.text.clear();
@@ -135,17 +170,22 @@ impl Record {
             if self
                 .cells
                 .last()
-                .is_some_and(|(last, _)| *last >= cell.column())
+                .is_some_and(|(last, _, _)| *last >= cell.column())
             {
                 sorted = false;
             }
-            self.cells.push((cell.column(), slot));
+            let formatted = formats.map(|formats| {
+                let start = self.text.len();
+                cell.formatted_into(formats, &mut self.text);
+                (start, self.text.len() - start)
+            });
+            self.cells.push((cell.column(), slot, formatted));
         }
         if !sorted {
             // Rare: cells out of order or repeated. The later one wins.
             self.cells.reverse();
-            self.cells.sort_by_key(|(column, _)| *column);
-            self.cells.dedup_by_key(|(column, _)| *column);
+            self.cells.sort_by_key(|(column, _, _)| *column);
+            self.cells.dedup_by_key(|(column, _, _)| *column);
         }
     }
 
@@ -156,6 +196,17 @@ impl Record {
             Slot::Text(start, len) => Value::Text(&self.text[start..start + len]),
             Slot::Error(start, len) => Value::Error(&self.text[start..start + len]),
             Slot::DateTime(date) => Value::DateTime(date),
+        }
+    }
+
+    /// A deserialiser of one stored cell.
+    fn cell(
+        &self,
+        (_, slot, formatted): (u32, Slot, Option<(usize, usize)>),
+    ) -> CellDeserializer<'_> {
+        CellDeserializer {
+            value: Some(self.value(slot)),
+            formatted: formatted.map(|(start, len)| &self.text[start..start + len]),
         }
     }
 }
@@ -205,6 +256,8 @@ pub struct Records<'w> {
     rows: SheetRows<'w>,
     sheet: String,
     options: DeserializeOptions,
+    /// The workbook's number formats, with [`DeserializeOptions::formatted`].
+    formats: Option<NumberFormats>,
     /// (column, name), by column.
     headers: Option<Vec<(u32, String)>>,
     record: Record,
@@ -238,11 +291,13 @@ impl<R: Read + Seek> Workbook<R> {
     ) -> Result<Records<'_>> {
         let position = sheet.position(self.sheets())?;
         let name = self.sheets()[position].name().to_owned();
+        let formats = options.formatted.then(|| self.number_formats().clone());
         let rows = self.rows(position)?;
         let mut records = Records {
             rows,
             sheet: name,
             options,
+            formats,
             headers: None,
             record: Record::default(),
             pending: false,
@@ -272,8 +327,8 @@ impl<'w> Records<'w> {
                 })
                 .with_sheet(&self.sheet));
             }
-            self.record.fill(row, self.options.column_offset);
-            for &(column, slot) in &self.record.cells {
+            self.record.fill(row, self.options.column_offset, None);
+            for &(column, slot, _) in &self.record.cells {
                 let name = match self.record.value(slot) {
                     Value::Text(text) | Value::Error(text) => text.to_owned(),
                     other => owned_text(other),
@@ -319,7 +374,8 @@ impl<'w> Records<'w> {
                 {
                     continue;
                 }
-                self.record.fill(row, self.options.column_offset);
+                self.record
+                    .fill(row, self.options.column_offset, self.formats.as_ref());
             }
             self.pending = false;
             if !self.record.cells.is_empty() {
@@ -465,7 +521,9 @@ impl<'de> RowDeserializer<'de> {
                 .record
                 .cells
                 .last()
-                .map_or(u64::from(self.offset), |(column, _)| u64::from(*column) + 1),
+                .map_or(u64::from(self.offset), |(column, _, _)| {
+                    u64::from(*column) + 1
+                }),
         };
         Positions {
             record: self.record,
@@ -478,13 +536,11 @@ impl<'de> RowDeserializer<'de> {
     }
 
     fn first_cell(&self) -> CellDeserializer<'de> {
-        let value = self
-            .record
+        self.record
             .cells
             .first()
-            .filter(|(column, _)| *column == self.offset)
-            .map(|(_, slot)| self.record.value(*slot));
-        CellDeserializer { value }
+            .filter(|(column, _, _)| *column == self.offset)
+            .map_or(CellDeserializer::EMPTY, |&cell| self.record.cell(cell))
     }
 }
 
@@ -604,7 +660,7 @@ struct ByHeader<'de> {
     headers: &'de [(u32, String)],
     header: usize,
     cursor: usize,
-    value: Option<(Value<'de>, u32, &'de str)>,
+    value: Option<(CellDeserializer<'de>, u32, &'de str)>,
 }
 
 impl<'de> MapAccess<'de> for ByHeader<'de> {
@@ -620,10 +676,10 @@ impl<'de> MapAccess<'de> for ByHeader<'de> {
             while self.cursor < cells.len() && cells[self.cursor].0 < *column {
                 self.cursor += 1;
             }
-            if let Some((found, slot)) = cells.get(self.cursor)
-                && found == column
+            if let Some(&cell) = cells.get(self.cursor)
+                && cell.0 == *column
             {
-                self.value = Some((self.record.value(*slot), *column, name));
+                self.value = Some((self.record.cell(cell), *column, name));
                 return seed
                     .deserialize(BorrowedStrDeserializer::new(name.as_str()))
                     .map(Some);
@@ -637,7 +693,7 @@ impl<'de> MapAccess<'de> for ByHeader<'de> {
             .value
             .take()
             .ok_or_else(|| de::Error::custom("a value asked for before its key"))?;
-        seed.deserialize(CellDeserializer { value: Some(value) })
+        seed.deserialize(value)
             .map_err(|err| err.at(Some(name), column))
     }
 
@@ -659,7 +715,7 @@ impl<'de> MapAccess<'de> for ByColumnName<'de> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, DeError> {
-        let Some((column, _)) = self.record.cells.get(self.cursor) else {
+        let Some((column, _, _)) = self.record.cells.get(self.cursor) else {
             return Ok(None);
         };
         let mut letters = [0u8; 3];
@@ -668,12 +724,10 @@ impl<'de> MapAccess<'de> for ByColumnName<'de> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        let (column, slot) = self.record.cells[self.cursor];
+        let cell = self.record.cells[self.cursor];
         self.cursor += 1;
-        seed.deserialize(CellDeserializer {
-            value: Some(self.record.value(slot)),
-        })
-        .map_err(|err| err.at(None, column))
+        seed.deserialize(self.record.cell(cell))
+            .map_err(|err| err.at(None, cell.0))
     }
 }
 
@@ -704,13 +758,13 @@ impl<'de> SeqAccess<'de> for Positions<'de> {
             self.cursor += 1;
         }
         let value = match cells.get(self.cursor) {
-            Some((found, slot)) if *found == column => Some(self.record.value(*slot)),
-            _ => None,
+            Some(&cell) if cell.0 == column => self.record.cell(cell),
+            _ => CellDeserializer::EMPTY,
         };
         let field = self
             .fields
             .and_then(|fields| fields.get((column - self.offset) as usize).copied());
-        seed.deserialize(CellDeserializer { value })
+        seed.deserialize(value)
             .map(Some)
             .map_err(|err| err.at(field, column))
     }
@@ -723,6 +777,17 @@ impl<'de> SeqAccess<'de> for Positions<'de> {
 /// One cell's value (`None`: the cell is empty).
 struct CellDeserializer<'de> {
     value: Option<Value<'de>>,
+    /// The cell's text through its number format, with
+    /// [`DeserializeOptions::formatted`]: what string fields get.
+    formatted: Option<&'de str>,
+}
+
+impl CellDeserializer<'_> {
+    /// An empty cell.
+    const EMPTY: CellDeserializer<'static> = CellDeserializer {
+        value: None,
+        formatted: None,
+    };
 }
 
 /// What a value is, for error messages.
@@ -797,6 +862,11 @@ impl<'de> CellDeserializer<'de> {
                     Ok(text) => visitor.visit_string(text),
                     Err(message) => Err(de::Error::custom(message)),
                 },
+                // A negative duration still has its text; a serial with no
+                // date or time to show is its number.
+                None if date.kind() == crate::date::DateTimeKind::Duration => {
+                    visitor.visit_string(date.to_string())
+                }
                 None => visitor.visit_string(number_text(date.serial())),
             },
             Some(value) => visitor.visit_string(owned_text(value)),
@@ -871,10 +941,13 @@ impl<'de> de::Deserializer<'de> for CellDeserializer<'de> {
         self.text(visitor)
     }
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        self.text(visitor)
+        match self.formatted {
+            Some(text) => visitor.visit_borrowed_str(text),
+            None => self.text(visitor),
+        }
     }
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
-        self.text(visitor)
+        self.deserialize_str(visitor)
     }
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         self.text(visitor)

@@ -47,9 +47,11 @@
 //!
 //! [`Workbook::load_sheet`] builds a [`Sheet`] from the row events (and
 //! [`Workbook::load_all`] every worksheet, in parallel): lookups by row and
-//! column or by A1 reference, row iteration, the used range. Its memory
-//! follows the cells that hold a value, about 11 bytes a cell plus each
-//! distinct string once, never the rectangle they span.
+//! column or by A1 reference, row iteration, the used range, and each
+//! cell's text as Excel shows it ([`Sheet::formatted`]). Its memory
+//! follows the cells that hold a value, about 11 bytes a cell (15 once a
+//! cell has a style other than 0) plus each distinct string once, never the
+//! rectangle they span.
 //!
 //! ```
 //! # fn main() -> Result<(), sheetstream::Error> {
@@ -169,7 +171,7 @@ pub mod fuzzing;
 pub use cell::{Cell, CellRef, MAX_COLUMN, MAX_ROW, Row, Value};
 pub use columns::{ColumnSelector, ColumnSet, ColumnSpec};
 pub use count::SheetCounts;
-pub use date::{CivilDateTime, DateSystem, DateTime};
+pub use date::{CivilDateTime, DateSystem, DateTime, DateTimeKind};
 #[cfg(feature = "serde")]
 pub use de::{DeserializeOptions, Records};
 pub use error::{Error, ErrorKind, Location, Result};

@@ -294,8 +294,8 @@ fn locate(err: Error, sheet: &str, part: &str, base: u64) -> Error {
 /// A number cell's value: a date when its style says so.
 #[inline]
 fn number_value(number: f64, style: u32, context: SheetContext<'_>) -> Value<'static> {
-    if context.styles.is_date(style) {
-        Value::DateTime(DateTime::from_serial(number, context.date_system))
+    if let Some(kind) = context.styles.date_kind(style) {
+        Value::DateTime(DateTime::from_serial(number, context.date_system).with_kind(kind))
     } else {
         Value::Number(number)
     }
@@ -567,11 +567,19 @@ fn resolve_value<'r>(
             other => return Err(Error::invalid_value(format!("`{other}` is not a boolean"))),
         },
         CellKind::Error => Value::Error(trimmed),
-        CellKind::Date => Value::DateTime(parse_iso_datetime(trimmed).ok_or_else(|| {
-            Error::invalid_value(format!(
-                "`{trimmed}` is not an ISO 8601 date, time or duration"
-            ))
-        })?),
+        CellKind::Date => {
+            let date = parse_iso_datetime(trimmed).ok_or_else(|| {
+                Error::invalid_value(format!(
+                    "`{trimmed}` is not an ISO 8601 date, time or duration"
+                ))
+            })?;
+            // Shown as its style's format says; as its text says (a date, a
+            // time alone, a `P` duration) when the style is not a date one.
+            Value::DateTime(match context.styles.date_kind(cell.style) {
+                Some(kind) => date.with_kind(kind),
+                None => date,
+            })
+        }
         // Numbers, and the string types handled above.
         _ => {
             let number = parse_number(trimmed.as_bytes())

@@ -11,6 +11,9 @@
 //! - per cell, in (row, column) order, three parallel arrays: the column
 //!   (`u16`), a tag (`u8`) and an 8-byte payload (the `f64` bits of a
 //!   number or date, the boolean, or where the text lies): 11 bytes a cell;
+//! - per cell, its style (`u32`), once any cell has a style other than 0
+//!   (until then the array stays empty), and the workbook's number formats,
+//!   so a lookup can give the cell's text as Excel shows it;
 //! - all text in one `String`, each distinct string stored once while the
 //!   sheet is built (a small direct-mapped cache of recent strings finds
 //!   repeats), so a column of repeated labels costs one copy of each.
@@ -20,8 +23,9 @@
 use std::io::{Read, Seek};
 
 use crate::cell::{CellRef, MAX_COLUMN, Row, Value};
-use crate::date::{DateSystem, DateTime};
+use crate::date::{DateSystem, DateTime, DateTimeKind};
 use crate::error::{Error, Result};
+use crate::format::NumberFormats;
 use crate::range::CellRange;
 use crate::workbook::{SheetSelector, Workbook};
 
@@ -94,10 +98,12 @@ const BOOL: u8 = 1;
 const TEXT: u8 = 2;
 const ERROR: u8 = 3;
 /// Dates: `DATE`, plus `V1904` for the 1904 system, plus `FROM_TEXT` for
-/// ISO 8601 text cells.
+/// ISO 8601 text cells, plus `TIME` or `DURATION` for those kinds.
 const DATE: u8 = 4;
 const V1904: u8 = 1;
 const FROM_TEXT: u8 = 2;
+const TIME: u8 = 8;
+const DURATION: u8 = 16;
 const LONG: u8 = 0x80;
 
 /// Bits of a packed text payload that hold the length; the rest hold the start.
@@ -109,8 +115,13 @@ const MAX_PACKED_START: usize = (1 << (64 - LENGTH_BITS)) - 1;
 ///
 /// Build one with [`Workbook::load_sheet`], [`Workbook::load_all`], or a
 /// [`SheetBuilder`] fed with rows. Memory follows the cells that hold a
-/// value: 11 bytes a cell, 8 bytes a non-empty row, plus each distinct
-/// string once ([`Sheet::heap_bytes`] tells the total).
+/// value: 11 bytes a cell (15 once a cell has a style other than 0), 8 bytes
+/// a non-empty row, plus each distinct string once ([`Sheet::heap_bytes`]
+/// tells the total).
+///
+/// A sheet read from a workbook keeps the workbook's number formats, so
+/// [`Sheet::formatted`] gives a cell's text as Excel shows it (see
+/// [`Cell::formatted_into`](crate::Cell::formatted_into)).
 ///
 /// ```
 /// use sheetstream::{Value, Workbook};
@@ -137,10 +148,15 @@ pub struct Sheet {
     columns: Vec<u16>,
     tags: Vec<u8>,
     payloads: Vec<u64>,
+    /// Each cell's style, or empty while every cell's style is 0.
+    styles: Vec<u32>,
     text: String,
     long_text: Vec<(usize, usize)>,
     /// Smallest and largest column holding a cell.
     column_span: Option<(u16, u16)>,
+    /// The number formats the styles index (General only for a sheet built
+    /// without them).
+    number_formats: NumberFormats,
 }
 
 /// One row of a [`Sheet`] that holds at least one cell.
@@ -170,11 +186,40 @@ impl<'a> SheetRow<'a> {
 
     /// The value in a column (0-based), if there is one.
     pub fn get(&self, column: u32) -> Option<Value<'a>> {
+        self.position(column).map(|i| self.sheet.value_at(i))
+    }
+
+    /// The text of the cell in a column (0-based) as Excel shows it, if
+    /// there is a cell (see [`Sheet::formatted`]).
+    pub fn formatted(&self, column: u32) -> Option<String> {
+        let mut out = String::new();
+        self.formatted_into(column, &mut out).then_some(out)
+    }
+
+    /// Appends the text of the cell in a column as Excel shows it to `out`;
+    /// false (and nothing appended) when there is no cell.
+    pub fn formatted_into(&self, column: u32, out: &mut String) -> bool {
+        match self.position(column) {
+            Some(i) => {
+                self.sheet.formatted_at(i, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The style of the cell in a column ([`Cell::style`](crate::Cell::style)),
+    /// if there is a cell.
+    pub fn style(&self, column: u32) -> Option<u32> {
+        self.position(column).map(|i| self.sheet.style_at(i))
+    }
+
+    fn position(&self, column: u32) -> Option<usize> {
         let column = u16::try_from(column).ok()?;
         let found = self.sheet.columns[self.start..self.end]
             .binary_search(&column)
             .ok()?;
-        Some(self.sheet.value_at(self.start + found))
+        Some(self.start + found)
     }
 
     /// The cells as `(column, value)`, left to right.
@@ -215,6 +260,56 @@ impl Sheet {
     pub fn get_a1(&self, reference: &str) -> Option<Value<'_>> {
         let cell: CellRef = reference.parse().ok()?;
         self.get(cell.row, cell.column)
+    }
+
+    /// The text of the cell at a 0-based row and column as Excel shows it
+    /// through its style's number format, if there is a cell: `501` in
+    /// `00000` is `00501`, a date in `d mmmm yyyy` is `1 March 2024`. A sheet
+    /// built by a [`SheetBuilder`] without
+    /// [`number_formats`](SheetBuilder::number_formats) shows every number
+    /// as General.
+    ///
+    /// ```
+    /// use sheetstream::Workbook;
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = Workbook::open("examples/data/sales.xlsx")?;
+    /// let sheet = workbook.load_sheet("Data")?;
+    /// assert_eq!(sheet.formatted(1, 0).as_deref(), Some("apples"));
+    /// // C2 holds the serial 45352 in a date style.
+    /// assert_eq!(sheet.formatted_a1("C2").as_deref(), Some("2024-03-01"));
+    /// assert_eq!(sheet.formatted_a1("Z99"), None);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn formatted(&self, row: u32, column: u32) -> Option<String> {
+        self.row(row)?.formatted(column)
+    }
+
+    /// [`formatted`](Self::formatted) at an A1 reference such as `"B3"`.
+    pub fn formatted_a1(&self, reference: &str) -> Option<String> {
+        let cell: CellRef = reference.parse().ok()?;
+        self.formatted(cell.row, cell.column)
+    }
+
+    /// Appends the text of the cell at a 0-based row and column as Excel
+    /// shows it to `out`, reusing its buffer; false (and nothing appended)
+    /// when there is no cell.
+    pub fn formatted_into(&self, row: u32, column: u32, out: &mut String) -> bool {
+        self.row(row)
+            .is_some_and(|row| row.formatted_into(column, out))
+    }
+
+    /// The style of the cell at a 0-based row and column
+    /// ([`Cell::style`](crate::Cell::style)), if there is a cell.
+    pub fn style(&self, row: u32, column: u32) -> Option<u32> {
+        self.row(row)?.style(column)
+    }
+
+    /// The number formats the cells' styles index: the workbook's, for a
+    /// sheet read from one.
+    pub fn number_formats(&self) -> &NumberFormats {
+        &self.number_formats
     }
 
     /// A row (0-based), if it holds a cell.
@@ -261,7 +356,8 @@ impl Sheet {
     }
 
     /// The bytes this sheet holds on the heap, from the capacities of its
-    /// buffers.
+    /// buffers (not counting the number formats, which it shares with the
+    /// workbook).
     pub fn heap_bytes(&self) -> usize {
         self.name.capacity()
             + self.rows.capacity() * size_of::<u32>()
@@ -269,6 +365,7 @@ impl Sheet {
             + self.columns.capacity() * size_of::<u16>()
             + self.tags.capacity()
             + self.payloads.capacity() * size_of::<u64>()
+            + self.styles.capacity() * size_of::<u32>()
             + self.text.capacity()
             + self.long_text.capacity() * size_of::<(usize, usize)>()
     }
@@ -280,6 +377,15 @@ impl Sheet {
             start: self.row_starts[position] as usize,
             end: self.row_starts[position + 1] as usize,
         }
+    }
+
+    fn style_at(&self, i: usize) -> u32 {
+        self.styles.get(i).copied().unwrap_or(0)
+    }
+
+    fn formatted_at(&self, i: usize, out: &mut String) {
+        self.number_formats
+            .write_value(self.style_at(i), self.value_at(i), out);
     }
 
     fn value_at(&self, i: usize) -> Value<'_> {
@@ -310,6 +416,13 @@ impl Sheet {
                     DateSystem::V1900
                 },
                 date & FROM_TEXT != 0,
+                if date & DURATION != 0 {
+                    DateTimeKind::Duration
+                } else if date & TIME != 0 {
+                    DateTimeKind::Time
+                } else {
+                    DateTimeKind::Date
+                },
             )),
         }
     }
@@ -368,6 +481,15 @@ impl SheetBuilder {
         }
     }
 
+    /// The number formats the cells' styles index, for
+    /// [`Sheet::formatted`] (a workbook's
+    /// [`number_formats`](Workbook::number_formats)); without them every
+    /// number shows as General.
+    pub fn number_formats(mut self, formats: NumberFormats) -> SheetBuilder {
+        self.sheet.number_formats = formats;
+        self
+    }
+
     /// Adds the cells of a row. A row without cells adds nothing.
     ///
     /// # Errors
@@ -394,6 +516,12 @@ impl SheetBuilder {
             previous = Some(column);
             let (tag, payload) = self.encode(cell.value());
             let sheet = &mut self.sheet;
+            if cell.style() != 0 || !sheet.styles.is_empty() {
+                // From the first styled cell on (every earlier one has
+                // style 0), one style per cell.
+                sheet.styles.resize(sheet.columns.len(), 0);
+                sheet.styles.push(cell.style());
+            }
             sheet.columns.push(column);
             sheet.tags.push(tag);
             sheet.payloads.push(payload);
@@ -422,6 +550,11 @@ impl SheetBuilder {
                 if date.is_from_text() {
                     tag |= FROM_TEXT;
                 }
+                tag |= match date.kind() {
+                    DateTimeKind::Date => 0,
+                    DateTimeKind::Time => TIME,
+                    DateTimeKind::Duration => DURATION,
+                };
                 (tag, date.serial().to_bits())
             }
             Value::Text(text) => self.encode_text(TEXT, text),
@@ -471,6 +604,7 @@ impl SheetBuilder {
         sheet.columns.shrink_to_fit();
         sheet.tags.shrink_to_fit();
         sheet.payloads.shrink_to_fit();
+        sheet.styles.shrink_to_fit();
         sheet.text.shrink_to_fit();
         sheet.long_text.shrink_to_fit();
         sheet
@@ -501,6 +635,11 @@ fn sort_cells(sheet: &mut Sheet) {
     let mut columns = Vec::with_capacity(kept.len());
     let mut tags = Vec::with_capacity(kept.len());
     let mut payloads = Vec::with_capacity(kept.len());
+    let mut styles = Vec::with_capacity(if sheet.styles.is_empty() {
+        0
+    } else {
+        kept.len()
+    });
     for (n, &(row, column, i)) in kept.iter().enumerate() {
         if rows.last() != Some(&row) {
             if !rows.is_empty() {
@@ -511,6 +650,9 @@ fn sort_cells(sheet: &mut Sheet) {
         columns.push(column);
         tags.push(sheet.tags[i as usize]);
         payloads.push(sheet.payloads[i as usize]);
+        if let Some(&style) = sheet.styles.get(i as usize) {
+            styles.push(style);
+        }
     }
     row_starts.push(kept.len() as u32);
     if rows.is_empty() {
@@ -521,6 +663,7 @@ fn sort_cells(sheet: &mut Sheet) {
     sheet.columns = columns;
     sheet.tags = tags;
     sheet.payloads = payloads;
+    sheet.styles = styles;
 }
 
 /// A quick non-cryptographic hash for the string cache (FxHash-style).
@@ -548,7 +691,8 @@ impl<R: Read + Seek> Workbook<R> {
     /// As [`Workbook::rows`] and [`SheetRows::next_row`](crate::SheetRows::next_row).
     pub fn load_sheet(&mut self, sheet: impl SheetSelector) -> Result<Sheet> {
         let position = sheet.position(self.sheets())?;
-        let mut builder = SheetBuilder::new(self.sheets()[position].name());
+        let mut builder = SheetBuilder::new(self.sheets()[position].name())
+            .number_formats(self.number_formats().clone());
         let mut failure = None;
         self.for_each_row(position, |row| match builder.push_row(row) {
             Ok(()) => true,
@@ -600,6 +744,7 @@ impl<R: Read + Seek + Clone + Send> Workbook<R> {
     ///
     /// The first error any sheet met.
     pub fn load_all(&self) -> Result<Vec<Sheet>> {
+        let formats = self.number_formats();
         let loaded = self.parallel().fold(
             Loaded::default,
             |state, sheet, row| {
@@ -608,7 +753,8 @@ impl<R: Read + Seek + Clone + Send> Workbook<R> {
                 }
                 if state.current.as_ref().map(|(position, _)| *position) != Some(sheet.position()) {
                     state.finish_current();
-                    state.current = Some((sheet.position(), SheetBuilder::new(sheet.name())));
+                    let builder = SheetBuilder::new(sheet.name()).number_formats(formats.clone());
+                    state.current = Some((sheet.position(), builder));
                 }
                 if let Some((_, builder)) = state.current.as_mut()
                     && let Err(err) = builder.push_row(row)
@@ -638,9 +784,10 @@ impl<R: Read + Seek + Clone + Send> Workbook<R> {
             .iter()
             .filter(|info| info.kind() == crate::SheetKind::Worksheet)
             .map(|info| {
-                by_position[info.position()]
-                    .take()
-                    .unwrap_or_else(|| SheetBuilder::new(info.name()).finish())
+                by_position[info.position()].take().unwrap_or_else(|| {
+                    let builder = SheetBuilder::new(info.name());
+                    builder.number_formats(formats.clone()).finish()
+                })
             })
             .collect())
     }

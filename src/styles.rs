@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::date::DateSystem;
+use crate::date::{DateSystem, DateTimeKind};
 use crate::error::Result;
 use crate::format::{NumberFormat, NumberFormats};
 use crate::number_format::{
@@ -17,20 +17,21 @@ use crate::xml::{self, Token};
 /// and its number format.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Styles {
-    date_styles: Vec<bool>,
-    /// The kind of each style's number format, beside `date_styles` (which
-    /// the row reader checks per cell).
+    /// For each style, how its numbers are shown when they are dates (None
+    /// when they are not): what the row reader checks per cell.
+    date_styles: Vec<Option<DateTimeKind>>,
+    /// The kind of each style's number format, beside `date_styles`.
     format_kinds: Vec<FormatKind>,
     number_formats: NumberFormats,
 }
 
 impl Styles {
-    /// Whether numbers in style `index` are dates; styles out of range are General.
-    pub(crate) fn is_date(&self, index: u32) -> bool {
-        self.date_styles
-            .get(index as usize)
-            .copied()
-            .unwrap_or(false)
+    /// Whether numbers in style `index` are dates, and then whether they
+    /// show as dates, times of day or durations; styles out of range are
+    /// General.
+    #[inline]
+    pub(crate) fn date_kind(&self, index: u32) -> Option<DateTimeKind> {
+        self.date_styles.get(index as usize).copied().flatten()
     }
 
     /// The kind of style `index`'s number format; styles out of range are General.
@@ -93,7 +94,7 @@ impl Styles {
                             Some(code) => (is_date_format_code(code), format_code_kind(code)),
                             None => (is_builtin_date_format(id), builtin_format_kind(id)),
                         };
-                        date_styles.push(is_date);
+                        date_styles.push(is_date.then(|| date_time_kind(kind)));
                         format_kinds.push(kind);
                         let index = *format_index.entry(id).or_insert_with(|| {
                             formats.push(match custom {
@@ -119,6 +120,16 @@ impl Styles {
             format_kinds,
             number_formats: NumberFormats::new(formats, style_formats, date_system),
         })
+    }
+}
+
+/// How a date format's numbers are shown: a time of day, a duration, or a
+/// date (with its time when it has one).
+fn date_time_kind(kind: FormatKind) -> DateTimeKind {
+    match kind {
+        FormatKind::Time => DateTimeKind::Time,
+        FormatKind::Duration => DateTimeKind::Duration,
+        _ => DateTimeKind::Date,
     }
 }
 
@@ -156,7 +167,7 @@ mod tests {
             DateSystem::V1900,
         )
         .unwrap();
-        let got: Vec<bool> = (0..6).map(|i| styles.is_date(i)).collect();
+        let got: Vec<bool> = (0..6).map(|i| styles.date_kind(i).is_some()).collect();
         // A custom format given a built-in id replaces the built-in meaning.
         assert_eq!(got, [false, true, false, true, false, false]);
         let kinds: Vec<FormatKind> = (0..6).map(|i| styles.format_kind(i)).collect();
@@ -181,7 +192,7 @@ mod tests {
             DateSystem::V1900,
         )
         .unwrap();
-        let got: Vec<bool> = (0..3).map(|i| styles.is_date(i)).collect();
+        let got: Vec<bool> = (0..3).map(|i| styles.date_kind(i).is_some()).collect();
         assert_eq!(got, [true, true, false]);
     }
 }

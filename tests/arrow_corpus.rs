@@ -24,7 +24,7 @@ use sheetstream::arrow::arrow_array::types::{
 use sheetstream::arrow::arrow_array::{Array, RecordBatch};
 use sheetstream::arrow::arrow_schema::{DataType, TimeUnit};
 use sheetstream::arrow::{ArrowOptions, DEFAULT_SCHEMA_SAMPLE_ROWS, Header};
-use sheetstream::{CivilDateTime, OwnedValue, SheetKind, Value, Workbook};
+use sheetstream::{CivilDateTime, DateTimeKind, OwnedValue, SheetKind, Value, Workbook};
 
 const SMALL_FILE_BYTES: u64 = 256 * 1024;
 
@@ -96,6 +96,30 @@ fn csv_text(value: Value<'_>) -> String {
         Value::Number(n) => number(n),
         Value::Text(t) | Value::Error(t) => t.to_owned(),
         Value::Bool(b) => (if b { "TRUE" } else { "FALSE" }).to_owned(),
+        // A time of day or a duration as a clock, hours past 24 for a
+        // duration (the CSV's rule, README "csv").
+        Value::DateTime(date) if date.kind() != DateTimeKind::Date => {
+            let ms = match date.kind() {
+                DateTimeKind::Time => date.to_civil().map(|civil| ms_of_day(&civil)),
+                _ => Some((date.serial() * 86_400_000.0).round() as i64),
+            };
+            let Some(ms) = ms else {
+                return number(date.serial());
+            };
+            let sign = if ms < 0 { "-" } else { "" };
+            let ms = ms.abs();
+            let fraction = if ms % 1000 == 0 {
+                String::new()
+            } else {
+                format!(".{:03}", ms % 1000)
+            };
+            format!(
+                "{sign}{:02}:{:02}:{:02}{fraction}",
+                ms / 3_600_000,
+                ms / 60_000 % 60,
+                ms / 1000 % 60
+            )
+        }
         Value::DateTime(date) => match date.to_civil() {
             Some(civil) if ms_of_day(&civil) == 0 => {
                 format!(

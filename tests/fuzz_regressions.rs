@@ -261,7 +261,7 @@ fn quoted_gt_and_slash_in_an_attribute_do_not_end_the_tag() {
     assert_reads(
         b"<sheetData><row><c r=\"B1\" x=\"a>b/\" s=\"1\"><v>1</v></c></row></sheetData>",
         1,
-        "row 0\nB1 DateTime(DateTime { serial: 1.0, system: V1900, from_text: false }) None\n",
+        "row 0\nB1 DateTime(DateTime { serial: 1.0, system: V1900, from_text: false, kind: Date }) None\n",
     );
 }
 
@@ -319,9 +319,9 @@ fn iso_dates_round_to_the_millisecond_and_carry() {
           <c t=\"d\"><v>1900-02-29</v></c><c t=\"d\"><v>PT36H</v></c></row></sheetData>",
         3,
         "row 0\n\
-         A1 DateTime(DateTime { serial: 45352.0, system: V1900, from_text: true }) None\n\
-         B1 DateTime(DateTime { serial: 60.0, system: V1900, from_text: true }) None\n\
-         C1 DateTime(DateTime { serial: 1.5, system: V1900, from_text: true }) None\n",
+         A1 DateTime(DateTime { serial: 45352.0, system: V1900, from_text: true, kind: Date }) None\n\
+         B1 DateTime(DateTime { serial: 60.0, system: V1900, from_text: true, kind: Date }) None\n\
+         C1 DateTime(DateTime { serial: 1.5, system: V1900, from_text: true, kind: Duration }) None\n",
     );
 }
 

@@ -12,7 +12,7 @@ use arrow_array::builder::{
 
 use super::options::ColumnType;
 use crate::cell::Value;
-use crate::date::{CivilDateTime, DateSystem, DateTime};
+use crate::date::{CivilDateTime, DateSystem, DateTime, duration_ms};
 
 const MS_PER_DAY: i64 = 86_400_000;
 
@@ -229,41 +229,18 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
-/// A serial number of days as milliseconds of elapsed time, rounded to
-/// the nearest; None when not finite or out of range.
-pub(crate) fn duration_ms(serial: f64) -> Option<i64> {
-    let ms = (serial * MS_PER_DAY as f64).round();
-    (ms.is_finite() && ms.abs() < 9.0e18).then_some(ms as i64)
-}
-
 /// Writes a value as the CSV writer (`sheetstream csv`) writes it: numbers
-/// in their shortest round-trip form, `TRUE`/`FALSE`, error codes, dates in
-/// ISO 8601 (the date alone at midnight), text as it is.
+/// in their shortest round-trip form, `TRUE`/`FALSE`, error codes, dates,
+/// times and durations as [`DateTime`]'s `Display` writes them, text as it is.
 pub(crate) fn write_text(out: &mut String, value: Value<'_>) {
     match value {
         Value::Number(number) => write_number(out, number),
         Value::Text(text) | Value::Error(text) => out.push_str(text),
         Value::Bool(flag) => out.push_str(if flag { "TRUE" } else { "FALSE" }),
-        Value::DateTime(date) => match date.to_civil() {
-            Some(civil) => {
-                let midnight = civil.hour() == 0
-                    && civil.minute() == 0
-                    && civil.second() == 0
-                    && civil.millisecond() == 0;
-                if midnight {
-                    let _ = write!(
-                        out,
-                        "{:04}-{:02}-{:02}",
-                        civil.year(),
-                        civil.month(),
-                        civil.day()
-                    );
-                } else {
-                    let _ = write!(out, "{civil}");
-                }
-            }
-            None => write_number(out, date.serial()),
-        },
+        // Dates, times of day and durations as their `Display` writes them.
+        Value::DateTime(date) => {
+            let _ = write!(out, "{date}");
+        }
     }
 }
 

@@ -16,7 +16,16 @@
 //! - dates and times: `y yy yyyy`, `m mm mmm mmmm mmmmm` (a month, or
 //!   minutes after an hour or before a second), `d dd ddd dddd`, `h hh`,
 //!   `s ss`, `.0`-`.000` fractional seconds, `AM/PM`, `A/P`, elapsed `[h]
-//!   [mm] [ss]`; names are English whatever the locale;
+//!   [mm] [ss]`;
+//! - locales: every text is en-US. Month and day names are English and
+//!   the digits, decimal point and thousands separator are `0-9 . ,`
+//!   whatever locale a code names (`[$-407]d. mmmm yyyy` shows
+//!   `1. March 2024`, `[$€-407]` shows the `€` only); the system formats
+//!   show as Excel's en-US ones: `[$-F800]` (system long date, also
+//!   `[$-x-sysdate]`) as `dddd, mmmm d, yyyy` (`Friday, March 1, 2024`),
+//!   `[$-F400]` (system time, also `[$-x-systime]`) as `h:mm:ss AM/PM`,
+//!   whatever follows them; calendar and numeral modifiers (`B2`,
+//!   `[DBNum1]`, `[$-ja-JP-x-gannen]`) change nothing;
 //! - `General` (see [`general`]) and the built-in format ids as Excel
 //!   shows them in the en-US locale (ids 27-36 and 50-58, the East Asian
 //!   date formats, show as `m/d/yyyy`).
@@ -75,7 +84,7 @@ impl NumberFormat {
     pub fn parse(code: &str) -> NumberFormat {
         NumberFormat {
             code: code.to_owned(),
-            parsed: parse::parse(code),
+            parsed: parse::parse(system_format(code).unwrap_or(code)),
         }
     }
 
@@ -300,6 +309,29 @@ impl Cell<'_> {
         let mut out = String::new();
         self.formatted_into(formats, &mut out);
         out
+    }
+}
+
+/// The en-US code a system format stands for: `[$-F800]` (or
+/// `[$-x-sysdate]`) anywhere in a code makes it the system's long date,
+/// `[$-F400]` (`[$-x-systime]`) its time, whatever the rest of the code
+/// says (Excel writes the en-US code after them, but shows the reader's
+/// system format).
+fn system_format(code: &str) -> Option<&'static str> {
+    if code.len() > MAX_CODE_BYTES || !code.contains("[$-") {
+        return None;
+    }
+    let has = |tag: &str| {
+        code.as_bytes()
+            .windows(tag.len())
+            .any(|window| window.eq_ignore_ascii_case(tag.as_bytes()))
+    };
+    if has("[$-F800]") || has("[$-x-sysdate]") {
+        Some("dddd, mmmm d, yyyy")
+    } else if has("[$-F400]") || has("[$-x-systime]") {
+        Some("h:mm:ss AM/PM")
+    } else {
+        None
     }
 }
 

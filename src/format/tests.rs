@@ -445,3 +445,30 @@ fn random_codes_do_not_panic() {
         crate::fuzzing::render_format_code(&code, &numbers);
     }
 }
+
+#[test]
+fn locales_show_english_names_and_system_formats_as_en_us() {
+    // 2024-03-01 13:45:30, a Friday.
+    let serial = 45_352.0 + (13.0 * 3600.0 + 45.0 * 60.0 + 30.0) / 86_400.0;
+    // A German locale id: English names, the same digits.
+    check("[$-407]d. mmmm yyyy", &[(serial, "1. March 2024")]);
+    check("[$-407]dddd", &[(serial, "Friday")]);
+    check("[$-40C]ddd d mmm", &[(serial, "Fri 1 Mar")]);
+    check("[$-407]#,##0.00", &[(1234.5, "1,234.50")]);
+    // The system long date and time, as Excel's en-US formats, whatever the
+    // code after them says.
+    check(
+        "[$-F800]dddd\\,\\ mmmm\\ dd\\,\\ yyyy",
+        &[(serial, "Friday, March 1, 2024")],
+    );
+    check("[$-F800]d/m/yy", &[(serial, "Friday, March 1, 2024")]);
+    check(
+        "[$-x-sysdate]dddd, mmmm dd, yyyy",
+        &[(serial, "Friday, March 1, 2024")],
+    );
+    check("[$-F400]h:mm:ss\\ AM/PM", &[(serial, "1:45:30 PM")]);
+    check("[$-f400]hh:mm", &[(serial, "1:45:30 PM")]);
+    check("[$-x-systime]h:mm:ss AM/PM", &[(serial, "1:45:30 PM")]);
+    // A number in a system date format below the epoch shows as General.
+    check("[$-F800]dddd, mmmm dd, yyyy", &[(-1.0, "-1")]);
+}

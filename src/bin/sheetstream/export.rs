@@ -359,6 +359,23 @@ impl SheetCsv {
         Ok(!self.full())
     }
 
+    /// [`add`](Self::add), an error kept in `failure`: None then (the read
+    /// should stop), else whether more rows are wanted.
+    fn add_or_keep(
+        &mut self,
+        row: &Row<'_>,
+        dates: &DateStyle,
+        failure: &Mutex<Option<io::Error>>,
+    ) -> Option<bool> {
+        match self.add(row, dates) {
+            Ok(more) => Some(more),
+            Err(err) => {
+                keep_failure(failure, err);
+                None
+            }
+        }
+    }
+
     fn record(&mut self, row: Option<&Row<'_>>, dates: &DateStyle) -> io::Result<()> {
         if self.skip > 0 {
             self.skip -= 1;
@@ -460,38 +477,17 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
         let failure: Mutex<Option<io::Error>> = Mutex::new(None);
         progress
             .run(|| {
-                let mut parallel = workbook
-                    .parallel()
-                    .threads(args.common.threads)
-                    .sheets([position])?;
-                if let Some(selected) = selected {
-                    parallel = parallel.select_columns(selected);
-                }
-                parallel.for_each_row(|| {
+                read_sheets(&workbook, args, [position], selected, || {
                     let (sheet, failure, dates) = (&sheet, &failure, &dates);
                     move |_: &SheetInfo, row: Row<'_>| {
                         let mut sheet = sheet.lock().unwrap_or_else(|poison| poison.into_inner());
-                        if sheet.full() {
-                            return false;
-                        }
-                        match sheet.add(&row, dates) {
-                            Ok(more) => more,
-                            Err(err) => {
-                                *failure.lock().unwrap_or_else(|poison| poison.into_inner()) =
-                                    Some(err);
-                                false
-                            }
-                        }
+                        // The row limit stops the read.
+                        !sheet.full() && sheet.add_or_keep(&row, dates, failure).unwrap_or(false)
                     }
                 })
             })
             .map_err(|err| input.locate(err))?;
-        if let Some(err) = failure
-            .into_inner()
-            .unwrap_or_else(|poison| poison.into_inner())
-        {
-            return Err(err.into());
-        }
+        take_failure(failure)?;
         out = Some(
             sheet
                 .into_inner()
@@ -590,14 +586,7 @@ fn csv_all(
         let failure: Mutex<Option<io::Error>> = Mutex::new(None);
         progress
             .run(|| {
-                let mut parallel = workbook
-                    .parallel()
-                    .threads(args.common.threads)
-                    .sheets(positions)?;
-                if let Some(selected) = selected {
-                    parallel = parallel.select_columns(selected);
-                }
-                parallel.for_each_row(|| {
+                read_sheets(&workbook, args, positions, selected, || {
                     let mut held = Held {
                         current: None,
                         failure: &failure,
@@ -628,28 +617,14 @@ fn csv_all(
                         let Some((_, writer)) = &mut held.current else {
                             return false;
                         };
-                        if writer.full() {
-                            return true;
-                        }
-                        match writer.add(&row, dates) {
-                            // With --all, one sheet's --max-rows does not stop the others.
-                            Ok(_) => true,
-                            Err(err) => {
-                                *failure.lock().unwrap_or_else(|poison| poison.into_inner()) =
-                                    Some(err);
-                                false
-                            }
-                        }
+                        // With --all, one sheet's --max-rows does not stop
+                        // the others; an error does.
+                        writer.full() || writer.add_or_keep(&row, dates, failure).is_some()
                     }
                 })
             })
             .map_err(|err| input.locate(err))?;
-        if let Some(err) = failure
-            .into_inner()
-            .unwrap_or_else(|poison| poison.into_inner())
-        {
-            return Err(err.into());
-        }
+        take_failure(failure)?;
         // Sheets without rows: empty files.
         for (_, Pending { path, .. }) in pool.into_inner().unwrap_or_else(|p| p.into_inner()) {
             create(&path)?.flush()?;
@@ -657,6 +632,50 @@ fn csv_all(
     }
     listing.flush()?;
     Ok(())
+}
+
+/// Reads `positions` of the workbook in parallel with `--threads`, only the
+/// `selected` columns when given, each worker's rows through the closure
+/// `worker` makes (as [`sheetstream::Parallel::for_each_row`]).
+fn read_sheets<R, W, F>(
+    workbook: &Workbook<R>,
+    args: &CsvArgs,
+    positions: impl IntoIterator<Item = usize>,
+    selected: Option<sheetstream::ColumnSet>,
+    worker: W,
+) -> sheetstream::Result<()>
+where
+    R: io::Read + io::Seek + Clone + Send,
+    W: Fn() -> F + Sync,
+    F: FnMut(&SheetInfo, Row<'_>) -> bool,
+{
+    let mut parallel = workbook
+        .parallel()
+        .threads(args.common.threads)
+        .sheets(positions)?;
+    if let Some(selected) = selected {
+        parallel = parallel.select_columns(selected);
+    }
+    parallel.for_each_row(worker)
+}
+
+/// Keeps the first write error of a parallel read.
+fn keep_failure(failure: &Mutex<Option<io::Error>>, err: io::Error) {
+    failure
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .get_or_insert(err);
+}
+
+/// The write error a parallel read kept, if any.
+fn take_failure(failure: Mutex<Option<io::Error>>) -> Result<(), Failure> {
+    match failure
+        .into_inner()
+        .unwrap_or_else(|poison| poison.into_inner())
+    {
+        Some(err) => Err(err.into()),
+        None => Ok(()),
+    }
 }
 
 /// The sheet a worker is writing; closed (flushed) when the next sheet
@@ -676,10 +695,7 @@ impl Held<'_> {
     }
 
     fn fail(&self, err: io::Error) {
-        self.failure
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .get_or_insert(err);
+        keep_failure(self.failure, err);
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use sheetstream::{Cell, CivilDateTime, NumberFormats, Value};
+use sheetstream::{Cell, CivilDateTime, DateTime, DateTimeKind, NumberFormats, Value};
 
 /// Appends `text` as a JSON string literal.
 pub fn json_string(out: &mut Vec<u8>, text: &str) {
@@ -182,10 +182,35 @@ pub fn text(out: &mut String, value: Value<'_>, dates: &DateStyle) {
         Value::Number(value) => number(out, value),
         Value::Text(text) | Value::Error(text) => out.push_str(text),
         Value::Bool(flag) => out.push_str(if flag { "TRUE" } else { "FALSE" }),
-        Value::DateTime(date) => match date.to_civil() {
-            Some(civil) => dates.write(out, civil),
-            None => number(out, date.serial()),
+        Value::DateTime(date) => {
+            date_text(out, date, dates);
+        }
+    }
+}
+
+/// Appends a date per `dates`, a time of day or a duration as its
+/// `Display` writes it (`13:45:00`, `255:10:10`: `--date-format` is for
+/// dates), a serial Excel could not show as its number. Says whether it
+/// wrote a date or time (false: the number).
+fn date_text(out: &mut String, date: DateTime, dates: &DateStyle) -> bool {
+    match date.kind() {
+        DateTimeKind::Date => match date.to_civil() {
+            Some(civil) => {
+                dates.write(out, civil);
+                true
+            }
+            None => {
+                number(out, date.serial());
+                false
+            }
         },
+        DateTimeKind::Time | DateTimeKind::Duration => {
+            let start = out.len();
+            let _ = write!(out, "{date}");
+            // `Display` writes the number, which has no `:`, when there is
+            // no time to show.
+            out[start..].contains(':')
+        }
     }
 }
 
@@ -235,15 +260,11 @@ pub fn json_value(out: &mut Vec<u8>, value: Value<'_>, dates: &DateStyle, scratc
         Value::Text(text) | Value::Error(text) => json_string(out, text),
         Value::DateTime(date) => {
             scratch.clear();
-            match date.to_civil() {
-                Some(civil) => {
-                    dates.write(scratch, civil);
-                    json_string(out, scratch);
-                }
-                None => {
-                    number(scratch, date.serial());
-                    out.extend_from_slice(scratch.as_bytes());
-                }
+            if date_text(scratch, date, dates) {
+                json_string(out, scratch);
+            } else {
+                // A serial with no date or time to show: its number.
+                out.extend_from_slice(scratch.as_bytes());
             }
         }
     }
