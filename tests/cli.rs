@@ -9,7 +9,7 @@
 //!    sheet names no file system takes). Every command and the main options run
 //!    on both, with `--threads 1` and `--threads 2` (which must agree), and
 //!    the output is compared with the files in `tests/cli/BOOK/`.
-//!    `UPDATE_CLI=1 cargo test --test cli` rewrites those files; each was
+//!    `UPDATE_CLI=1 cargo test --test integration cli::` rewrites those files; each was
 //!    checked by hand (RFC 4180 quoting, one record per Excel row, numbers
 //!    in shortest round-trip form, TRUE/FALSE, ISO 8601 dates): check any
 //!    rewritten one again before committing it.

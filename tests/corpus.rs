@@ -14,7 +14,7 @@
 //! builds, so `corpus_small_files` (run by `cargo test`) takes the
 //! workbooks of at most [`SMALL_FILE_BYTES`] bytes: all but a few dozen of
 //! the 2,503. `corpus_all_files` takes every workbook and is ignored by
-//! default; run it with `cargo test --release --test corpus -- --ignored`.
+//! default; run it with `cargo test --release --test integration corpus:: -- --ignored`.
 //!
 //! Without the corpus both tests say they skipped (a note on stderr, shown
 //! in the normal `cargo test` output) and pass.
@@ -370,7 +370,7 @@ fn corpus_small_files() {
 }
 
 #[test]
-#[ignore = "slow in debug builds; run with `cargo test --release --test corpus -- --ignored`"]
+#[ignore = "slow in debug builds; run with `cargo test --release --test integration corpus:: -- --ignored`"]
 fn corpus_all_files() {
     run_corpus(None);
 }

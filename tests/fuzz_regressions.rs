@@ -3,7 +3,7 @@
 //! Each test pins one input the fuzzers found (minimised) or one edge case
 //! they kept returning to, with the outcome it must have. A new finding
 //! that is not fixed yet goes in marked `#[ignore = "fuzz finding: ..."]`
-//! (run those with `cargo test --test fuzz_regressions -- --include-ignored`);
+//! (run those with `cargo test --test integration fuzz_regressions:: -- --include-ignored`);
 //! the mark comes off with the fix.
 
 use std::io::{Read, Seek};

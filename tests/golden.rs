@@ -6,7 +6,7 @@
 //! everything else exactly). The library's own reading of each workbook is
 //! compared with the same file.
 //!
-//! `UPDATE_GOLDEN=1 cargo test --test golden` rewrites the expected files
+//! `UPDATE_GOLDEN=1 cargo test --test integration golden::` rewrites the expected files
 //! from what the binary prints. Every expected file was checked by hand
 //! against FORMAT.md; check any rewritten one again before committing it.
 //! Workbooks whose expectation shows a known bug are never rewritten.

@@ -14,7 +14,7 @@ use sheetstream::{OwnedValue, Sheet, SheetKind, Value, Workbook};
 /// Workbooks larger than this are left out of the corpus test in debug
 /// builds (`cargo test`), which still takes all but a few dozen of the
 /// corpus in about 12 s on two cores; release builds
-/// (`cargo test --release --test sheet`) take every workbook.
+/// (`cargo test --release --test integration sheet::`) take every workbook.
 const SMALL_FILE_BYTES: u64 = if cfg!(debug_assertions) {
     256 * 1024
 } else {
