@@ -13,7 +13,7 @@ use sheetstream::arrow::arrow_array::{
     RecordBatch, StringArray, Time32MillisecondArray, TimestampMillisecondArray,
 };
 use sheetstream::arrow::arrow_schema::DataType;
-use sheetstream::arrow::{ArrowOptions, ColumnType, Header, IssueKind, OnMismatch};
+use sheetstream::arrow::{ArrowOptions, ColumnType, Header, IssueKind, OnMismatch, SheetChoice};
 use sheetstream::{ColumnSpec, ErrorKind, Workbook};
 
 fn inline(reference: &str, text: &str) -> String {
@@ -653,4 +653,59 @@ fn the_sample_counts_rows_with_cells_so_a_late_value_in_a_sparse_sheet_is_sample
     let batches = read_all(late_value_book(), &options).unwrap();
     let b = column::<Float64Array>(&batches[0], "b");
     assert_eq!(b.value(4_998), 7.0);
+}
+
+/// Many sheets of one workbook on the engine: every row of every sheet,
+/// with one, two and three threads; dropping the reader early ends it.
+#[test]
+fn many_sheets_on_the_engine_deliver_every_row_and_stop_when_dropped() {
+    let mut workbook = book();
+    for sheet in 0..6u32 {
+        let mut rows = vec![row(1, &[inline("A1", "n"), inline("B1", "sheet")])];
+        for n in 2..=(100 + 40 * sheet) {
+            rows.push(row(
+                n,
+                &[
+                    number(&format!("A{n}"), &n.to_string(), 0),
+                    number(&format!("B{n}"), &sheet.to_string(), 0),
+                ],
+            ));
+        }
+        workbook = workbook.sheet(&format!("S{sheet}"), sheet_xml(&rows.concat()));
+    }
+    let bytes = workbook.build();
+    for threads in [1, 2, 3] {
+        let shared = Arc::new(Workbook::from_bytes(bytes.clone()).unwrap());
+        let options = ArrowOptions::new()
+            .threads(threads)
+            .batch_size(50)
+            .sheet_column(Some("name"));
+        let reader = options
+            .read_workbooks(vec![("book".into(), Arc::clone(&shared))], SheetChoice::All)
+            .unwrap();
+        let mut per_sheet = std::collections::BTreeMap::<String, (usize, i64)>::new();
+        for batch in reader {
+            let batch = batch.unwrap();
+            let names = column::<StringArray>(&batch, "name");
+            let n = column::<Int64Array>(&batch, "n");
+            for at in 0..batch.num_rows() {
+                let entry = per_sheet.entry(names.value(at).to_owned()).or_default();
+                entry.0 += 1;
+                entry.1 += n.value(at);
+            }
+        }
+        let expected: std::collections::BTreeMap<String, (usize, i64)> = (0..6i64)
+            .map(|s| {
+                let last = 100 + 40 * s;
+                (format!("S{s}"), ((last - 1) as usize, (2..=last).sum()))
+            })
+            .collect();
+        assert_eq!(per_sheet, expected, "{threads} threads");
+        // Dropped after one batch: the engine's workers end.
+        let mut reader = options
+            .read_workbooks(vec![("book".into(), shared)], SheetChoice::All)
+            .unwrap();
+        assert!(reader.next_batch().unwrap().is_some());
+        drop(reader);
+    }
 }
