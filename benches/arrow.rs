@@ -37,7 +37,7 @@ use sheetstream::arrow::arrow_array::builder::{
 };
 use sheetstream::arrow::arrow_array::{ArrayRef, RecordBatch};
 use sheetstream::arrow::arrow_schema::{DataType, Field, Schema, TimeUnit};
-use sheetstream::arrow::{ArrowOptions, Header};
+use sheetstream::arrow::{ArrowOptions, Header, SheetChoice};
 use sheetstream::{ColumnSpec, SheetCounts, Workbook};
 
 const SHEET: &str = "one_sheet_1m_x10.xlsx";
@@ -45,7 +45,10 @@ const SHEET: &str = "one_sheet_1m_x10.xlsx";
 /// Written next to the 1M x 10 sheet when missing.
 const CORNER_CELL: &str = "corner_cell_a1_xfd1048576.xlsx";
 
-const READERS: [&str; 9] = [
+/// The many-sheets workbook (8 x 125k x 10), read with two threads.
+const MANY: &str = "eight_sheets_125k_x10.xlsx";
+
+const READERS: [&str; 10] = [
     "count-1t",
     "arrow-1t",
     "arrow-owned",
@@ -55,6 +58,7 @@ const READERS: [&str; 9] = [
     "parquet-1m",
     "shared-strings",
     "corner-cell",
+    "many-8x125k-2t",
 ];
 
 fn main() {
@@ -83,12 +87,18 @@ fn main() {
         .expect("the 1M x 10 recipe");
     let dir = workbooks::data_dir();
     let path = dir.join(SHEET);
-    if !path.exists() {
-        std::fs::create_dir_all(&dir).expect("the bench data folder");
-        eprintln!("writing {} ({})", path.display(), recipe.description);
-        let partial = path.with_extension("partial");
-        workbooks::write(recipe, &partial).expect("write the workbook");
-        std::fs::rename(&partial, &path).expect("rename the workbook");
+    let many = workbooks::RECIPES
+        .iter()
+        .find(|recipe| recipe.name == MANY)
+        .expect("the 8 x 125k x 10 recipe");
+    for (recipe, path) in [(recipe, path.clone()), (many, dir.join(MANY))] {
+        if !path.exists() {
+            std::fs::create_dir_all(&dir).expect("the bench data folder");
+            eprintln!("writing {} ({})", path.display(), recipe.description);
+            let partial = path.with_extension("partial");
+            workbooks::write(recipe, &partial).expect("write the workbook");
+            std::fs::rename(&partial, &path).expect("rename the workbook");
+        }
     }
     let corner = path.with_file_name(CORNER_CELL);
     if !corner.exists() {
@@ -127,6 +137,7 @@ fn main() {
     let (_, _, rss_200k) = get("parquet-200k");
     let (_, _, rss_1m) = get("parquet-1m");
     let (_, corner_seconds, corner_peak) = get("corner-cell");
+    let (_, many_seconds, many_peak) = get("many-8x125k-2t");
     println!(
         "  arrow-1t/count-1t {:.2}x (target <= 1.5x); arrow-owned/count-1t {:.2}x",
         arrow / count,
@@ -152,6 +163,10 @@ fn main() {
     println!(
         "  corner-cell (A1 + XFD1048576) into batches: {corner_seconds:.3} s, {:.1} MB peak (target < 1 s, < 100 MB)",
         corner_peak as f64 / 1e6
+    );
+    println!(
+        "  many sheets (8 x 125k x 10, every sheet, 2 threads, read_files): {many_seconds:.3} s, {:.1} MB peak",
+        many_peak as f64 / 1e6
     );
     cli_comparison(&path);
 }
@@ -220,6 +235,15 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
                     std::hint::black_box(&batch);
                 }
                 rows
+            }
+            "many-8x125k-2t" => {
+                let reader = options()
+                    .threads(2)
+                    .read_files([path.with_file_name(MANY)], SheetChoice::All)
+                    .expect("open the sheets");
+                reader
+                    .map(|batch| batch.expect("batch").num_rows() as u64)
+                    .sum()
             }
             "shared-strings" => {
                 std::hint::black_box(Workbook::open(path).expect("open"));
