@@ -172,7 +172,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     /// })?;
     /// let mut firsts = firsts.into_inner().unwrap();
     /// firsts.sort();
-    /// assert_eq!(firsts[0], ("Data".to_owned(), 3));
+    /// assert_eq!(firsts[0], ("Data".to_owned(), 5));
     /// # Ok(())
     /// # }
     /// ```
