@@ -178,42 +178,18 @@ impl ColumnBuilder {
     }
 
     /// The column of the batch so far; `rows` is the batch's row count
-    /// (the length of a Null column, which counts nothing itself). The
-    /// builder left behind has room for as many rows (and as much text)
-    /// as this batch had, so the next batch grows no buffer by doubling.
+    /// (the length of a Null column, which counts nothing itself).
     pub(crate) fn finish(&mut self, rows: usize) -> ArrayRef {
-        let next = match &*self {
-            ColumnBuilder::Null => ColumnBuilder::Null,
-            ColumnBuilder::Utf8(b) => ColumnBuilder::Utf8(StringBuilder::with_capacity(
-                rows.max(1),
-                b.values_slice().len(),
-            )),
-            other => ColumnBuilder::new(other.column_type(), rows.max(1)),
-        };
-        match std::mem::replace(self, next) {
-            ColumnBuilder::Null => Arc::new(NullArray::new(rows)),
-            ColumnBuilder::Boolean(mut b) => Arc::new(b.finish()),
-            ColumnBuilder::Int64(mut b) => Arc::new(b.finish()),
-            ColumnBuilder::Float64(mut b) => Arc::new(b.finish()),
-            ColumnBuilder::Utf8(mut b) => Arc::new(b.finish()),
-            ColumnBuilder::Date32(mut b) => Arc::new(b.finish()),
-            ColumnBuilder::Timestamp(mut b) => Arc::new(b.finish()),
-            ColumnBuilder::Time(mut b) => Arc::new(b.finish()),
-            ColumnBuilder::Duration(mut b) => Arc::new(b.finish()),
-        }
-    }
-
-    fn column_type(&self) -> ColumnType {
         match self {
-            ColumnBuilder::Null => ColumnType::Null,
-            ColumnBuilder::Boolean(_) => ColumnType::Boolean,
-            ColumnBuilder::Int64(_) => ColumnType::Int64,
-            ColumnBuilder::Float64(_) => ColumnType::Float64,
-            ColumnBuilder::Utf8(_) => ColumnType::Utf8,
-            ColumnBuilder::Date32(_) => ColumnType::Date32,
-            ColumnBuilder::Timestamp(_) => ColumnType::Timestamp,
-            ColumnBuilder::Time(_) => ColumnType::Time,
-            ColumnBuilder::Duration(_) => ColumnType::Duration,
+            ColumnBuilder::Null => Arc::new(NullArray::new(rows)),
+            ColumnBuilder::Boolean(b) => Arc::new(b.finish()),
+            ColumnBuilder::Int64(b) => Arc::new(b.finish()),
+            ColumnBuilder::Float64(b) => Arc::new(b.finish()),
+            ColumnBuilder::Utf8(b) => Arc::new(b.finish()),
+            ColumnBuilder::Date32(b) => Arc::new(b.finish()),
+            ColumnBuilder::Timestamp(b) => Arc::new(b.finish()),
+            ColumnBuilder::Time(b) => Arc::new(b.finish()),
+            ColumnBuilder::Duration(b) => Arc::new(b.finish()),
         }
     }
 }
