@@ -2,8 +2,10 @@
 //! streaming it with `count`, against calamine's `worksheet_range`
 //! converted to the same Arrow arrays (range, then arrays, as fastexcel
 //! does), a projection of 2 of the 10 columns, the peak RSS of writing it
-//! to Parquet at 200k and 1M rows, and `sheetstream parquet` against
-//! `sheetstream csv`.
+//! to Parquet at 200k and 1M rows, `sheetstream parquet` against
+//! `sheetstream csv`, and the corner-cell workbook (cells at A1 and
+//! XFD1048576 only: 16,384 columns, 1,048,576 rows; target under 1 s and
+//! 100 MB).
 //!
 //! ```text
 //! cargo run --release --example generate_bench_data   # once
@@ -35,12 +37,18 @@ use sheetstream::arrow::arrow_array::builder::{
 };
 use sheetstream::arrow::arrow_array::{ArrayRef, RecordBatch};
 use sheetstream::arrow::arrow_schema::{DataType, Field, Schema, TimeUnit};
-use sheetstream::arrow::{ArrowOptions, Header};
+use sheetstream::arrow::{ArrowOptions, Header, SheetChoice};
 use sheetstream::{ColumnSpec, SheetCounts, Workbook};
 
 const SHEET: &str = "one_sheet_1m_x10.xlsx";
 
-const READERS: [&str; 8] = [
+/// Written next to the 1M x 10 sheet when missing.
+const CORNER_CELL: &str = "corner_cell_a1_xfd1048576.xlsx";
+
+/// The many-sheets workbook (8 x 125k x 10), read with two threads.
+const MANY: &str = "eight_sheets_125k_x10.xlsx";
+
+const READERS: [&str; 10] = [
     "count-1t",
     "arrow-1t",
     "arrow-owned",
@@ -49,6 +57,8 @@ const READERS: [&str; 8] = [
     "parquet-200k",
     "parquet-1m",
     "shared-strings",
+    "corner-cell",
+    "many-8x125k-2t",
 ];
 
 fn main() {
@@ -77,12 +87,22 @@ fn main() {
         .expect("the 1M x 10 recipe");
     let dir = workbooks::data_dir();
     let path = dir.join(SHEET);
-    if !path.exists() {
-        std::fs::create_dir_all(&dir).expect("the bench data folder");
-        eprintln!("writing {} ({})", path.display(), recipe.description);
-        let partial = path.with_extension("partial");
-        workbooks::write(recipe, &partial).expect("write the workbook");
-        std::fs::rename(&partial, &path).expect("rename the workbook");
+    let many = workbooks::RECIPES
+        .iter()
+        .find(|recipe| recipe.name == MANY)
+        .expect("the 8 x 125k x 10 recipe");
+    for (recipe, path) in [(recipe, path.clone()), (many, dir.join(MANY))] {
+        if !path.exists() {
+            std::fs::create_dir_all(&dir).expect("the bench data folder");
+            eprintln!("writing {} ({})", path.display(), recipe.description);
+            let partial = path.with_extension("partial");
+            workbooks::write(recipe, &partial).expect("write the workbook");
+            std::fs::rename(&partial, &path).expect("rename the workbook");
+        }
+    }
+    let corner = path.with_file_name(CORNER_CELL);
+    if !corner.exists() {
+        write_corner_cell(&corner);
     }
     println!(
         "{:<16} {:>9} {:>9} {:>10}",
@@ -116,6 +136,8 @@ fn main() {
     let (_, _, strings) = get("shared-strings");
     let (_, _, rss_200k) = get("parquet-200k");
     let (_, _, rss_1m) = get("parquet-1m");
+    let (_, corner_seconds, corner_peak) = get("corner-cell");
+    let (_, many_seconds, many_peak) = get("many-8x125k-2t");
     println!(
         "  arrow-1t/count-1t {:.2}x (target <= 1.5x); arrow-owned/count-1t {:.2}x",
         arrow / count,
@@ -138,7 +160,30 @@ fn main() {
         strings as f64 / 1e6,
         rss_1m.saturating_sub(strings) as f64 / 1e6
     );
+    println!(
+        "  corner-cell (A1 + XFD1048576) into batches: {corner_seconds:.3} s, {:.1} MB peak (target < 1 s, < 100 MB)",
+        corner_peak as f64 / 1e6
+    );
+    println!(
+        "  many sheets (8 x 125k x 10, every sheet, 2 threads, read_files): {many_seconds:.3} s, {:.1} MB peak",
+        many_peak as f64 / 1e6
+    );
     cli_comparison(&path);
+}
+
+/// The corner-cell workbook: `top-left` at A1, 42 at XFD1048576.
+fn write_corner_cell(path: &Path) {
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let sheet = workbook.add_worksheet_with_constant_memory();
+    sheet.write_string(0, 0, "top-left").expect("A1");
+    sheet
+        .write_number(1_048_575, 16_383, 42)
+        .expect("XFD1048576");
+    let partial = path.with_extension("partial");
+    workbook
+        .save(&partial)
+        .expect("write the corner-cell workbook");
+    std::fs::rename(&partial, path).expect("rename the corner-cell workbook");
 }
 
 fn run_child(reader: &str, path: &Path, repetitions: u32) -> (f64, u64, u64) {
@@ -177,6 +222,29 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
             "calamine-arrow" => calamine_arrow(path),
             "parquet-200k" => parquet(path, 200_000),
             "parquet-1m" => parquet(path, u64::MAX),
+            // Default options: A1 is the header, XFD1048576 the one value.
+            "corner-cell" => {
+                let corner = path.with_file_name(CORNER_CELL);
+                let mut workbook = Workbook::open(&corner).expect("open");
+                let mut batches = ArrowOptions::new()
+                    .read_sheet(&mut workbook, 0)
+                    .expect("open the sheet");
+                let mut rows = 0;
+                while let Some(batch) = batches.next_batch().expect("batch") {
+                    rows += batch.num_rows() as u64;
+                    std::hint::black_box(&batch);
+                }
+                rows
+            }
+            "many-8x125k-2t" => {
+                let reader = options()
+                    .threads(2)
+                    .read_files([path.with_file_name(MANY)], SheetChoice::All)
+                    .expect("open the sheets");
+                reader
+                    .map(|batch| batch.expect("batch").num_rows() as u64)
+                    .sum()
+            }
             "shared-strings" => {
                 std::hint::black_box(Workbook::open(path).expect("open"));
                 0

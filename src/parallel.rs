@@ -136,7 +136,60 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         F: FnMut(&SheetInfo, Row<'_>) -> T,
         T: RowFlow,
     {
-        self.run(make, |f, sheet, row| f(sheet, row).keep_going(), drop)
+        self.run(
+            make,
+            rows_of(|f: &mut F, sheet, row| f(sheet, row).keep_going()),
+            drop,
+        )
+    }
+
+    /// Calls a closure once per selected sheet with that sheet's row
+    /// reader (or the error that opening it met), on the same threads and
+    /// in the same order as [`Parallel::for_each_row`]: for work with a
+    /// beginning and an end per sheet (a header read first, an output file
+    /// per sheet, record batches built from the rows) or that decides
+    /// itself what an unreadable sheet means (fail, or skip and report).
+    /// `make` is called once per thread and returns that thread's closure,
+    /// which owns its state. The closure returns `Ok(true)` to go on,
+    /// `Ok(false)` to stop every thread, or an error, which stops every
+    /// thread and is returned. The closure drives its rows itself, so a
+    /// stop that another thread asks for reaches this one when its closure
+    /// returns.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// use std::sync::Mutex;
+    /// let workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// // The first row's cell count per sheet, read past nothing else.
+    /// let firsts = Mutex::new(Vec::new());
+    /// workbook.parallel().threads(2).for_each_sheet(|| {
+    ///     |sheet: &sheetstream::SheetInfo, rows: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+    ///         let mut rows = rows?;
+    ///         let cells = rows.next_row()?.map_or(0, |row| row.cells().len());
+    ///         firsts.lock().unwrap().push((sheet.name().to_owned(), cells));
+    ///         Ok(true)
+    ///     }
+    /// })?;
+    /// let mut firsts = firsts.into_inner().unwrap();
+    /// firsts.sort();
+    /// assert_eq!(firsts[0], ("Data".to_owned(), 5));
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The first error a closure returned.
+    ///
+    /// # Panics
+    ///
+    /// As [`Parallel::for_each_row`].
+    pub fn for_each_sheet<M, F>(self, make: M) -> Result<()>
+    where
+        M: Fn() -> F + Sync,
+        F: FnMut(&SheetInfo, Result<SheetRows<'_>>) -> Result<bool>,
+    {
+        self.run(make, |f: &mut F, sheet, rows, _stop| f(sheet, rows), drop)
     }
 
     /// Folds every row of every selected sheet into one value: each thread
@@ -160,10 +213,10 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         let states = Mutex::new(Vec::new());
         self.run(
             &init,
-            |state, sheet, row| {
+            rows_of(|state: &mut T, sheet, row| {
                 fold(state, sheet, row);
                 true
-            },
+            }),
             |state| {
                 states
                     .lock()
@@ -197,13 +250,13 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         positions
     }
 
-    /// Runs the workers: each makes its state with `make`, visits rows
+    /// Runs the workers: each makes its state with `make`, visits sheets
     /// with `visit` (false stops everyone) and hands its final state to
     /// `finish`, unless the run failed.
     fn run<S, M, V, D>(&self, make: M, visit: V, finish: D) -> Result<()>
     where
         M: Fn() -> S + Sync,
-        V: Fn(&mut S, &SheetInfo, Row<'_>) -> bool + Sync,
+        V: Fn(&mut S, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool> + Sync,
         D: Fn(S) + Sync,
     {
         let positions = self.positions();
@@ -316,7 +369,8 @@ impl Job<'_> {
         slot.get_or_insert(failure);
     }
 
-    /// Reads one sheet into `state`; returns false when `visit` asked to stop.
+    /// Opens one sheet and hands its rows to `visit` with `state`;
+    /// returns false when `visit` asked to stop.
     fn read_sheet<'scope, 'env, R, S, V>(
         &'env self,
         scope: &'scope Scope<'scope, 'env>,
@@ -327,27 +381,52 @@ impl Job<'_> {
     ) -> Result<bool>
     where
         R: Read + Seek + Clone + Send + 'env,
-        V: Fn(&mut S, &SheetInfo, Row<'_>) -> bool,
+        V: Fn(&mut S, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool>,
     {
         let sheet = &self.sheets[position];
-        let mut rows = if self.pipelined {
+        let rows = if self.pipelined {
             let pipe = Pipe::spawn(scope, archive.clone(), sheet, self.limits);
-            SheetRows::from_pipe(pipe, self.context, sheet.name(), sheet.part(), &self.limits)
-        } else {
-            let source = archive
-                .open_part(sheet.part(), self.limits.max_part_bytes, &self.limits)
-                .map_err(|err| err.with_sheet(sheet.name()))?;
-            SheetRows::new(
-                source,
+            Ok(SheetRows::from_pipe(
+                pipe,
                 self.context,
                 sheet.name(),
                 sheet.part(),
                 &self.limits,
-            )
+            ))
+        } else {
+            archive
+                .open_part(sheet.part(), self.limits.max_part_bytes, &self.limits)
+                .map_err(|err| err.with_sheet(sheet.name()))
+                .map(|source| {
+                    SheetRows::new(
+                        source,
+                        self.context,
+                        sheet.name(),
+                        sheet.part(),
+                        &self.limits,
+                    )
+                })
         };
-        rows.select_columns(self.columns.cloned());
+        let rows = rows.map(|mut rows| {
+            rows.select_columns(self.columns.cloned());
+            rows
+        });
+        visit(state, sheet, rows, &self.stop)
+    }
+}
+
+/// A sheet visitor from a row visitor: every row of the sheet to `visit`
+/// until it returns false or another thread stops the run.
+fn rows_of<S, V>(
+    visit: V,
+) -> impl Fn(&mut S, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool> + Sync
+where
+    V: Fn(&mut S, &SheetInfo, Row<'_>) -> bool + Sync,
+{
+    move |state, sheet, rows, stop| {
+        let mut rows = rows?;
         while let Some(row) = rows.next_row()? {
-            if self.stop.load(Ordering::Relaxed) || !visit(state, sheet, row) {
+            if stop.load(Ordering::Relaxed) || !visit(state, sheet, row) {
                 return Ok(false);
             }
         }

@@ -195,3 +195,133 @@ fn schema_prints_each_sheets_columns_and_types() {
     assert_eq!(bad.code, Some(2), "{}", bad.stderr);
     assert!(bad.stderr.contains("unknown type `huge`"), "{}", bad.stderr);
 }
+
+/// `parquet`, `arrow` and `schema` take their inputs as csv/jsonl/count
+/// do: `-` for standard input, globs sheetstream expands, several files;
+/// a folder or a missing file named in the message.
+#[test]
+fn columnar_commands_take_stdin_globs_several_files_and_name_bad_inputs() {
+    use std::io::Write as _;
+    let bytes = workbook();
+    let dir = common::temp_dir("arrow-cli-inputs");
+    for name in ["a.xlsx", "b.xlsx"] {
+        std::fs::write(dir.0.join(name), &bytes).unwrap();
+    }
+    let expected = library_batches(&bytes, "Sales").remove(0);
+
+    // `-`: the workbook on standard input, for each command.
+    let out = dir.0.join("stdin.parquet");
+    for args in [
+        vec!["parquet", "-", "-o", out.to_str().unwrap()],
+        vec!["arrow", "-"],
+        vec!["schema", "-"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sheetstream"))
+            .args(&args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        match args[0] {
+            "parquet" => {
+                let (got, _) = read_parquet(&out);
+                assert_eq!(got.columns(), expected.columns());
+            }
+            "arrow" => {
+                let reader =
+                    arrow_ipc::reader::StreamReader::try_new(&output.stdout[..], None).unwrap();
+                let got: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+                assert_eq!(got[0].columns(), expected.columns());
+            }
+            _ => assert!(
+                String::from_utf8(output.stdout)
+                    .unwrap()
+                    .starts_with("sheet Sales\n  id\tInt64\n"),
+            ),
+        }
+    }
+
+    // A glob sheetstream expands (quoted: no shell here) over two files.
+    let glob = dir.0.join("*.xlsx");
+    let output = run(&["schema", glob.to_str().unwrap()]);
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(text.matches(" sheet Sales\n").count(), 2, "{text}");
+    assert!(
+        text.contains("a.xlsx sheet Sales") && text.contains("b.xlsx sheet Sales"),
+        "{text}"
+    );
+    let both = dir.0.join("both.parquet");
+    run(&[
+        "parquet",
+        glob.to_str().unwrap(),
+        "--file-column",
+        "file",
+        "-o",
+        both.to_str().unwrap(),
+    ]);
+    let (got, _) = read_parquet(&both);
+    assert_eq!(got.num_rows(), 600);
+    let files = got
+        .column_by_name("file")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
+    let distinct: std::collections::BTreeSet<&str> = files.iter().flatten().collect();
+    assert_eq!(distinct.len(), 2, "{distinct:?}");
+    let no_match = dir.0.join("none-*.xlsx");
+    let failed = common::run_cli_args(&["arrow", no_match.to_str().unwrap()]);
+    assert_eq!(failed.code, Some(2), "{}", failed.stderr);
+    assert!(
+        failed.stderr.contains("no file matches"),
+        "{}",
+        failed.stderr
+    );
+
+    // A folder and a missing file are named; --skip-unreadable goes on.
+    let folder = dir.0.join("folder.xlsx");
+    std::fs::create_dir(&folder).unwrap();
+    let missing = dir.0.join("missing.xlsx");
+    let a = dir.0.join("a.xlsx");
+    for (bad, reason) in [(&folder, "is a directory"), (&missing, "no such file")] {
+        for command in ["parquet", "arrow", "schema"] {
+            let mut args = vec![command, a.to_str().unwrap(), bad.to_str().unwrap()];
+            if command == "parquet" {
+                args.extend(["-o", both.to_str().unwrap()]);
+            }
+            // `arrow` writes IPC bytes to stdout: only the code and stderr here.
+            let run_raw = |args: &[&str]| {
+                let output = Command::new(env!("CARGO_BIN_EXE_sheetstream"))
+                    .args(args)
+                    .output()
+                    .unwrap();
+                let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+                (output.status.code(), stderr, output.stdout.len())
+            };
+            let (code, stderr, _) = run_raw(&args);
+            assert_ne!(code, Some(0), "{command} {stderr}");
+            assert!(
+                stderr.contains(bad.to_str().unwrap()) && stderr.contains(reason),
+                "{command}: {stderr}"
+            );
+            args.push("--skip-unreadable");
+            let (code, stderr, written) = run_raw(&args);
+            assert_eq!(code, Some(0), "{command} {stderr}");
+            assert!(
+                stderr.contains("skipped") && stderr.contains(reason),
+                "{command}: {stderr}"
+            );
+            if command != "parquet" {
+                assert!(written > 0, "{command} wrote the readable file");
+            }
+        }
+    }
+}

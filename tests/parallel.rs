@@ -400,3 +400,111 @@ fn the_first_row_needs_only_the_start_of_the_sheet() {
         "{read} of {size} compressed bytes read by the pipelined path for one row"
     );
 }
+
+/// A sheet visitor per thread: each sheet's rows whole, in order, once;
+/// an unreadable sheet handed to the closure (which skips it here) instead
+/// of failing the run; an error returned fails it; false stops it.
+#[test]
+fn for_each_sheet_hands_each_sheet_to_one_thread_with_its_errors() {
+    let workbook = Workbook::from_bytes(eight_sheets()).unwrap();
+    for threads in [1, 2, 3] {
+        let seen = Mutex::new(Vec::new());
+        let per_thread = AtomicUsize::new(0);
+        workbook
+            .parallel()
+            .threads(threads)
+            .for_each_sheet(|| {
+                per_thread.fetch_add(1, Ordering::Relaxed);
+                let seen = &seen;
+                move |sheet: &SheetInfo, rows: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+                    let mut rows = rows?;
+                    let (mut count, mut last) = (0usize, 0u32);
+                    while let Some(row) = rows.next_row()? {
+                        count += 1;
+                        last = row.index();
+                    }
+                    seen.lock()
+                        .unwrap()
+                        .push((sheet.name().to_owned(), count, last));
+                    Ok(true)
+                }
+            })
+            .unwrap();
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        let expected: Vec<(String, usize, u32)> = (0..8)
+            .map(|s| (format!("S{s}"), 200 + 50 * s, (199 + 50 * s) as u32))
+            .collect();
+        assert_eq!(seen, expected, "{threads} threads");
+        assert_eq!(
+            per_thread.load(Ordering::Relaxed),
+            threads,
+            "one closure per thread"
+        );
+    }
+
+    // A sheet whose part is missing: the closure gets the error and decides.
+    let rows: String = (1..=50)
+        .map(|row| format!(r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c></row>"#))
+        .collect();
+    let bytes = book()
+        .sheet("Good", sheet_xml(&rows))
+        .sheet("Gone", sheet_xml(&rows))
+        .package()
+        .without("xl/worksheets/sheet2.xml")
+        .build();
+    let workbook = Workbook::from_bytes(bytes).unwrap();
+    for threads in [1, 2] {
+        let skipped = Mutex::new(Vec::new());
+        let read = AtomicUsize::new(0);
+        workbook
+            .parallel()
+            .threads(threads)
+            .for_each_sheet(|| {
+                |sheet: &SheetInfo, rows: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+                    let result = rows.and_then(|mut rows| {
+                        while rows.next_row()?.is_some() {
+                            read.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(())
+                    });
+                    if let Err(err) = result {
+                        skipped.lock().unwrap().push((sheet.name().to_owned(), err));
+                    }
+                    Ok(true)
+                }
+            })
+            .unwrap();
+        let skipped = skipped.into_inner().unwrap();
+        assert_eq!(skipped.len(), 1, "{threads} threads");
+        assert_eq!(skipped[0].0, "Gone");
+        assert_eq!(skipped[0].1.location().sheet.as_deref(), Some("Gone"));
+        assert_eq!(read.load(Ordering::Relaxed), 50);
+        // Returned, the error fails the run.
+        let err = workbook
+            .parallel()
+            .threads(threads)
+            .for_each_sheet(|| {
+                |_: &SheetInfo, rows: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+                    rows.map(|_| true)
+                }
+            })
+            .unwrap_err();
+        assert_eq!(err.location().sheet.as_deref(), Some("Gone"), "{err}");
+    }
+
+    // False stops every thread: no sheet starts after the first says stop.
+    let workbook = Workbook::from_bytes(eight_sheets()).unwrap();
+    let started = AtomicUsize::new(0);
+    workbook
+        .parallel()
+        .threads(1)
+        .for_each_sheet(|| {
+            |_: &SheetInfo, _: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+                started.fetch_add(1, Ordering::Relaxed);
+                Ok(false)
+            }
+        })
+        .unwrap();
+    assert_eq!(started.load(Ordering::Relaxed), 1);
+}

@@ -5,11 +5,12 @@
 //! each) and unites their columns: by position and name (the default: the
 //! sheets must agree) or by name ([`ArrowOptions::union_by_name`]: missing
 //! columns are null), the types promoted by the inference rules. The
-//! second reads the sheets on a pool of worker threads, each with its own
-//! clone of its workbook's archive (the shared strings and styles, read at
-//! open, are shared read-only, as in [`Parallel`](crate::Parallel)), biggest
-//! sheet first; every worker builds the batches of one sheet at a time and
-//! hands them over one bounded channel.
+//! second reads the sheets on the engine, [`Parallel::for_each_sheet`](crate::Parallel::for_each_sheet):
+//! one workbook after another (the one with the biggest sheet first), the
+//! sheets of each on its work-stealing pool, biggest sheet first, every
+//! worker building the batches of one sheet at a time and handing them
+//! over one bounded channel (two batches per thread), so at most that many
+//! plus one per worker exist at once.
 
 use std::collections::HashMap;
 use std::io::{Read, Seek};
@@ -28,7 +29,9 @@ use super::batches::{
 use super::infer::promote;
 use super::options::{ArrowOptions, ColumnType};
 use crate::error::{Error, ErrorKind, Result};
-use crate::package::SheetKind;
+use crate::number_format::FormatKind;
+use crate::package::{SheetInfo, SheetKind};
+use crate::rows::SheetRows;
 use crate::source::SharedFile;
 use crate::workbook::{OpenOptions, Workbook};
 
@@ -226,55 +229,133 @@ impl ArrowOptions {
             );
             fields
         }));
-        // Second pass, biggest sheets first.
-
-        readable.sort_by_key(|job| {
+        // Second pass on the engine: one workbook at a time, the one with
+        // the biggest sheet first; its sheets on `Parallel`'s pool, biggest
+        // first, each worker building one sheet's batches at a time.
+        let size = |job: &Job| {
             let workbook = &workbooks[job.workbook].1;
-            std::cmp::Reverse(
-                workbook
-                    .archive
-                    .compressed_size(workbook.sheets()[job.position].part()),
-            )
-        });
+            workbook
+                .archive
+                .compressed_size(workbook.sheets()[job.position].part())
+        };
+        let mut groups: Vec<(usize, u64, Vec<usize>)> = Vec::new();
+        for job in &readable {
+            let bytes = size(job);
+            match groups.iter_mut().find(|group| group.0 == job.workbook) {
+                Some(group) => {
+                    group.1 = group.1.max(bytes);
+                    group.2.push(job.position);
+                }
+                None => groups.push((job.workbook, bytes, vec![job.position])),
+            }
+        }
+        groups.sort_by_key(|group| std::cmp::Reverse(group.1));
         let cores = thread::available_parallelism().map_or(1, usize::from);
         let threads = if self.threads == 0 {
             cores
         } else {
             self.threads
         };
-        let threads = threads.min(readable.len()).max(1);
-        let queue = Arc::new(Mutex::new(readable.into_iter()));
         let stop = Arc::new(AtomicBool::new(false));
-        let (sender, receiver) = sync_channel(2 * threads);
-        let target = Arc::new(target);
-        let workbooks = Arc::new(workbooks);
-        let mut workers = Vec::new();
-        for _ in 0..threads {
-            let (queue, stop, sender, target, workbooks, options) = (
-                Arc::clone(&queue),
-                Arc::clone(&stop),
-                sender.clone(),
-                Arc::clone(&target),
-                Arc::clone(&workbooks),
-                self.clone(),
-            );
-            let worker = thread::Builder::new()
-                .name("sheetstream-arrow".into())
-                .spawn(move || {
-                    work(&queue, &stop, &sender, &target, &workbooks, &options);
-                })
-                .map_err(Error::from)?;
-            workers.push(worker);
-        }
+        let (sender, receiver) = sync_channel(2 * threads.max(1));
+        let (coordinator_stop, options) = (Arc::clone(&stop), self.clone());
+        let coordinator = thread::Builder::new()
+            .name("sheetstream-arrow".into())
+            .spawn(move || {
+                for (index, _, positions) in groups {
+                    if coordinator_stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let (label, workbook) = &workbooks[index];
+                    let run = workbook
+                        .parallel()
+                        .threads(threads)
+                        .sheets(positions)
+                        .and_then(|parallel| {
+                            parallel.for_each_sheet(|| {
+                                let sheet_reader = SheetReader {
+                                    label,
+                                    formats: workbook.format_kinds(),
+                                    target: &target,
+                                    options: &options,
+                                    stop: &coordinator_stop,
+                                    sender: sender.clone(),
+                                };
+                                move |sheet: &SheetInfo, rows: Result<SheetRows<'_>>| {
+                                    sheet_reader.read(sheet, rows)
+                                }
+                            })
+                        });
+                    if let Err(error) = run {
+                        coordinator_stop.store(true, Ordering::Relaxed);
+                        let _ = sender.send(Message::Failed(error));
+                        return;
+                    }
+                }
+            })
+            .map_err(Error::from)?;
         Ok(ManySheetsReader {
             schema: batches,
             receiver: Mutex::new(receiver),
-            workers,
+            workers: vec![coordinator],
             stop,
             report: BatchReport::default(),
             skipped,
             done: false,
         })
+    }
+}
+
+/// What a worker of the engine needs to turn one sheet's rows into
+/// batches on the channel.
+struct SheetReader<'a> {
+    label: &'a str,
+    formats: &'a [FormatKind],
+    target: &'a [(String, ColumnType)],
+    options: &'a ArrowOptions,
+    stop: &'a AtomicBool,
+    sender: SyncSender<Message>,
+}
+
+impl SheetReader<'_> {
+    /// One sheet's batches onto the channel: Ok(false) when the reader is
+    /// gone or stopped; an error (unless sheets are skipped) stops the run.
+    fn read(&self, sheet: &SheetInfo, rows: Result<SheetRows<'_>>) -> Result<bool> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Ok(false);
+        }
+        let result = (|| -> Result<bool> {
+            let source = SheetSource {
+                rows: rows?,
+                formats: self.formats.to_vec(),
+                sheet: sheet.name().to_owned(),
+                file: Some(self.label.to_owned()),
+            };
+            let mut batches = SheetBatches::open(source, self.options, Some(self.target))?;
+            while let Some((batch, report)) = batches.next_batch_with_report()? {
+                if self.stop.load(Ordering::Relaxed)
+                    || self.sender.send(Message::Batch(batch, report)).is_err()
+                {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        })();
+        match result {
+            Err(error) if self.options.skip_unreadable => {
+                let skipped = SkippedSheet {
+                    file: self.label.to_owned(),
+                    sheet: sheet.name().to_owned(),
+                    error,
+                };
+                Ok(self.sender.send(Message::Skipped(skipped)).is_ok())
+            }
+            Err(error) => {
+                self.stop.store(true, Ordering::Relaxed);
+                Err(error)
+            }
+            other => other,
+        }
     }
 }
 
@@ -334,73 +415,10 @@ fn unite(
     }
     let mut types: Vec<ColumnType> = types
         .into_iter()
-        .map(|ty| ty.unwrap_or(ColumnType::Utf8))
+        .map(|ty| ty.unwrap_or(ColumnType::Null))
         .collect();
     apply_overrides(&names, &mut types, options)?;
     Ok(names.into_iter().zip(types).collect())
-}
-
-/// A worker: sheets from the queue until it is empty or the read stops.
-fn work<R>(
-    queue: &Mutex<std::vec::IntoIter<Job>>,
-    stop: &AtomicBool,
-    sender: &SyncSender<Message>,
-    target: &[(String, ColumnType)],
-    workbooks: &[(String, Arc<Workbook<R>>)],
-    options: &ArrowOptions,
-) where
-    R: Read + Seek + Clone + Send,
-{
-    let mut archives: HashMap<usize, crate::package::archive::Archive<R>> = HashMap::new();
-    while !stop.load(Ordering::Relaxed) {
-        let job = queue
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .next();
-        let Some(job) = job else { return };
-        let (label, workbook) = &workbooks[job.workbook];
-        let archive = archives
-            .entry(job.workbook)
-            .or_insert_with(|| workbook.archive.clone());
-        let name = workbook.sheets()[job.position].name().to_owned();
-        let result = (|| -> Result<bool> {
-            let rows = workbook.rows_through(archive, job.position)?;
-            let source = SheetSource {
-                rows,
-                formats: workbook.format_kinds().to_vec(),
-                sheet: name.clone(),
-                file: Some(label.clone()),
-            };
-            let mut batches = SheetBatches::open(source, options, Some(target))?;
-            while let Some((batch, report)) = batches.next_batch_with_report()? {
-                if stop.load(Ordering::Relaxed)
-                    || sender.send(Message::Batch(batch, report)).is_err()
-                {
-                    return Ok(false);
-                }
-            }
-            Ok(true)
-        })();
-        match result {
-            Ok(true) => {}
-            Ok(false) => return,
-            Err(error) if options.skip_unreadable => {
-                let skipped = SkippedSheet {
-                    file: label.clone(),
-                    sheet: name,
-                    error,
-                };
-                if sender.send(Message::Skipped(skipped)).is_err() {
-                    return;
-                }
-            }
-            Err(error) => {
-                stop.store(true, Ordering::Relaxed);
-                let _ = sender.send(Message::Failed(error));
-                return;
-            }
-        }
-    }
 }
 
 impl ManySheetsReader {

@@ -16,8 +16,9 @@ use sheetstream::arrow::arrow_schema::SchemaRef;
 use sheetstream::arrow::{
     ArrowOptions, BatchReport, ColumnType, Header, ManySheetsReader, OnMismatch, SheetChoice,
 };
-use sheetstream::{ColumnSpec, OpenOptions, SharedFile, Workbook};
+use sheetstream::{ColumnSpec, OpenOptions, Workbook};
 
+use crate::input;
 use crate::progress::Progress;
 use crate::{Failure, worksheet_positions};
 
@@ -27,7 +28,8 @@ type Labelled = Vec<(String, Arc<Workbook>)>;
 /// How sheets become typed columns: the options every columnar command takes.
 #[derive(Args, Clone)]
 pub struct TableArgs {
-    /// The workbooks (.xlsx, .xlsm); globs are expanded by the shell.
+    /// The workbooks (.xlsx, .xlsm): files, globs (expanded by sheetstream
+    /// when the shell did not), or `-` for standard input.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// A sheet to read, by name or position (repeatable; default: the
@@ -186,33 +188,44 @@ impl TableArgs {
         }
     }
 
-    /// Opens every file, counting its compressed bytes for one progress bar.
+    /// Opens every input (files, globs, `-`), counting their compressed
+    /// bytes for one progress bar. A failure names its input; with
+    /// `--skip-unreadable` an input that cannot be read is skipped and
+    /// listed on stderr.
     fn open(&self) -> Result<(Labelled, Progress), Failure> {
         let mut files = Vec::new();
         let mut total = 0;
-        for path in &self.files {
-            let file = SharedFile::open(path).map_err(|err| {
-                Failure::Read(sheetstream::Error::from(io::Error::new(
-                    err.kind(),
-                    format!("{}: {err}", path.display()),
-                )))
-            })?;
-            total += file.len();
-            files.push((path, file));
+        for input in input::expand(&self.files)? {
+            match input.file() {
+                Ok(file) => {
+                    total += file.len();
+                    files.push((input, file));
+                }
+                Err(failure) if self.skip_unreadable => skipped(&failure),
+                Err(failure) => return Err(failure),
+            }
         }
         let progress = Progress::new(total, self.quiet);
         let mut workbooks = Vec::new();
-        for (path, file) in files {
+        for (input, file) in files {
             let workbook = OpenOptions::new().from_reader(file.with_progress(progress.counter()));
             match workbook {
-                Ok(workbook) => workbooks.push((path.display().to_string(), Arc::new(workbook))),
-                Err(err) if self.skip_unreadable => {
-                    eprintln!("sheetstream: skipped {}: {err}", path.display());
-                }
-                Err(err) => return Err(Failure::Read(err)),
+                Ok(workbook) => workbooks.push((input.display(), Arc::new(workbook))),
+                Err(err) if self.skip_unreadable => skipped(&input.locate(err)),
+                Err(err) => return Err(input.locate(err)),
             }
         }
         Ok((workbooks, progress))
+    }
+}
+
+/// Lists a skipped input on stderr.
+fn skipped(failure: &Failure) {
+    match failure {
+        Failure::ReadFile(file, err) => eprintln!("sheetstream: skipped {file}: {err}"),
+        Failure::Read(err) => eprintln!("sheetstream: skipped {err}"),
+        Failure::Usage(message) => eprintln!("sheetstream: skipped: {message}"),
+        Failure::Output(err) => eprintln!("sheetstream: skipped: {err}"),
     }
 }
 
@@ -434,8 +447,16 @@ pub fn schema(args: &SchemaArgs) -> Result<(), Failure> {
     let options = table.options()?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    for path in &table.files {
-        let mut workbook = Workbook::open(path).map_err(Failure::Read)?;
+    let inputs = input::expand(&table.files)?;
+    for input in &inputs {
+        let mut workbook = match input.open(true) {
+            Ok((workbook, _)) => workbook,
+            Err(failure) if table.skip_unreadable => {
+                skipped(&failure);
+                continue;
+            }
+            Err(failure) => return Err(failure),
+        };
         let positions: Vec<usize> = match table.choice() {
             SheetChoice::All => worksheet_positions(&workbook)
                 .into_iter()
@@ -453,9 +474,11 @@ pub fn schema(args: &SchemaArgs) -> Result<(), Failure> {
         };
         for position in positions {
             let name = workbook.sheets()[position].name().to_owned();
-            let schema = options.infer_schema(&mut workbook, position)?;
-            if table.files.len() > 1 {
-                writeln!(out, "{} sheet {name}", path.display())?;
+            let schema = options
+                .infer_schema(&mut workbook, position)
+                .map_err(|err| input.locate(err))?;
+            if inputs.len() > 1 {
+                writeln!(out, "{} sheet {name}", input.display())?;
             } else {
                 writeln!(out, "sheet {name}")?;
             }

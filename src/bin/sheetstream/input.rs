@@ -35,16 +35,23 @@ impl Input {
     /// (a ZIP is read from its end), at most `Limits::max_part_bytes`
     /// (16 GiB); the file is removed as soon as it is open.
     pub fn open(&self, quiet: bool) -> Result<(Workbook, Progress), Failure> {
-        let file = if self.is_stdin() {
-            spool_stdin()?
-        } else {
-            self.open_file()?
-        };
+        let file = self.file()?;
         let progress = Progress::new(file.len(), quiet);
         let workbook = OpenOptions::new()
             .from_reader(file.with_progress(progress.counter()))
             .map_err(|err| self.locate(err))?;
         Ok((workbook, progress))
+    }
+
+    /// The input's bytes, not yet opened as a workbook (for one progress
+    /// bar over many inputs): standard input spooled as [`Input::open`]
+    /// does, a file checked to be a regular file; the failure names it.
+    pub fn file(&self) -> Result<SharedFile, Failure> {
+        if self.is_stdin() {
+            spool_stdin()
+        } else {
+            self.open_file()
+        }
     }
 
     fn open_file(&self) -> Result<SharedFile, Failure> {
@@ -92,9 +99,14 @@ impl Input {
 /// not (quoted, or no match in the shell); a glob that matches nothing is
 /// an error, as is `-` given twice.
 pub fn inputs(common: &Common) -> Result<Vec<Input>, Failure> {
+    expand(&common.files)
+}
+
+/// As [`inputs`], for any command's list of file arguments.
+pub fn expand(files: &[PathBuf]) -> Result<Vec<Input>, Failure> {
     let mut inputs = Vec::new();
     let mut stdin_seen = false;
-    for path in &common.files {
+    for path in files {
         if path.as_os_str() == "-" {
             if stdin_seen {
                 return Err(Failure::Usage(
