@@ -13,7 +13,9 @@ in memory; the GIL is released while it reads.
 
 from ._sheetstream import (
     BatchIterator,
+    BatchReport,
     CellError,
+    CellIssue,
     ColumnError,
     ConversionError,
     DefinedName,
@@ -36,7 +38,9 @@ from ._sheetstream import (
 
 __all__ = [
     "BatchIterator",
+    "BatchReport",
     "CellError",
+    "CellIssue",
     "ColumnError",
     "ConversionError",
     "DefinedName",
