@@ -2,8 +2,10 @@
 //! streaming it with `count`, against calamine's `worksheet_range`
 //! converted to the same Arrow arrays (range, then arrays, as fastexcel
 //! does), a projection of 2 of the 10 columns, the peak RSS of writing it
-//! to Parquet at 200k and 1M rows, and `sheetstream parquet` against
-//! `sheetstream csv`.
+//! to Parquet at 200k and 1M rows, `sheetstream parquet` against
+//! `sheetstream csv`, and the corner-cell workbook (cells at A1 and
+//! XFD1048576 only: 16,384 columns, 1,048,576 rows; target under 1 s and
+//! 100 MB).
 //!
 //! ```text
 //! cargo run --release --example generate_bench_data   # once
@@ -40,7 +42,10 @@ use sheetstream::{ColumnSpec, SheetCounts, Workbook};
 
 const SHEET: &str = "one_sheet_1m_x10.xlsx";
 
-const READERS: [&str; 8] = [
+/// Written next to the 1M x 10 sheet when missing.
+const CORNER_CELL: &str = "corner_cell_a1_xfd1048576.xlsx";
+
+const READERS: [&str; 9] = [
     "count-1t",
     "arrow-1t",
     "arrow-owned",
@@ -49,6 +54,7 @@ const READERS: [&str; 8] = [
     "parquet-200k",
     "parquet-1m",
     "shared-strings",
+    "corner-cell",
 ];
 
 fn main() {
@@ -84,6 +90,10 @@ fn main() {
         workbooks::write(recipe, &partial).expect("write the workbook");
         std::fs::rename(&partial, &path).expect("rename the workbook");
     }
+    let corner = path.with_file_name(CORNER_CELL);
+    if !corner.exists() {
+        write_corner_cell(&corner);
+    }
     println!(
         "{:<16} {:>9} {:>9} {:>10}",
         "reader", "seconds", "peak MB", "rows"
@@ -116,6 +126,7 @@ fn main() {
     let (_, _, strings) = get("shared-strings");
     let (_, _, rss_200k) = get("parquet-200k");
     let (_, _, rss_1m) = get("parquet-1m");
+    let (_, corner_seconds, corner_peak) = get("corner-cell");
     println!(
         "  arrow-1t/count-1t {:.2}x (target <= 1.5x); arrow-owned/count-1t {:.2}x",
         arrow / count,
@@ -138,7 +149,26 @@ fn main() {
         strings as f64 / 1e6,
         rss_1m.saturating_sub(strings) as f64 / 1e6
     );
+    println!(
+        "  corner-cell (A1 + XFD1048576) into batches: {corner_seconds:.3} s, {:.1} MB peak (target < 1 s, < 100 MB)",
+        corner_peak as f64 / 1e6
+    );
     cli_comparison(&path);
+}
+
+/// The corner-cell workbook: `top-left` at A1, 42 at XFD1048576.
+fn write_corner_cell(path: &Path) {
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let sheet = workbook.add_worksheet_with_constant_memory();
+    sheet.write_string(0, 0, "top-left").expect("A1");
+    sheet
+        .write_number(1_048_575, 16_383, 42)
+        .expect("XFD1048576");
+    let partial = path.with_extension("partial");
+    workbook
+        .save(&partial)
+        .expect("write the corner-cell workbook");
+    std::fs::rename(&partial, path).expect("rename the corner-cell workbook");
 }
 
 fn run_child(reader: &str, path: &Path, repetitions: u32) -> (f64, u64, u64) {
@@ -177,6 +207,20 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
             "calamine-arrow" => calamine_arrow(path),
             "parquet-200k" => parquet(path, 200_000),
             "parquet-1m" => parquet(path, u64::MAX),
+            // Default options: A1 is the header, XFD1048576 the one value.
+            "corner-cell" => {
+                let corner = path.with_file_name(CORNER_CELL);
+                let mut workbook = Workbook::open(&corner).expect("open");
+                let mut batches = ArrowOptions::new()
+                    .read_sheet(&mut workbook, 0)
+                    .expect("open the sheet");
+                let mut rows = 0;
+                while let Some(batch) = batches.next_batch().expect("batch") {
+                    rows += batch.num_rows() as u64;
+                    std::hint::black_box(&batch);
+                }
+                rows
+            }
             "shared-strings" => {
                 std::hint::black_box(Workbook::open(path).expect("open"));
                 0

@@ -120,7 +120,7 @@ fn infers_every_type_and_converts_the_values() {
         ("when", ColumnType::Timestamp),
         ("clock", ColumnType::Time),
         ("elapsed", ColumnType::Duration),
-        ("empty", ColumnType::Utf8),
+        ("empty", ColumnType::Null),
         ("mixed", ColumnType::Utf8),
     ];
     assert_eq!(types.len(), 11, "{types:?}");
@@ -164,11 +164,12 @@ fn infers_every_type_and_converts_the_values() {
         (mixed.value(0), mixed.value(1), mixed.value(2)),
         ("7", "x", "8")
     );
-    let empty = column::<StringArray>(batch, "empty");
+    let empty = batch.column_by_name("empty").unwrap();
+    assert_eq!(empty.data_type(), &DataType::Null);
     assert_eq!(
-        empty.null_count(),
-        3,
-        "an all-empty column is Utf8, all null"
+        (empty.len(), empty.logical_null_count()),
+        (3, 3),
+        "an all-empty column is Null, every row null"
     );
 }
 
@@ -605,4 +606,122 @@ fn many_sheets_and_files_unite_by_name_with_file_and_sheet_columns() {
         .read_files([&first_file.0], SheetChoice::All)
         .unwrap_err();
     assert!(err.to_string().contains("union_by_name"), "{err}");
+}
+
+/// A workbook written by rust_xlsxwriter (constant memory) with two cells:
+/// `top-left` at A1 and 42 at XFD1048576, the last cell a sheet can have.
+fn corner_cell_book() -> Vec<u8> {
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let sheet = workbook.add_worksheet_with_constant_memory();
+    sheet.write_string(0, 0, "top-left").unwrap();
+    sheet.write_number(1_048_575, 16_383, 42).unwrap();
+    workbook.save_to_buffer().unwrap()
+}
+
+#[test]
+fn a_corner_cell_sheet_has_null_columns_and_its_two_values() {
+    let batches = read_all(
+        corner_cell_book(),
+        &ArrowOptions::new().header(Header::None),
+    )
+    .unwrap();
+    let schema = batches[0].schema();
+    assert_eq!(schema.fields().len(), 16_384);
+    assert_eq!(schema.field(0).name(), "column_1");
+    assert_eq!(schema.field(0).data_type(), &DataType::Utf8);
+    assert_eq!(schema.field(16_383).name(), "column_16384");
+    assert_eq!(schema.field(16_383).data_type(), &DataType::Int64);
+    for field in &schema.fields()[1..16_383] {
+        assert_eq!(field.data_type(), &DataType::Null, "{}", field.name());
+    }
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    assert_eq!(rows, 1_048_576);
+    assert!(batches.iter().all(|b| b.num_rows() <= 65_536));
+    let first = column::<StringArray>(&batches[0], "column_1");
+    assert_eq!(first.value(0), "top-left");
+    assert_eq!(first.null_count(), first.len() - 1);
+    let last_batch = batches.last().unwrap();
+    let last = column::<Int64Array>(last_batch, "column_16384");
+    assert_eq!(last.value(last.len() - 1), 42);
+    let values: usize = batches
+        .iter()
+        .map(|b| {
+            let c = b.column(16_383);
+            c.len() - c.null_count()
+        })
+        .sum();
+    assert_eq!(values, 1, "one value in the last column");
+    let null_column = batches[3].column(100);
+    assert_eq!(null_column.logical_null_count(), null_column.len());
+
+    // With the header (A1 names the first column) the value is still sampled.
+    let batches = read_all(corner_cell_book(), &ArrowOptions::new()).unwrap();
+    let schema = batches[0].schema();
+    assert_eq!(schema.field(0).name(), "top-left");
+    assert_eq!(schema.field(0).data_type(), &DataType::Null);
+    assert_eq!(schema.field(16_383).data_type(), &DataType::Int64);
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    assert_eq!(rows, 1_048_575);
+    let last_batch = batches.last().unwrap();
+    let last = column::<Int64Array>(last_batch, "column_16384");
+    assert_eq!(last.value(last.len() - 1), 42);
+    assert!(batches.iter().all(|b| b.num_rows() <= 65_536));
+}
+
+/// Header `a`, `b`; `a` has a value in row 2, `b` only in row 5000.
+fn late_value_book() -> Vec<u8> {
+    let rows = [
+        row(1, &[inline("A1", "a"), inline("B1", "b")]),
+        row(2, &[number("A2", "1", 0)]),
+        row(5000, &[number("B5000", "7", 0)]),
+    ]
+    .concat();
+    book().sheet("S", sheet_xml(&rows)).build()
+}
+
+#[test]
+fn the_sample_counts_rows_with_cells_so_a_late_value_in_a_sparse_sheet_is_sampled() {
+    // Two sample rows reach past the 4,997 rows the sheet skips.
+    let options = ArrowOptions::new().schema_sample_rows(2);
+    let batches = read_all(late_value_book(), &options).unwrap();
+    let schema = batches[0].schema();
+    assert_eq!(schema.field(1).data_type(), &DataType::Int64);
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    assert_eq!(rows, 4_999);
+    let b = column::<Int64Array>(&batches[0], "b");
+    assert_eq!((b.value(4_998), b.null_count()), (7, 4_998));
+
+    // One sample row: `b` saw nothing, so it is Null and its value does not fit.
+    let options = ArrowOptions::new().schema_sample_rows(1);
+    let mut workbook = Workbook::from_bytes(late_value_book()).unwrap();
+    let mut reader = options.read_sheet(&mut workbook, 0).unwrap();
+    assert_eq!(reader.schema().field(1).data_type(), &DataType::Null);
+    let batch = reader.next_batch().unwrap().unwrap();
+    assert_eq!(batch.column(1).logical_null_count(), 4_999);
+    assert_eq!(reader.report().coerced_cells, 1);
+    assert_eq!(
+        reader.report().issues[0].kind,
+        IssueKind::DoesNotFit {
+            value: "7".into(),
+            column_type: ColumnType::Null
+        }
+    );
+    let err = read_all(
+        late_value_book(),
+        &options.clone().on_mismatch(OnMismatch::Strict),
+    )
+    .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Conversion(_)), "{err}");
+    let message = err.to_string();
+    assert!(
+        message.contains("`7` does not fit column `b` (null)"),
+        "{message}"
+    );
+    assert!(message.contains("5000"), "{message}");
+
+    // A type override wins over Null.
+    let options = options.dtype("b", ColumnType::Float64);
+    let batches = read_all(late_value_book(), &options).unwrap();
+    let b = column::<Float64Array>(&batches[0], "b");
+    assert_eq!(b.value(4_998), 7.0);
 }

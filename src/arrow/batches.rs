@@ -193,6 +193,11 @@ struct BatchBuilder {
     names: Vec<String>,
     types: Vec<ColumnType>,
     builders: Vec<ColumnBuilder>,
+    /// The output columns that hold values (not of type Null): the only
+    /// ones that do work per row.
+    valued: Vec<usize>,
+    /// The Utf8 output columns, whose text size can cut a batch.
+    text_slots: Vec<usize>,
     /// For each sheet column up to the last one read, its output column
     /// (`u32::MAX`: none); a column read twice has its others in `extra_slots`.
     slot_of: Vec<u32>,
@@ -223,17 +228,33 @@ impl BatchBuilder {
         index: u32,
         cells: impl Iterator<Item = (u32, Value<'v>)>,
     ) -> Result<Offer> {
+        // Rows the sheet skips: nulls, appended in bulk (nothing at all
+        // for the Null columns).
         while self.next_index < index {
-            if self.n_rows.is_some_and(|n| self.produced >= n) {
+            let left = self
+                .n_rows
+                .map_or(u64::MAX, |n| n.saturating_sub(self.produced));
+            if left == 0 {
                 return Ok(Offer::Stop);
             }
-            if self.rows_in_batch >= self.batch_size {
+            let room = self.batch_size.saturating_sub(self.rows_in_batch);
+            if room == 0 {
                 return Ok(Offer::Full);
             }
+            let gap = (index - self.next_index) as usize;
+            let n = gap
+                .min(room)
+                .min(usize::try_from(left).unwrap_or(usize::MAX));
             let row = self.next_index;
-            self.start_row(row);
-            self.finish_row();
-            self.next_index += 1;
+            if self.rows_in_batch == 0 {
+                self.report.first_row = row;
+            }
+            for &slot in &self.valued {
+                self.builders[slot].append_nulls(n);
+            }
+            self.rows_in_batch += n;
+            self.produced += n as u64;
+            self.next_index += n as u32;
         }
         if self.n_rows.is_some_and(|n| self.produced >= n) {
             return Ok(Offer::Stop);
@@ -270,9 +291,9 @@ impl BatchBuilder {
     }
 
     fn text_full(&self) -> bool {
-        self.builders
+        self.text_slots
             .iter()
-            .any(|builder| builder.text_bytes() > MAX_BATCH_TEXT_BYTES)
+            .any(|&slot| self.builders[slot].text_bytes() > MAX_BATCH_TEXT_BYTES)
     }
 
     fn start_row(&mut self, index: u32) {
@@ -283,8 +304,8 @@ impl BatchBuilder {
     }
 
     fn finish_row(&mut self) {
-        for (slot, filled) in self.filled.iter().enumerate() {
-            if !filled {
+        for &slot in &self.valued {
+            if !self.filled[slot] {
                 self.builders[slot].append_null();
             }
         }
@@ -400,7 +421,7 @@ impl BatchBuilder {
             let values: StringArray = std::iter::repeat_n(Some(constant.as_str()), rows).collect();
             columns.push(Arc::new(values));
         }
-        columns.extend(self.builders.iter_mut().map(ColumnBuilder::finish));
+        columns.extend(self.builders.iter_mut().map(|builder| builder.finish(rows)));
         let batch = RecordBatch::try_new_with_options(
             Arc::clone(&self.schema),
             columns,
@@ -556,6 +577,12 @@ impl<'w> SheetBatches<'w> {
             builders: outputs
                 .iter()
                 .map(|&(_, _, ty)| ColumnBuilder::new(ty, batch_size.min(1 << 16)))
+                .collect(),
+            valued: (0..outputs.len())
+                .filter(|&slot| outputs[slot].2 != ColumnType::Null)
+                .collect(),
+            text_slots: (0..outputs.len())
+                .filter(|&slot| outputs[slot].2 == ColumnType::Utf8)
                 .collect(),
             slot_of,
             extra_slots,
@@ -849,7 +876,7 @@ pub(crate) fn unique_names(own: &[Option<&str>]) -> Vec<String> {
     names
 }
 
-/// The inferred types with the overrides applied; all-empty columns Utf8.
+/// The inferred types with the overrides applied; all-empty columns Null.
 fn resolve_types(
     columns: &SheetColumns,
     options: &ArrowOptions,
@@ -858,7 +885,7 @@ fn resolve_types(
     let mut types: Vec<ColumnType> = columns
         .inferred
         .iter()
-        .map(|ty| ty.unwrap_or(ColumnType::Utf8))
+        .map(|ty| ty.unwrap_or(ColumnType::Null))
         .collect();
     apply_overrides(&columns.names, &mut types, options).map_err(|err| err.with_sheet(sheet))?;
     Ok(types)

@@ -4,11 +4,11 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use arrow_array::ArrayRef;
 use arrow_array::builder::{
     BooleanBuilder, Date32Builder, DurationMillisecondBuilder, Float64Builder, Int64Builder,
     StringBuilder, Time32MillisecondBuilder, TimestampMillisecondBuilder,
 };
+use arrow_array::{ArrayRef, NullArray};
 
 use super::options::ColumnType;
 use crate::cell::Value;
@@ -22,6 +22,9 @@ pub(crate) const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
 
 /// The builder of one output column.
 pub(crate) enum ColumnBuilder {
+    /// An all-empty column: nothing per row; its array is made at
+    /// [`ColumnBuilder::finish`] from the batch's row count.
+    Null,
     Boolean(BooleanBuilder),
     Int64(Int64Builder),
     Float64(Float64Builder),
@@ -43,6 +46,7 @@ pub(crate) enum Refusal {
 impl ColumnBuilder {
     pub(crate) fn new(column_type: ColumnType, capacity: usize) -> ColumnBuilder {
         match column_type {
+            ColumnType::Null => ColumnBuilder::Null,
             ColumnType::Boolean => ColumnBuilder::Boolean(BooleanBuilder::with_capacity(capacity)),
             ColumnType::Int64 => ColumnBuilder::Int64(Int64Builder::with_capacity(capacity)),
             ColumnType::Float64 => ColumnBuilder::Float64(Float64Builder::with_capacity(capacity)),
@@ -64,6 +68,7 @@ impl ColumnBuilder {
 
     pub(crate) fn append_null(&mut self) {
         match self {
+            ColumnBuilder::Null => {}
             ColumnBuilder::Boolean(b) => b.append_null(),
             ColumnBuilder::Int64(b) => b.append_null(),
             ColumnBuilder::Float64(b) => b.append_null(),
@@ -72,6 +77,21 @@ impl ColumnBuilder {
             ColumnBuilder::Timestamp(b) => b.append_null(),
             ColumnBuilder::Time(b) => b.append_null(),
             ColumnBuilder::Duration(b) => b.append_null(),
+        }
+    }
+
+    /// Appends `n` nulls at once (the rows a sheet skips).
+    pub(crate) fn append_nulls(&mut self, n: usize) {
+        match self {
+            ColumnBuilder::Null => {}
+            ColumnBuilder::Boolean(b) => b.append_nulls(n),
+            ColumnBuilder::Int64(b) => b.append_nulls(n),
+            ColumnBuilder::Float64(b) => b.append_nulls(n),
+            ColumnBuilder::Utf8(b) => b.append_nulls(n),
+            ColumnBuilder::Date32(b) => b.append_nulls(n),
+            ColumnBuilder::Timestamp(b) => b.append_nulls(n),
+            ColumnBuilder::Time(b) => b.append_nulls(n),
+            ColumnBuilder::Duration(b) => b.append_nulls(n),
         }
     }
 
@@ -157,8 +177,11 @@ impl ColumnBuilder {
         }
     }
 
-    pub(crate) fn finish(&mut self) -> ArrayRef {
+    /// The column of the batch so far; `rows` is the batch's row count
+    /// (the length of a Null column, which counts nothing itself).
+    pub(crate) fn finish(&mut self, rows: usize) -> ArrayRef {
         match self {
+            ColumnBuilder::Null => Arc::new(NullArray::new(rows)),
             ColumnBuilder::Boolean(b) => Arc::new(b.finish()),
             ColumnBuilder::Int64(b) => Arc::new(b.finish()),
             ColumnBuilder::Float64(b) => Arc::new(b.finish()),

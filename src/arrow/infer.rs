@@ -58,7 +58,7 @@ impl ColumnSample {
     }
 
     /// The column's type, None when the sample held no value (an all-empty
-    /// column, which becomes Utf8 unless a union gives it another type).
+    /// column, which becomes Null unless a union gives it another type).
     pub(crate) fn infer(&self) -> Option<ColumnType> {
         let numbers = self.whole_numbers + self.fractional_numbers;
         let date_family = self.dates + self.date_times + self.times + self.durations;

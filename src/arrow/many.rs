@@ -334,7 +334,7 @@ fn unite(
     }
     let mut types: Vec<ColumnType> = types
         .into_iter()
-        .map(|ty| ty.unwrap_or(ColumnType::Utf8))
+        .map(|ty| ty.unwrap_or(ColumnType::Null))
         .collect();
     apply_overrides(&names, &mut types, options)?;
     Ok(names.into_iter().zip(types).collect())

@@ -1,8 +1,8 @@
 //! Typed Arrow record batches from the row stream (feature `arrow`).
 //!
 //! A sheet becomes a table: the header row names the columns, the first
-//! rows after it (the *sample*, 1,000 by default) decide each column's
-//! type, and the rows are then read one at a time from the row events into
+//! rows with cells after it (the *sample*, 1,000 by default) decide each
+//! column's type, and the rows are then read one at a time from the row events into
 //! column builders, a batch of 65,536 rows at a time. Nothing holds the
 //! sheet: memory follows one batch plus the shared strings.
 //!
@@ -31,7 +31,7 @@
 //!
 //! | Sampled values                                                        | Column type                    |
 //! |-----------------------------------------------------------------------|--------------------------------|
-//! | none (an all-empty column)                                            | `Utf8`, all null               |
+//! | none (an all-empty column)                                            | `Null`                         |
 //! | more than one of booleans, numbers, text, dates; or any text          | `Utf8`                         |
 //! | booleans only                                                         | `Boolean`                      |
 //! | numbers, every one whole, within ±2^53, in a format without a fraction| `Int64`                        |
@@ -49,10 +49,26 @@
 //! An ISO 8601 cell (`t="d"`) in a style that is not a date format counts
 //! as a date when it has no time of day, as a date-time otherwise.
 //!
+//! The sample is counted in rows that have cells (in the selected
+//! columns): rows the sheet skips, and rows with formatting only, cost
+//! nothing to pass and do not count. So a sparse sheet's late values are
+//! sampled: in a sheet with cells only at A1 and XFD1048576 the sample
+//! reaches the last row, and only the 16,382 columns between them, which
+//! hold nothing, are `Null`. A `Null` column costs nothing per row (no
+//! buffer, no null bitmap): its array is made from the batch's row count.
+//! A column the sample saw no value in stays `Null` for the whole read:
+//! a value met after the sample does not fit it (see below), so give such
+//! a column a [type override](ArrowOptions::dtype), which always wins, or
+//! a larger [sample](ArrowOptions::schema_sample_rows). (fastexcel, for
+//! comparison, counts its sample in sheet rows, empty ones included, and
+//! makes a column with no value in a non-empty sample `String`; `Null`
+//! only when the sample has no rows at all.)
+//!
 //! Values go into their column as follows; anything else *does not fit*:
 //!
 //! | Column      | Takes                                                                  |
 //! |-------------|------------------------------------------------------------------------|
+//! | `Null`      | nothing                                                                |
 //! | `Utf8`      | text; numbers as the CSV writer writes them (`3`, `0.1`, `1e20`), `TRUE`/`FALSE`, dates in ISO 8601 (`2024-03-01`, `2024-03-01T12:30:00`) |
 //! | `Boolean`   | booleans                                                               |
 //! | `Int64`     | whole numbers within ±2^63                                             |

@@ -41,6 +41,9 @@ pub enum OnMismatch {
 /// [module docs](super) says which cells give which.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ColumnType {
+    /// `Null`: a column whose sampled cells held no value; every row is
+    /// null and a value met later does not fit.
+    Null,
     /// `Boolean`.
     Boolean,
     /// `Int64`: whole numbers.
@@ -63,6 +66,7 @@ impl ColumnType {
     /// The Arrow data type of a column of this type.
     pub fn data_type(self) -> DataType {
         match self {
+            ColumnType::Null => DataType::Null,
             ColumnType::Boolean => DataType::Boolean,
             ColumnType::Int64 => DataType::Int64,
             ColumnType::Float64 => DataType::Float64,
@@ -77,6 +81,7 @@ impl ColumnType {
     /// The column type of an Arrow data type this reader produces.
     pub fn from_data_type(data_type: &DataType) -> Option<ColumnType> {
         Some(match data_type {
+            DataType::Null => ColumnType::Null,
             DataType::Boolean => ColumnType::Boolean,
             DataType::Int64 => ColumnType::Int64,
             DataType::Float64 => ColumnType::Float64,
@@ -89,12 +94,13 @@ impl ColumnType {
         })
     }
 
-    /// Parses a type name as the CLI's `--dtype NAME=TYPE` takes it: `bool`
+    /// Parses a type name as the CLI's `--dtype NAME=TYPE` takes it: `null`, `bool`
     /// (or `boolean`), `int64` (`int`), `float64` (`float`), `utf8`
     /// (`string`, `str`), `date` (`date32`), `timestamp` (`datetime`),
     /// `time`, `duration`; case does not matter.
     pub fn parse(name: &str) -> Option<ColumnType> {
         Some(match name.to_ascii_lowercase().as_str() {
+            "null" => ColumnType::Null,
             "bool" | "boolean" => ColumnType::Boolean,
             "int" | "int64" => ColumnType::Int64,
             "float" | "float64" | "double" => ColumnType::Float64,
@@ -110,6 +116,7 @@ impl ColumnType {
     /// The short name [`ColumnType::parse`] reads back.
     pub fn name(self) -> &'static str {
         match self {
+            ColumnType::Null => "null",
             ColumnType::Boolean => "bool",
             ColumnType::Int64 => "int64",
             ColumnType::Float64 => "float64",
