@@ -44,7 +44,7 @@ _SheetRef = Union[int, str]
 _ColumnType = Union[
     Literal[
         "bool", "boolean", "int", "int64", "float", "float64", "double", "utf8", "string",
-        "str", "text", "date", "date32", "timestamp", "datetime", "time", "duration",
+        "str", "text", "date", "date32", "timestamp", "datetime", "time", "duration", "null",
     ],
     type[bool],
     type[int],

@@ -153,7 +153,7 @@ fn dtype(value: &Bound<'_, PyAny>) -> PyResult<ColumnType> {
     if let Ok(name) = value.extract::<String>() {
         return ColumnType::parse(&name).ok_or_else(|| {
             PyValueError::new_err(format!(
-                "unknown column type {name:?}; the types are bool, int64, float64, utf8, date, timestamp, time, duration"
+                "unknown column type {name:?}; the types are bool, int64, float64, utf8, date, timestamp, time, duration, null"
             ))
         });
     }

@@ -67,8 +67,9 @@ fn read_all(
     Ok((schema, batches))
 }
 
-/// Batches already read as a pyarrow Table.
-pub(crate) fn to_pyarrow_table<'py>(
+/// Batches already read as a `pyarrow.RecordBatchReader` (through the
+/// Arrow C stream, no copies).
+fn pyarrow_reader<'py>(
     py: Python<'py>,
     schema: SchemaRef,
     batches: Vec<RecordBatch>,
@@ -77,8 +78,16 @@ pub(crate) fn to_pyarrow_table<'py>(
     let stream = BatchStream::new(arrow_ffi::batches_reader(schema, batches));
     pyarrow
         .getattr("RecordBatchReader")?
-        .call_method1("from_stream", (stream,))?
-        .call_method0("read_all")
+        .call_method1("from_stream", (stream,))
+}
+
+/// Batches already read as a pyarrow Table.
+pub(crate) fn to_pyarrow_table<'py>(
+    py: Python<'py>,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+) -> PyResult<Bound<'py, PyAny>> {
+    pyarrow_reader(py, schema, batches)?.call_method0("read_all")
 }
 
 /// Batches already read as a polars DataFrame.
@@ -277,12 +286,8 @@ impl BatchIterator {
         let schema = slot.as_ref().map(|reader| reader.schema());
         match (next_batch(py, &mut slot)?, schema) {
             (Some((batch, report)), Some(schema)) => {
-                let pyarrow = import_optional(py, "pyarrow", "pyarrow")?;
-                let stream = BatchStream::new(arrow_ffi::batches_reader(schema, vec![batch]));
-                let batch = pyarrow
-                    .getattr("RecordBatchReader")?
-                    .call_method1("from_stream", (stream,))?
-                    .call_method0("read_next_batch")?;
+                let batch =
+                    pyarrow_reader(py, schema, vec![batch])?.call_method0("read_next_batch")?;
                 if !self.with_report {
                     return Ok(batch);
                 }
