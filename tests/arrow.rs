@@ -278,6 +278,77 @@ fn coerce_nulls_and_reports_what_does_not_fit_after_the_sample() {
 }
 
 #[test]
+fn issues_per_batch_sets_how_many_issues_a_report_describes() {
+    let options = ArrowOptions::new().schema_sample_rows(2);
+    let mut workbook = Workbook::from_bytes(late_misfits()).unwrap();
+    let mut batches = options
+        .issues_per_batch(2)
+        .read_sheet(&mut workbook, 0)
+        .unwrap();
+    batches.next_batch().unwrap().unwrap();
+    let report = batches.report();
+    // The counts stay whole; only the first two issues are described.
+    assert_eq!(
+        (
+            report.coerced_cells,
+            report.error_cells,
+            report.dropped_cells
+        ),
+        (2, 1, 1)
+    );
+    let rows: Vec<u32> = report.issues.iter().map(|issue| issue.row).collect();
+    assert_eq!(rows, [3, 4]);
+}
+
+/// Rows 2..=6 hold 1..=5 in column A, then row 7 breaks the XML.
+fn damaged_after_five_rows() -> Vec<u8> {
+    let mut rows = vec![row(1, &[inline("A1", "n")])];
+    rows.extend((2..=6).map(|index| {
+        row(
+            index,
+            &[number(&format!("A{index}"), &(index - 1).to_string(), 0)],
+        )
+    }));
+    rows.push(r#"<row r="7"><c r="A7"><v>6</v></c></rowx>"#.to_owned());
+    book().sheet("S", sheet_xml(&rows.concat())).build()
+}
+
+#[test]
+fn keep_rows_before_error_hands_out_the_batch_being_filled_then_the_error() {
+    let options = ArrowOptions::new().schema_sample_rows(1).batch_size(2);
+    // By default the batch being filled (row 6) is dropped with the error.
+    let mut workbook = Workbook::from_bytes(damaged_after_five_rows()).unwrap();
+    let mut batches = options.clone().read_sheet(&mut workbook, 0).unwrap();
+    let mut seen = Vec::new();
+    let err = loop {
+        match batches.next_batch() {
+            Ok(Some(batch)) => seen.extend(column::<Int64Array>(&batch, "n").iter()),
+            Ok(None) => panic!("the damage was not reported"),
+            Err(err) => break err,
+        }
+    };
+    assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{err}");
+    assert_eq!(seen, [Some(1), Some(2), Some(3), Some(4)]);
+    drop(batches);
+    // Kept: every row before the damage, then the same error, then the end.
+    let mut batches = options
+        .keep_rows_before_error(true)
+        .read_sheet(&mut workbook, 0)
+        .unwrap();
+    let mut seen = Vec::new();
+    let kept = loop {
+        match batches.next_batch() {
+            Ok(Some(batch)) => seen.extend(column::<Int64Array>(&batch, "n").iter()),
+            Ok(None) => panic!("the damage was not reported"),
+            Err(kept) => break kept,
+        }
+    };
+    assert_eq!(seen, [Some(1), Some(2), Some(3), Some(4), Some(5)]);
+    assert_eq!(kept.to_string(), err.to_string());
+    assert!(batches.next_batch().unwrap().is_none());
+}
+
+#[test]
 fn strict_fails_naming_sheet_row_column_and_value() {
     let options = ArrowOptions::new()
         .schema_sample_rows(2)

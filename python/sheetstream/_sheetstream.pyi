@@ -3,7 +3,10 @@
 import datetime
 import os
 from collections.abc import Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any, Literal, Optional, Union, final, overload
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Any, Literal, Optional, TypedDict, Union, final, overload
+
+from typing_extensions import Unpack
 
 if TYPE_CHECKING:
     import pandas
@@ -28,6 +31,8 @@ __all__ = [
     "ZipError",
     "Sheet",
     "BatchIterator",
+    "BatchReport",
+    "CellIssue",
     "RowIterator",
     "__version__",
     "open",
@@ -39,7 +44,7 @@ _SheetRef = Union[int, str]
 _ColumnType = Union[
     Literal[
         "bool", "boolean", "int", "int64", "float", "float64", "double", "utf8", "string",
-        "str", "text", "date", "date32", "timestamp", "datetime", "time", "duration",
+        "str", "text", "date", "date32", "timestamp", "datetime", "time", "duration", "null",
     ],
     type[bool],
     type[int],
@@ -53,6 +58,21 @@ _ColumnType = Union[
 _Value = Union[
     float, int, str, bool, datetime.date, datetime.datetime, datetime.time, datetime.timedelta, None
 ]
+
+class _SheetOptions(TypedDict, total=False):
+    """The options of `Workbook.sheet` (and of `read_excel`)."""
+
+    header_row: Union[int, None, Literal["auto"]]
+    skip_rows: int
+    n_rows: Optional[int]
+    columns: Union[str, Sequence[Union[str, int]], None]
+    schema_sample_rows: int
+    dtypes: Optional[Mapping[str, _ColumnType]]
+    strict: bool
+    null_values: Union[str, Sequence[str], None]
+    batch_size: int
+    issues_per_batch: int
+    keep_rows_before_error: bool
 
 class Error(Exception):
     """Any error from opening or reading a workbook."""
@@ -107,6 +127,57 @@ class DefinedName:
     def hidden(self) -> bool: ...
 
 @final
+class CellIssue:
+    """One cell that did not arrive as a value (`BatchReport.issues`)."""
+
+    @property
+    def row(self) -> int:
+        """The sheet row, 1-based as in Excel."""
+    @property
+    def column(self) -> int:
+        """The sheet column, 1-based (A is 1)."""
+    @property
+    def column_name(self) -> str:
+        """The output column's name ("" when the schema has no such column)."""
+    @property
+    def kind(self) -> Literal["error_value", "does_not_fit", "repeated", "outside_schema"]: ...
+    @property
+    def value(self) -> str:
+        """The error code (`#N/A`) or the value as text."""
+    @property
+    def column_type(self) -> Optional[str]:
+        """The column's type name, for "does_not_fit"."""
+
+@final
+class BatchReport:
+    """The cells of a batch (or, as `Sheet.report`, of the latest read)
+    that did not arrive as values."""
+
+    @property
+    def sheet(self) -> str: ...
+    @property
+    def file(self) -> Optional[str]: ...
+    @property
+    def first_row(self) -> Optional[int]:
+        """The sheet row of the first row, 1-based; None before any row."""
+    @property
+    def rows(self) -> int: ...
+    @property
+    def error_cells(self) -> int:
+        """Error cells (`#N/A`, ...), which became null."""
+    @property
+    def coerced_cells(self) -> int:
+        """Values that did not fit their column's type, which became null."""
+    @property
+    def dropped_cells(self) -> int:
+        """Cells outside the schema, and second cells for one column in one row."""
+    @property
+    def issues(self) -> list[CellIssue]:
+        """The first issues, described (`issues_per_batch` a batch, 100 in a total)."""
+    @property
+    def is_clean(self) -> bool: ...
+
+@final
 class BatchIterator:
     """`Sheet.iter_batches()`: pyarrow RecordBatches, one at a time."""
 
@@ -136,7 +207,15 @@ class Sheet:
     def to_arrow(self) -> "pyarrow.Table": ...
     def to_polars(self) -> "polars.DataFrame": ...
     def to_pandas(self, **kwargs: Any) -> "pandas.DataFrame": ...
-    def iter_batches(self) -> BatchIterator: ...
+    @property
+    def report(self) -> BatchReport:
+        """The reports of the latest read's batches, added up."""
+    @overload
+    def iter_batches(self, *, with_report: Literal[False] = False) -> BatchIterator: ...
+    @overload
+    def iter_batches(
+        self, *, with_report: Literal[True]
+    ) -> Iterator[tuple["pyarrow.RecordBatch", BatchReport]]: ...
     def iter_rows(self) -> RowIterator: ...
 
 @final
@@ -149,20 +228,7 @@ class Workbook:
     def sheet_names(self) -> list[str]: ...
     @property
     def defined_names(self) -> list[DefinedName]: ...
-    def sheet(
-        self,
-        sheet: _SheetRef = 0,
-        *,
-        header_row: Union[int, None, Literal["auto"]] = "auto",
-        skip_rows: int = 0,
-        n_rows: Optional[int] = None,
-        columns: Union[str, Sequence[Union[str, int]], None] = None,
-        schema_sample_rows: int = 1000,
-        dtypes: Optional[Mapping[str, _ColumnType]] = None,
-        strict: bool = False,
-        null_values: Union[str, Sequence[str], None] = None,
-        batch_size: int = 65536,
-    ) -> Sheet: ...
+    def sheet(self, sheet: _SheetRef = 0, **options: Unpack[_SheetOptions]) -> Sheet: ...
     def close(self) -> None: ...
     def __enter__(self) -> "Workbook": ...
     def __exit__(self, exc_type: object, exc_value: object, traceback: object) -> None: ...
@@ -170,9 +236,12 @@ class Workbook:
 def open(source: _Source) -> Workbook:
     """Opens a workbook: a path, bytes, or a binary file object (read into memory)."""
 
+# A glob pattern is a str or a path too (read_excel).
+_Sources = Union[_Source, Sequence[_Source]]
+
 @overload
 def read_excel(
-    source: Union[_Source, Sequence[_Source]],
+    source: _Sources,
     sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
     *,
     to: Literal["polars"] = "polars",
@@ -180,19 +249,11 @@ def read_excel(
     file_column: Optional[str] = None,
     sheet_column: Optional[str] = None,
     threads: int = 0,
-    header_row: Union[int, None, Literal["auto"]] = "auto",
-    skip_rows: int = 0,
-    n_rows: Optional[int] = None,
-    columns: Union[str, Sequence[Union[str, int]], None] = None,
-    schema_sample_rows: int = 1000,
-    dtypes: Optional[Mapping[str, _ColumnType]] = None,
-    strict: bool = False,
-    null_values: Union[str, Sequence[str], None] = None,
-    batch_size: int = 65536,
+    **options: Unpack[_SheetOptions],
 ) -> "polars.DataFrame": ...
 @overload
 def read_excel(
-    source: Union[_Source, Sequence[_Source]],
+    source: _Sources,
     sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
     *,
     to: Literal["pyarrow"],
@@ -200,19 +261,11 @@ def read_excel(
     file_column: Optional[str] = None,
     sheet_column: Optional[str] = None,
     threads: int = 0,
-    header_row: Union[int, None, Literal["auto"]] = "auto",
-    skip_rows: int = 0,
-    n_rows: Optional[int] = None,
-    columns: Union[str, Sequence[Union[str, int]], None] = None,
-    schema_sample_rows: int = 1000,
-    dtypes: Optional[Mapping[str, _ColumnType]] = None,
-    strict: bool = False,
-    null_values: Union[str, Sequence[str], None] = None,
-    batch_size: int = 65536,
+    **options: Unpack[_SheetOptions],
 ) -> "pyarrow.Table": ...
 @overload
 def read_excel(
-    source: Union[_Source, Sequence[_Source]],
+    source: _Sources,
     sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
     *,
     to: Literal["pandas"],
@@ -220,13 +273,5 @@ def read_excel(
     file_column: Optional[str] = None,
     sheet_column: Optional[str] = None,
     threads: int = 0,
-    header_row: Union[int, None, Literal["auto"]] = "auto",
-    skip_rows: int = 0,
-    n_rows: Optional[int] = None,
-    columns: Union[str, Sequence[Union[str, int]], None] = None,
-    schema_sample_rows: int = 1000,
-    dtypes: Optional[Mapping[str, _ColumnType]] = None,
-    strict: bool = False,
-    null_values: Union[str, Sequence[str], None] = None,
-    batch_size: int = 65536,
+    **options: Unpack[_SheetOptions],
 ) -> "pandas.DataFrame": ...

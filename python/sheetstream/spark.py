@@ -72,25 +72,27 @@ that cannot be read to its end (a damaged part):
 - ``FAILFAST``: the query fails with a ``sheetstream.Error`` whose message
   starts with the file's path and names the sheet, row and column.
 - ``PERMISSIVE``: the bad cell becomes null and its row carries a
-  description (path, sheet, data row, column, value) in the corrupt-record
-  column; a workbook or sheet that cannot be read gives one row of nulls
-  with the error in that column. Rows a damaged sheet gave before the
-  damage are kept: the batches handed on before it was met (up to
-  ``batchSize`` rows before it are lost with the batch being filled, and
-  all of them when the damage is within the inference sample). With inference the column is added to the schema;
-  with a user schema it is filled when the schema has a string column of
-  that name, as Spark's CSV reader does.
+  description (path, sheet, row as Excel numbers it, column, value) in the
+  corrupt-record column; a workbook or sheet that cannot be read gives one
+  row of nulls with the error in that column. A sheet damaged after some
+  rows keeps every row before the damage (the batch being filled is
+  handed on, cut short), then gives that one error row; damage within the
+  header or the first ``samplingRows`` rows fails the sheet's open, so
+  only the error row comes. With inference the column is added to the
+  schema; with a user schema it is filled when the schema has a string
+  column of that name, as Spark's CSV reader does.
 - ``DROPMALFORMED``: rows with a bad cell are left out, and so are
-  workbooks and the rest of sheets that cannot be read.
+  workbooks that cannot be opened; a damaged sheet keeps the rows before
+  the damage and leaves out the rest.
 
-Each task reads a sheet with the types its own first ``samplingRows`` rows
-give (the Arrow layer's inference), then casts them to the schema; a cell
-that fails that cast is a bad cell as above. A value *later in the sheet*
-that does not fit the type the sheet's own sample gave is caught by the
-Arrow layer: with ``FAILFAST`` it fails the query (the layer's strict
-mode, the error naming sheet, row, column and value); with the other two
-modes it becomes null without a mark in the corrupt-record column, because
-the Python binding does not hand out the layer's per-batch report yet.
+A bad cell is one of: a value that does not fit its column's type, whether
+the sheet's own sample gave that type and the value comes later in the
+sheet (the Arrow layer finds it and names it in the batch's report) or
+the value's sheet type does not cast to the schema's (another file's);
+an error cell (``#N/A``); a cell in a column the sheet's sample did not
+have; a second cell for one column in one row. ``FAILFAST`` reads with
+the Arrow layer's strict mode, so the first of them fails the query with
+the error naming sheet, row, column and value.
 
 Types (the Arrow layer's inference, then this mapping):
 
@@ -331,7 +333,9 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
                sample_rows: int, batch_size: int, strict: bool) -> Any:
     """The Arrow layer's reader of the item's sheet (``workbook.sheet``),
     with the options spelled as the Python package spells them. Returns
-    (workbook, sheet reader); the caller closes the workbook."""
+    (workbook, sheet reader); the caller closes the workbook. Not strict,
+    every bad cell of a batch is described in its report and a damaged
+    sheet hands out the rows before the damage."""
     import sheetstream
 
     workbook = sheetstream.open(item.path)
@@ -344,6 +348,9 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
             "batch_size": batch_size,
             "strict": strict,
         }
+        if not strict:
+            options["issues_per_batch"] = _ALL_ISSUES
+            options["keep_rows_before_error"] = True
         if columns:
             options["columns"] = columns
         return workbook, workbook.sheet(selector, **options)
@@ -469,16 +476,19 @@ def _is_string_view(arrow_type: "pa.DataType") -> bool:
 
 
 def _kind(arrow_type: "pa.DataType") -> str:
+    """The kind of value an Arrow type holds: "int", "float", "bool",
+    "date", "timestamp", or the type's own name for the others."""
     import pyarrow.types as types
 
-    if types.is_integer(arrow_type):
-        return "int"
-    if types.is_floating(arrow_type):
-        return "float"
-    if types.is_date(arrow_type):
-        return "date"
-    if types.is_timestamp(arrow_type):
-        return "timestamp"
+    for kind, check in (
+        ("int", types.is_integer),
+        ("float", types.is_floating),
+        ("bool", types.is_boolean),
+        ("date", types.is_date),
+        ("timestamp", types.is_timestamp),
+    ):
+        if check(arrow_type):
+            return kind
     return str(arrow_type)
 
 
@@ -553,22 +563,24 @@ class BatchConformer:
             yield from self._unreadable(item, message, item.sheet)
             return
         sheet_name = item.sheet if item.sheet is not None else _sheet_name(workbook, item)
-        data_rows = 0
         try:
-            batches = iter(sheet.iter_batches())
+            batches = iter(sheet.iter_batches(with_report=True))
             while True:
                 try:
-                    batch = next(batches)
+                    batch, report = next(batches)
                 except StopIteration:
                     break
                 except sheetstream.Error as error:
+                    # The rows before the damage came in the batches
+                    # before (keep_rows_before_error); PERMISSIVE adds a
+                    # row with the error, DROPMALFORMED leaves the rest out.
                     message = _name_path(error, item.path)
                     if settings.mode == "FAILFAST":
                         raise
                     yield from self._unreadable(item, message, sheet_name)
                     return
-                conformed = self.conform(batch, item.path, sheet_name, data_rows)
-                data_rows += batch.num_rows
+                problems = {} if report.is_clean else _report_problems(report, item.path, sheet_name)
+                conformed = self.conform(batch, item.path, sheet_name, report.first_row or 0, problems)
                 if conformed.num_rows:
                     yield conformed
         finally:
@@ -592,16 +604,25 @@ class BatchConformer:
 
     # -- one batch ---------------------------------------------------------
 
-    def conform(self, batch: "pa.RecordBatch", path: str, sheet: str, first_row: int) -> "pa.RecordBatch":
+    def conform(
+        self,
+        batch: "pa.RecordBatch",
+        path: str,
+        sheet: str,
+        first_row: int,
+        problems: Optional[Dict[int, str]] = None,
+    ) -> "pa.RecordBatch":
         """``batch`` (the sheet's own columns and types) as a batch of the
-        target schema. ``first_row`` is the number of data rows of the sheet
-        before this batch (for messages)."""
+        target schema. ``first_row`` is the sheet row (1-based, as in Excel)
+        of the batch's first row, for messages; ``problems`` maps rows of
+        the batch (0-based) to what the Arrow layer's report said of them,
+        and the rows whose cast fails are added."""
         import pyarrow as pa
 
         rows = batch.num_rows
         sources = self._source_columns(batch)
         arrays: List[Optional[pa.Array]] = [None] * len(self.target)
-        problems: Dict[int, str] = {}
+        problems = dict(problems) if problems else {}
         for target_index, source_index in zip(self.data_indices, sources):
             field = self.target.field(target_index)
             if source_index is None:
@@ -614,7 +635,7 @@ class BatchConformer:
                 array, bad = _cast_each(column, field.type)
                 for row, value in bad:
                     message = (
-                        f"{path}: sheet {sheet!r}, data row {first_row + row + 1}, "
+                        f"{path}: sheet {sheet!r}, row {first_row + row}, "
                         f"column {field.name!r}: {value!r} is not a {_type_words(field.type)}"
                     )
                     if self.settings.mode == "FAILFAST":
@@ -657,6 +678,42 @@ class BatchConformer:
         ]
 
 
+#: ``issues_per_batch`` where every bad cell must be found: a batch's
+#: issues are bounded by its cells anyway.
+_ALL_ISSUES = 1 << 40
+
+
+def _report_problems(report: Any, path: str, sheet: str) -> Dict[int, str]:
+    """The rows (0-based in the batch) the Arrow layer's report names, each
+    with a description of its first bad cell."""
+    problems: Dict[int, str] = {}
+    first_row = report.first_row or 0
+    for issue in report.issues:
+        if issue.kind == "does_not_fit":
+            what = f"{issue.value!r} does not fit the sheet's {issue.column_type} column"
+        elif issue.kind == "error_value":
+            what = f"error value {issue.value}"
+        elif issue.kind == "repeated":
+            what = f"a second value {issue.value!r} for the column in one row"
+        else:
+            what = f"{issue.value!r} is in a column the sheet's schema does not have"
+        name = f" {issue.column_name!r}" if issue.column_name else ""
+        problems.setdefault(
+            issue.row - first_row,
+            f"{path}: sheet {sheet!r}, row {issue.row}, column {_letters(issue.column)}{name}: {what}",
+        )
+    return problems
+
+
+def _letters(column: int) -> str:
+    """A 1-based column number as its letters (1 is A)."""
+    letters = ""
+    while column > 0:
+        column, rest = divmod(column - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
 def _sheet_name(workbook: Any, item: WorkItem) -> str:
     try:
         return str(workbook.sheets[item.position or 0].name)
@@ -690,20 +747,18 @@ def _cast(column: "pa.Array", target: "pa.DataType") -> "pa.Array":
     return column.cast(target, safe=True)
 
 
-def _type_words(arrow_type: "pa.DataType") -> str:
-    import pyarrow.types as types
+_KIND_WORDS = {
+    "float": "number",
+    "int": "whole number",
+    "bool": "boolean",
+    "date": "date",
+    "timestamp": "date-time",
+}
 
-    if types.is_floating(arrow_type):
-        return "number"
-    if types.is_integer(arrow_type):
-        return "whole number"
-    if types.is_boolean(arrow_type):
-        return "boolean"
-    if types.is_date(arrow_type):
-        return "date"
-    if types.is_timestamp(arrow_type):
-        return "date-time"
-    return str(arrow_type)
+
+def _type_words(arrow_type: "pa.DataType") -> str:
+    kind = _kind(arrow_type)
+    return _KIND_WORDS.get(kind, kind)
 
 
 def _cast_each(column: "pa.Array", target: "pa.DataType") -> Tuple["pa.Array", List[Tuple[int, Any]]]:
@@ -727,8 +782,6 @@ def _cast_each(column: "pa.Array", target: "pa.DataType") -> Tuple["pa.Array", L
 
 
 def _converter(target: "pa.DataType") -> Callable[[Any], Any]:
-    import pyarrow.types as types
-
     def to_float(value: Any) -> Optional[float]:
         if isinstance(value, bool):
             return None
@@ -778,14 +831,11 @@ def _converter(target: "pa.DataType") -> Callable[[Any], Any]:
                 return None
         return None
 
-    if types.is_floating(target):
-        return to_float
-    if types.is_integer(target):
-        return to_int
-    if types.is_boolean(target):
-        return to_bool
-    if types.is_date(target):
-        return to_date
-    if types.is_timestamp(target):
-        return to_datetime
-    return lambda value: None
+    converters: Dict[str, Callable[[Any], Any]] = {
+        "float": to_float,
+        "int": to_int,
+        "bool": to_bool,
+        "date": to_date,
+        "timestamp": to_datetime,
+    }
+    return converters.get(_kind(target), lambda value: None)

@@ -7,6 +7,7 @@ mod arrow_ffi;
 mod errors;
 mod options;
 mod read;
+mod report;
 mod sheet;
 mod values;
 mod workbook;
@@ -22,6 +23,8 @@ fn _sheetstream(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<sheet::PySheet>()?;
     module.add_class::<sheet::BatchIterator>()?;
     module.add_class::<sheet::RowIterator>()?;
+    module.add_class::<report::PyBatchReport>()?;
+    module.add_class::<report::PyCellIssue>()?;
     module.add_function(wrap_pyfunction!(workbook::open, module)?)?;
     module.add_function(wrap_pyfunction!(read::read_excel, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -10,7 +10,7 @@ use sheetstream::{ColumnSelector, ColumnSpec};
 use crate::errors::IntoPyResult;
 
 /// The option names `options_from_kwargs` takes.
-pub(crate) const SHEET_OPTIONS: [&str; 9] = [
+pub(crate) const SHEET_OPTIONS: [&str; 11] = [
     "header_row",
     "skip_rows",
     "n_rows",
@@ -20,6 +20,8 @@ pub(crate) const SHEET_OPTIONS: [&str; 9] = [
     "strict",
     "null_values",
     "batch_size",
+    "issues_per_batch",
+    "keep_rows_before_error",
 ];
 
 /// `**options` into [`ArrowOptions`], starting from `options`; a name that
@@ -81,6 +83,8 @@ pub(crate) fn options_from_kwargs(
                 }
                 options.batch_size(rows)
             }
+            "issues_per_batch" => options.issues_per_batch(value.extract()?),
+            "keep_rows_before_error" => options.keep_rows_before_error(value.extract()?),
             other => {
                 return Err(PyTypeError::new_err(format!(
                     "unexpected option {other:?}; the options are {}",
@@ -149,7 +153,7 @@ fn dtype(value: &Bound<'_, PyAny>) -> PyResult<ColumnType> {
     if let Ok(name) = value.extract::<String>() {
         return ColumnType::parse(&name).ok_or_else(|| {
             PyValueError::new_err(format!(
-                "unknown column type {name:?}; the types are bool, int64, float64, utf8, date, timestamp, time, duration"
+                "unknown column type {name:?}; the types are bool, int64, float64, utf8, date, timestamp, time, duration, null"
             ))
         });
     }

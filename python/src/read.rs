@@ -1,8 +1,10 @@
 //! `sheetstream.read_excel`: one call from files and sheets to one
 //! DataFrame (polars, pandas) or pyarrow Table. Workbooks are opened and
 //! sheets read on a pool of threads without the GIL, each sheet by its own
-//! owned reader.
+//! owned reader; the batches are put back in workbook order (files as
+//! given, then sheets) before the table is made.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -123,10 +125,12 @@ pub(crate) fn read_excel<'py>(
     // types promoted by its rules, file and sheet columns.
     let opened = py.detach(|| on_threads(sources.len(), threads, |i| sources[i].open_any()));
     let mut workbooks = Vec::with_capacity(sources.len());
-    for (source, result) in sources.iter().zip(opened) {
+    let labels = unique_labels(sources.iter().map(Source::label));
+    for (label, result) in labels.into_iter().zip(opened) {
         let workbook = result.map_err(|err| to_py_err(py, &err))?;
-        workbooks.push((source.label(), Arc::new(workbook)));
+        workbooks.push((label, Arc::new(workbook)));
     }
+    let order = SheetOrder::new(&workbooks, &choice);
     let sheets = match choice {
         SheetChoice::All => ManySheets::All,
         SheetChoice::These(refs) => ManySheets::Named(
@@ -147,16 +151,89 @@ pub(crate) fn read_excel<'py>(
         .detach(|| {
             let mut reader = options.read_workbooks(workbooks, sheets)?;
             let schema = arrow_array::RecordBatchReader::schema(&reader);
+            // Batches of different sheets arrive as the pool finishes
+            // them; those of one sheet in order (a stable sort keeps it).
             let mut batches = Vec::new();
             while let Some(batch) = reader.next_batch()? {
-                batches.push(batch);
+                let report = reader.report();
+                batches.push((order.rank(report.file.as_deref(), &report.sheet), batch));
             }
+            batches.sort_by_key(|(rank, _)| *rank);
+            let batches = batches.into_iter().map(|(_, batch)| batch).collect();
             Ok::<_, sheetstream::Error>((schema, batches))
         })
         .map_err(|err| to_py_err(py, &err))?;
     match to {
         "polars" => to_polars_frame(py, schema, batches),
         _ => finish_table(py, to_pyarrow_table(py, schema, batches)?, to),
+    }
+}
+
+/// The sources' labels (the `file` column), with " #2", " #3", ... after
+/// a label met before (a file given twice, two byte strings of one
+/// length), so that each workbook's batches can be told apart.
+fn unique_labels(labels: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    labels
+        .map(|label| {
+            let count = seen.entry(label.clone()).or_insert(0);
+            *count += 1;
+            if *count == 1 {
+                label
+            } else {
+                format!("{label} #{count}")
+            }
+        })
+        .collect()
+}
+
+/// Where a sheet's batches go in the result: files in the order given,
+/// then sheets in workbook order (every worksheet) or in the order asked.
+struct SheetOrder {
+    ranks: HashMap<(String, String), (usize, usize)>,
+}
+
+impl SheetOrder {
+    fn new<R>(workbooks: &[(String, Arc<sheetstream::Workbook<R>>)], choice: &SheetChoice) -> Self {
+        let mut ranks = HashMap::new();
+        for (file, (label, workbook)) in workbooks.iter().enumerate() {
+            let sheets = workbook.sheets();
+            // As the Arrow layer resolves a wanted sheet: a name, else a position.
+            let wanted: Option<Vec<Option<usize>>> = match choice {
+                SheetChoice::All => None,
+                SheetChoice::These(refs) => Some(
+                    refs.iter()
+                        .map(|wanted| {
+                            let wanted = match wanted {
+                                SheetRef::Position(position) => position.to_string(),
+                                SheetRef::Name(name) => name.clone(),
+                            };
+                            sheets
+                                .iter()
+                                .position(|sheet| sheet.name() == wanted)
+                                .or_else(|| wanted.parse().ok())
+                        })
+                        .collect(),
+                ),
+            };
+            for sheet in sheets {
+                let position = sheet.position();
+                let rank = match &wanted {
+                    None => Some(position),
+                    Some(wanted) => wanted.iter().position(|&at| at == Some(position)),
+                };
+                if let Some(rank) = rank {
+                    ranks.insert((label.clone(), sheet.name().to_owned()), (file, rank));
+                }
+            }
+        }
+        SheetOrder { ranks }
+    }
+
+    fn rank(&self, file: Option<&str>, sheet: &str) -> (usize, usize) {
+        file.and_then(|file| self.ranks.get(&(file.to_owned(), sheet.to_owned())))
+            .copied()
+            .unwrap_or((usize::MAX, usize::MAX))
     }
 }
 

@@ -2,18 +2,19 @@
 //! to Python through the Arrow PyCapsule interface, as pyarrow, polars or
 //! pandas objects, batch by batch, or row by row.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::SchemaRef;
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyTuple};
-use sheetstream::arrow::{ArrowOptions, SheetBatchReader};
+use sheetstream::arrow::{ArrowOptions, BatchReport, SheetBatchReader};
 
 use crate::arrow_ffi::{self, BatchStream, SchemaCapsule, import_optional};
 use crate::errors::IntoPyResult;
 use crate::options::options_from_kwargs;
+use crate::report::{PyBatchReport, ReportingReader};
 use crate::values::batch_rows;
 use crate::workbook::{OpenedWorkbook, PyWorkbook, with_workbook};
 
@@ -49,15 +50,15 @@ pub(crate) fn sheet_position(
 }
 
 /// All batches of a reader, read without the GIL.
-pub(crate) fn read_all(
+fn read_all(
     py: Python<'_>,
-    mut reader: SheetBatchReader,
+    mut reader: ReportingReader,
 ) -> PyResult<(SchemaRef, Vec<RecordBatch>)> {
     let schema = reader.schema();
     let batches = py
         .detach(|| {
             let mut batches = Vec::new();
-            while let Some(batch) = reader.next_batch()? {
+            while let Some((batch, _)) = reader.next_batch()? {
                 batches.push(batch);
             }
             Ok::<_, sheetstream::Error>(batches)
@@ -66,8 +67,9 @@ pub(crate) fn read_all(
     Ok((schema, batches))
 }
 
-/// Batches already read as a pyarrow Table.
-pub(crate) fn to_pyarrow_table<'py>(
+/// Batches already read as a `pyarrow.RecordBatchReader` (through the
+/// Arrow C stream, no copies).
+fn pyarrow_reader<'py>(
     py: Python<'py>,
     schema: SchemaRef,
     batches: Vec<RecordBatch>,
@@ -76,8 +78,16 @@ pub(crate) fn to_pyarrow_table<'py>(
     let stream = BatchStream::new(arrow_ffi::batches_reader(schema, batches));
     pyarrow
         .getattr("RecordBatchReader")?
-        .call_method1("from_stream", (stream,))?
-        .call_method0("read_all")
+        .call_method1("from_stream", (stream,))
+}
+
+/// Batches already read as a pyarrow Table.
+pub(crate) fn to_pyarrow_table<'py>(
+    py: Python<'py>,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+) -> PyResult<Bound<'py, PyAny>> {
+    pyarrow_reader(py, schema, batches)?.call_method0("read_all")
 }
 
 /// Batches already read as a polars DataFrame.
@@ -104,15 +114,25 @@ pub(crate) struct PySheet {
     /// The reader `Workbook.sheet` opened (to learn the schema), for the
     /// first consumer.
     first_reader: Mutex<Option<SheetBatchReader>>,
+    /// The reports of the batches of the latest read, added up.
+    report: Arc<Mutex<BatchReport>>,
 }
 
 impl PySheet {
-    fn reader(&self, py: Python<'_>) -> PyResult<SheetBatchReader> {
-        if let Some(reader) = self.first_reader.lock().ok().and_then(|mut r| r.take()) {
-            return Ok(reader);
-        }
-        py.detach(|| open_reader(&self.workbook, self.position, &self.options))
-            .or_raise(py)
+    /// A reader for a new read (the report starts anew).
+    fn reader(&self, py: Python<'_>) -> PyResult<ReportingReader> {
+        let first = self.first_reader.lock().ok().and_then(|mut r| r.take());
+        let reader = match first {
+            Some(reader) => reader,
+            None => py
+                .detach(|| open_reader(&self.workbook, self.position, &self.options))
+                .or_raise(py)?,
+        };
+        Ok(ReportingReader::new(
+            reader,
+            Arc::clone(&self.report),
+            &self.name,
+        ))
     }
 }
 
@@ -132,6 +152,13 @@ impl PySheet {
             .iter()
             .map(|field| field.name().clone())
             .collect()
+    }
+
+    /// What happened to the cells of the latest read (the batches read so
+    /// far, when a read is under way) that did not arrive as values.
+    #[getter]
+    fn report(&self) -> PyBatchReport {
+        PyBatchReport::from(&*self.report.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// The Arrow schema, as a `pyarrow.Schema`.
@@ -185,12 +212,15 @@ impl PySheet {
         self.to_arrow(py)?.call_method("to_pandas", (), kwargs)
     }
 
-    /// The batches one at a time, as `pyarrow.RecordBatch`es: memory
-    /// follows one batch, whatever the sheet's size.
-    fn iter_batches(&self, py: Python<'_>) -> PyResult<BatchIterator> {
+    /// The batches one at a time, as `pyarrow.RecordBatch`es (with
+    /// `with_report=True`, as `(batch, BatchReport)` pairs): memory follows
+    /// one batch, whatever the sheet's size.
+    #[pyo3(signature = (*, with_report = false))]
+    fn iter_batches(&self, py: Python<'_>, with_report: bool) -> PyResult<BatchIterator> {
         import_optional(py, "pyarrow", "pyarrow")?;
         Ok(BatchIterator {
             reader: Mutex::new(Some(self.reader(py)?)),
+            with_report,
         })
     }
 
@@ -215,18 +245,18 @@ impl PySheet {
     }
 }
 
-/// The next batch of a reader held by an iterator, read without the GIL;
-/// None (and the reader dropped) after the last.
+/// The next batch of a reader held by an iterator and its report, read
+/// without the GIL; None (and the reader dropped) after the last.
 fn next_batch(
     py: Python<'_>,
-    slot: &mut Option<SheetBatchReader>,
-) -> PyResult<Option<RecordBatch>> {
+    slot: &mut Option<ReportingReader>,
+) -> PyResult<Option<(RecordBatch, BatchReport)>> {
     let Some(reader) = slot.as_mut() else {
         return Ok(None);
     };
     let batch = py.detach(|| reader.next_batch());
     match batch {
-        Ok(Some(batch)) => Ok(Some(batch)),
+        Ok(Some(next)) => Ok(Some(next)),
         Ok(None) => {
             *slot = None;
             Ok(None)
@@ -241,7 +271,8 @@ fn next_batch(
 /// `Sheet.iter_batches()`.
 #[pyclass(module = "sheetstream", name = "BatchIterator", frozen)]
 pub(crate) struct BatchIterator {
-    reader: Mutex<Option<SheetBatchReader>>,
+    reader: Mutex<Option<ReportingReader>>,
+    with_report: bool,
 }
 
 #[pymethods]
@@ -254,13 +285,14 @@ impl BatchIterator {
         let mut slot = self.reader.lock().expect("not poisoned");
         let schema = slot.as_ref().map(|reader| reader.schema());
         match (next_batch(py, &mut slot)?, schema) {
-            (Some(batch), Some(schema)) => {
-                let pyarrow = import_optional(py, "pyarrow", "pyarrow")?;
-                let stream = BatchStream::new(arrow_ffi::batches_reader(schema, vec![batch]));
-                pyarrow
-                    .getattr("RecordBatchReader")?
-                    .call_method1("from_stream", (stream,))?
-                    .call_method0("read_next_batch")
+            (Some((batch, report)), Some(schema)) => {
+                let batch =
+                    pyarrow_reader(py, schema, vec![batch])?.call_method0("read_next_batch")?;
+                if !self.with_report {
+                    return Ok(batch);
+                }
+                let report = Bound::new(py, PyBatchReport::from(&report))?;
+                Ok(PyTuple::new(py, [batch, report.into_any()])?.into_any())
             }
             _ => Err(PyStopIteration::new_err(())),
         }
@@ -268,7 +300,7 @@ impl BatchIterator {
 }
 
 struct RowState {
-    reader: Option<SheetBatchReader>,
+    reader: Option<ReportingReader>,
     rows: std::vec::IntoIter<Py<PyTuple>>,
 }
 
@@ -291,7 +323,7 @@ impl RowIterator {
                 return Ok(row);
             }
             match next_batch(py, &mut state.reader)? {
-                Some(batch) => state.rows = batch_rows(py, &batch)?.into_iter(),
+                Some((batch, _)) => state.rows = batch_rows(py, &batch)?.into_iter(),
                 None => return Err(PyStopIteration::new_err(())),
             }
         }
@@ -315,6 +347,10 @@ pub(crate) fn open_sheet(
         name: workbook.sheets()[position].name().to_owned(),
         schema: reader.schema(),
         first_reader: Mutex::new(Some(reader)),
+        report: Arc::new(Mutex::new(BatchReport {
+            sheet: workbook.sheets()[position].name().to_owned(),
+            ..BatchReport::default()
+        })),
         workbook,
         position,
         options,

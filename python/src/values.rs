@@ -34,6 +34,29 @@ pub(crate) fn batch_rows(py: Python<'_>, batch: &RecordBatch) -> PyResult<Vec<Py
         .collect()
 }
 
+/// A timestamp or duration column of any unit as its i64 values (the
+/// same buffers), given its array types for seconds, milli-, micro- and
+/// nanoseconds.
+macro_rules! as_int64 {
+    ($column:expr, $unit:expr, $second:ty, $milli:ty, $micro:ty, $nano:ty) => {{
+        let column = $column;
+        match $unit {
+            TimeUnit::Second => column
+                .as_primitive::<$second>()
+                .reinterpret_cast::<Int64Type>(),
+            TimeUnit::Millisecond => column
+                .as_primitive::<$milli>()
+                .reinterpret_cast::<Int64Type>(),
+            TimeUnit::Microsecond => column
+                .as_primitive::<$micro>()
+                .reinterpret_cast::<Int64Type>(),
+            TimeUnit::Nanosecond => column
+                .as_primitive::<$nano>()
+                .reinterpret_cast::<Int64Type>(),
+        }
+    }};
+}
+
 /// One column's values as Python objects.
 fn column_values(py: Python<'_>, column: &ArrayRef) -> PyResult<Vec<Py<PyAny>>> {
     let length = column.len();
@@ -68,49 +91,27 @@ fn column_values(py: Python<'_>, column: &ArrayRef) -> PyResult<Vec<Py<PyAny>>> 
         ),
         DataType::Timestamp(unit, None) => {
             let per_second = units_per_second(unit);
-            match unit {
-                TimeUnit::Second => map!(column.as_primitive::<TimestampSecondType>(), |v| {
-                    datetime(py, v, per_second)
-                }),
-                TimeUnit::Millisecond => {
-                    map!(column.as_primitive::<TimestampMillisecondType>(), |v| {
-                        datetime(py, v, per_second)
-                    })
-                }
-                TimeUnit::Microsecond => {
-                    map!(column.as_primitive::<TimestampMicrosecondType>(), |v| {
-                        datetime(py, v, per_second)
-                    })
-                }
-                TimeUnit::Nanosecond => {
-                    map!(column.as_primitive::<TimestampNanosecondType>(), |v| {
-                        datetime(py, v, per_second)
-                    })
-                }
-            }
+            let values = as_int64!(
+                column,
+                unit,
+                TimestampSecondType,
+                TimestampMillisecondType,
+                TimestampMicrosecondType,
+                TimestampNanosecondType
+            );
+            map!(values, |v| datetime(py, v, per_second))
         }
         DataType::Duration(unit) => {
             let per_second = units_per_second(unit);
-            match unit {
-                TimeUnit::Second => map!(column.as_primitive::<DurationSecondType>(), |v| {
-                    duration(py, v, per_second)
-                }),
-                TimeUnit::Millisecond => {
-                    map!(column.as_primitive::<DurationMillisecondType>(), |v| {
-                        duration(py, v, per_second)
-                    })
-                }
-                TimeUnit::Microsecond => {
-                    map!(column.as_primitive::<DurationMicrosecondType>(), |v| {
-                        duration(py, v, per_second)
-                    })
-                }
-                TimeUnit::Nanosecond => {
-                    map!(column.as_primitive::<DurationNanosecondType>(), |v| {
-                        duration(py, v, per_second)
-                    })
-                }
-            }
+            let values = as_int64!(
+                column,
+                unit,
+                DurationSecondType,
+                DurationMillisecondType,
+                DurationMicrosecondType,
+                DurationNanosecondType
+            );
+            map!(values, |v| duration(py, v, per_second))
         }
         DataType::Time32(TimeUnit::Second) => {
             map!(column.as_primitive::<Time32SecondType>(), |v| time(

@@ -41,8 +41,8 @@ def test_every_worksheet_with_sheet_column(write_workbook: WriteWorkbook) -> Non
     path = write_workbook(regions(["North", "South", "East"]))
     frame = sheetstream.read_excel(path, sheet=None, sheet_column="sheet")
     assert frame.columns == ["sheet", "region", "amount"]
-    # Sheets arrive as the Arrow layer's pool finishes them (biggest
-    # first); each sheet's rows in order.
+    # In workbook order, each sheet's rows in order.
+    assert frame["sheet"].to_list() == ["North"] * 3 + ["South"] * 3 + ["East"] * 3
     by_sheet = {name: frame.filter(frame["sheet"] == name)["amount"].to_list() for name in ("North", "South", "East")}
     assert by_sheet == {"North": [10, 20, 30], "South": [11, 21, 31], "East": [12, 22, 32]}
     assert frame.height == 9
@@ -83,3 +83,71 @@ def test_errors_name_the_sheet(write_workbook: WriteWorkbook, tmp_path: pathlib.
         sheetstream.read_excel([path, b"not a zip"])
     with pytest.raises(ValueError, match="to must be"):
         sheetstream.read_excel(path, to="numpy")
+
+
+def sized(rows_per_sheet: dict[str, int], tag: str):  # type: ignore[no-untyped-def]
+    """Sheets of the given sizes; column "who" holds tag/sheet/row."""
+
+    def fill(workbook) -> None:  # type: ignore[no-untyped-def]
+        for name, rows in rows_per_sheet.items():
+            sheet = workbook.add_worksheet(name)
+            sheet.write_row(0, 0, ["who", "n"])
+            for r in range(1, rows + 1):
+                sheet.write_row(r, 0, [f"{tag}/{name}/{r}", r])
+
+    return fill
+
+
+def test_sheets_and_files_come_in_workbook_order(write_workbook: WriteWorkbook) -> None:
+    # The pool reads the biggest sheet first and many at once; small
+    # batches make them interleave. The result is in workbook order anyway.
+    small = write_workbook(sized({"S1": 3, "S2": 2000, "S3": 50}, "small"), name="small.xlsx")
+    big = write_workbook(sized({"B1": 4000, "B2": 7}, "big"), name="big.xlsx")
+    frame = sheetstream.read_excel(
+        [small, big], sheet=None, batch_size=64, threads=4, file_column="file", sheet_column="sheet"
+    )
+    expected = [
+        f"{tag}/{name}/{r}"
+        for tag, sheets in (("small", {"S1": 3, "S2": 2000, "S3": 50}), ("big", {"B1": 4000, "B2": 7}))
+        for name, rows in sheets.items()
+        for r in range(1, rows + 1)
+    ]
+    assert frame["who"].to_list() == expected
+    # Files in the order given; sheets in the order asked for.
+    frame = sheetstream.read_excel([big, small], sheet=[1, 0], batch_size=16, threads=4)
+    runs: list[str] = []
+    for name in frame["who"].to_list():
+        key = "/".join(name.split("/")[:2])
+        if not runs or runs[-1] != key:
+            runs.append(key)
+    assert runs == ["big/B2", "big/B1", "small/S2", "small/S1"]
+    assert frame.height == 7 + 4000 + 2000 + 3
+    # A file given twice is read twice, told apart in the file column.
+    twice = sheetstream.read_excel([small, small], file_column="file")
+    assert twice["file"].to_list() == [str(small)] * 3 + [f"{small} #2"] * 3
+
+
+def test_glob_patterns_paths_and_lists(write_workbook: WriteWorkbook, tmp_path: pathlib.Path) -> None:
+    for tag in ("b", "a", "c"):
+        write_workbook(sized({"S": 2}, tag), name=f"{tag}.xlsx")
+    (tmp_path / "notes.txt").write_text("not a workbook")
+    nested = tmp_path / "deeper" / "down"
+    nested.mkdir(parents=True)
+    import shutil
+
+    shutil.copy(tmp_path / "a.xlsx", nested / "z.xlsx")
+    frame = sheetstream.read_excel(str(tmp_path / "*.xlsx"), file_column="file")
+    # Sorted, as polars expands a pattern.
+    assert frame["who"].to_list() == ["a/S/1", "a/S/2", "b/S/1", "b/S/2", "c/S/1", "c/S/2"]
+    assert frame["file"].unique(maintain_order=True).to_list() == [str(tmp_path / f"{t}.xlsx") for t in "abc"]
+    # A Path with a pattern, a list mixing patterns, paths and bytes.
+    assert sheetstream.read_excel(tmp_path / "[ab].xlsx").height == 4
+    mixed = sheetstream.read_excel(
+        [tmp_path / "c.xlsx", str(tmp_path / "?.xlsx"), (tmp_path / "b.xlsx").read_bytes()]
+    )
+    assert mixed["who"].to_list()[::2] == ["c/S/1", "a/S/1", "b/S/1", "c/S/1", "b/S/1"]
+    # ** reaches into folders.
+    deep = sheetstream.read_excel(str(tmp_path / "**" / "z.xlsx"), file_column="file")
+    assert deep["file"].unique().to_list() == [str(nested / "z.xlsx")]
+    with pytest.raises(FileNotFoundError, match="no file matches"):
+        sheetstream.read_excel(str(tmp_path / "*.xlsm"))

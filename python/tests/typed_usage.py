@@ -25,3 +25,19 @@ def where(path: str) -> Optional[str]:
         row: Optional[int] = err.row
         return f"{err.part} {err.sheet} {row} {err.column} {err.offset}"
     return None
+
+
+def bad_cells(path: str) -> list[tuple[int, int, str]]:
+    sheet = sheetstream.open(path).sheet(0, schema_sample_rows=10, issues_per_batch=1000)
+    found: list[tuple[int, int, str]] = []
+    for batch, report in sheet.iter_batches(with_report=True):
+        rows: int = batch.num_rows
+        assert rows == report.rows
+        found.extend((issue.row, issue.column, issue.kind) for issue in report.issues)
+    total: sheetstream.BatchReport = sheet.report
+    assert total.coerced_cells + total.error_cells + total.dropped_cells >= len(found)
+    return found
+
+
+def plain_batches(path: str) -> int:
+    return sum(batch.num_rows for batch in sheetstream.open(path).sheet(0).iter_batches())

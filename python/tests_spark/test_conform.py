@@ -100,17 +100,21 @@ def test_permissive_aligns_by_name_and_keeps_bad_rows():
     assert batch.column(4).to_pylist() == ["Data"] * 3
     corrupt = batch.column(5).to_pylist()
     assert corrupt[0] is None and corrupt[2] is None
-    assert corrupt[1] == "/data/a.xlsx: sheet 'Data', data row 12, column 'amount': 'n/a' is not a number"
+    # first_row is the sheet row of the batch's first row: 10, 11, 12.
+    assert corrupt[1] == "/data/a.xlsx: sheet 'Data', row 11, column 'amount': 'n/a' is not a number"
 
 
 def test_dropmalformed_drops_the_row_and_failfast_raises():
     drop = conformer("DROPMALFORMED")
     # The target without a corrupt-record column still has one in SCHEMA:
     # DROPMALFORMED leaves it null.
-    batch = drop.conform(sheet_batch(), "/data/a.xlsx", "Data", first_row=0)
+    batch = drop.conform(sheet_batch(), "/data/a.xlsx", "Data", first_row=2)
     assert batch.column(0).to_pylist() == [1, 3]
-    with pytest.raises(sheetstream.CellError, match=r"a\.xlsx: sheet 'Data', data row 2, column 'amount'"):
-        conformer("FAILFAST").conform(sheet_batch(), "/data/a.xlsx", "Data", first_row=0)
+    # Rows the Arrow layer's report named are dropped too.
+    batch = drop.conform(sheet_batch(), "/data/a.xlsx", "Data", first_row=2, problems={2: "bad"})
+    assert batch.column(0).to_pylist() == [1]
+    with pytest.raises(sheetstream.CellError, match=r"a\.xlsx: sheet 'Data', row 3, column 'amount'"):
+        conformer("FAILFAST").conform(sheet_batch(), "/data/a.xlsx", "Data", first_row=2)
 
 
 def test_by_position_missing_columns_are_null():

@@ -210,9 +210,9 @@ def read_damaged(spark, damaged_set, mode, schema=MODES_SCHEMA):
         .option("unionByName", "true")
         .option("includeFileColumn", "true")
         .option("mode", mode)
-        # Batches of 5 rows and a sample of 5: of the 21 data rows before
-        # the damaged row, the 4 batches completed before it reach Spark
-        # (a batch is handed on when the row after it is read).
+        # Batches of 5 rows and a sample of 5: all 21 data rows before the
+        # damaged row reach Spark, the last batch (one row) cut short by
+        # the damage.
         .option("batchSize", "5")
         .option("samplingRows", "5")
         .load(damaged_set["dir"])
@@ -249,17 +249,17 @@ def test_permissive_keeps_what_it_can(spark, damaged_set):
     # The unopenable workbook: one row of nulls and the error.
     [unopenable] = by_file[damaged_set["unopenable"]]
     assert unopenable["id"] is None and unopenable["_corrupt_record"].startswith(damaged_set["unopenable"])
-    # The damaged sheet: its first sheet whole (10), 20 rows of the second,
-    # then one row with the error.
+    # The damaged sheet: its first sheet whole (10), the 21 rows of the
+    # second before the damage, then one row with the error.
     broken = by_file[damaged_set["broken_sheet"]]
-    assert len(broken) == 10 + 20 + 1
+    assert len(broken) == 10 + 21 + 1
     [error] = [row for row in broken if row["_corrupt_record"]]
     assert "'More'" in error["_corrupt_record"] and error["id"] is None
     # The text in the number column: null, and the row says why.
     bad = sorted(by_file[damaged_set["bad_cell"]], key=lambda row: row["id"])
     assert [row["amount"] for row in bad] == [1.5, 3.0, None, 6.0, 7.5]
     assert [bool(row["_corrupt_record"]) for row in bad] == [False, False, True, False, False]
-    assert "data row 3" in bad[2]["_corrupt_record"] and "'n/a'" in bad[2]["_corrupt_record"]
+    assert "row 4" in bad[2]["_corrupt_record"] and "'n/a'" in bad[2]["_corrupt_record"]
     assert bad[2]["name"] == "name 3"
     assert df.filter(F.col("_corrupt_record").isNotNull()).count() == 3
     # Inferred: the corrupt-record column is added to the schema.
@@ -274,7 +274,7 @@ def test_dropmalformed_leaves_out_what_it_cannot_read(spark, damaged_set):
     assert counts == {
         damaged_set["good1"]: 30,
         damaged_set["good2"]: 40,
-        damaged_set["broken_sheet"]: 30,
+        damaged_set["broken_sheet"]: 31,
         damaged_set["bad_cell"]: 4,
     }
     assert df.filter(F.col("amount").isNull() & F.col("_file").endswith("bad_cell.xlsx")).count() == 0
@@ -310,8 +310,47 @@ def test_a_value_after_the_sample_that_does_not_fit(spark, damaged_set):
         read(spark, path, samplingRows="2").collect()
     message = str(raised.value)
     assert path in message and "n/a" in message and "ConversionError" in message
-    # PERMISSIVE: the value is null (the binding hands out no per-batch
-    # report, so the row carries no mark; see the module's docs).
+    # PERMISSIVE: the value is null and the row says why (the Arrow
+    # layer's batch report); DROPMALFORMED: the row is left out.
     rows = read(spark, path, samplingRows="2", mode="PERMISSIVE").orderBy("id").collect()
     assert [row["amount"] for row in rows] == [1.5, 3.0, None, 6.0, 7.5]
-    assert [row["_corrupt_record"] for row in rows] == [None] * 5
+    marks = [row["_corrupt_record"] for row in rows]
+    assert marks[:2] == [None, None] and marks[3:] == [None, None]
+    assert marks[2] == (
+        f"{path}: sheet 'Data', row 4, column B 'amount': 'n/a' does not fit the sheet's float64 column"
+    )
+    rows = read(spark, path, samplingRows="2", mode="DROPMALFORMED").orderBy("id").collect()
+    assert [row["id"] for row in rows] == [1, 2, 4, 5]
+
+
+def test_late_error_cells_and_text_in_a_long_column(spark, scratch):
+    # 200 whole numbers sampled as a LONG column, then a text (row 302) and
+    # a #DIV/0! (row 403) far after the sample, in other batches.
+    import xlsxwriter
+
+    path = os.path.join(scratch, "late.xlsx")
+    workbook = xlsxwriter.Workbook(path)
+    sheet = workbook.add_worksheet("Late")
+    sheet.write_row(0, 0, ["n", "label"])
+    for row in range(1, 501):
+        sheet.write_string(row, 1, f"label {row}")
+        if row == 301:
+            sheet.write_string(row, 0, "three hundred")
+        elif row == 402:
+            sheet.write_formula(row, 0, "=1/0", None, "#DIV/0!")
+        else:
+            sheet.write_number(row, 0, row)
+    workbook.close()
+    options = {"samplingRows": "200", "batchSize": "64"}
+    df = read(spark, path, mode="PERMISSIVE", **options)
+    assert dict(df.dtypes)["n"] == "bigint"
+    marked = df.filter(F.col("_corrupt_record").isNotNull()).orderBy("label").collect()
+    assert [(row["label"], row["n"]) for row in marked] == [("label 301", None), ("label 402", None)]
+    assert "row 302, column A 'n': 'three hundred'" in marked[0]["_corrupt_record"]
+    assert "row 403, column A 'n': error value #DIV/0!" in marked[1]["_corrupt_record"]
+    assert df.count() == 500 and df.agg(F.sum("n")).first()[0] == sum(range(1, 501)) - 301 - 402
+    dropped = read(spark, path, mode="DROPMALFORMED", **options)
+    assert dropped.count() == 498
+    assert dropped.filter(F.col("n").isNull()).count() == 0
+    with pytest.raises(Exception, match=r"error value|three hundred"):
+        read(spark, path, **options).collect()

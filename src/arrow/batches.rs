@@ -47,7 +47,8 @@ pub struct BatchReport {
     /// sampled column, say), and second cells for one column in one row,
     /// which were left out.
     pub dropped_cells: usize,
-    /// The first [`MAX_ISSUES_PER_BATCH`] of them, described.
+    /// The first of them ([`MAX_ISSUES_PER_BATCH`] unless
+    /// [`ArrowOptions::issues_per_batch`] says otherwise), described.
     pub issues: Vec<CellIssue>,
 }
 
@@ -216,6 +217,7 @@ struct BatchBuilder {
     null_values: HashSet<String>,
     on_mismatch: OnMismatch,
     report: BatchReport,
+    issues_per_batch: usize,
     scratch: String,
 }
 
@@ -393,7 +395,7 @@ impl BatchBuilder {
     }
 
     fn describe(&mut self, row: u32, column: u32, column_name: String, kind: IssueKind) {
-        if self.report.issues.len() < MAX_ISSUES_PER_BATCH {
+        if self.report.issues.len() < self.issues_per_batch {
             self.report.issues.push(CellIssue {
                 row,
                 column,
@@ -493,6 +495,10 @@ pub struct SheetBatches<'w> {
     formats: Vec<FormatKind>,
     report: BatchReport,
     finished: bool,
+    /// With [`ArrowOptions::keep_rows_before_error`]: an error met while a
+    /// batch had rows, returned after that batch.
+    keep_rows_before_error: bool,
+    held_error: Option<Error>,
 }
 
 impl<'w> SheetBatches<'w> {
@@ -595,6 +601,7 @@ impl<'w> SheetBatches<'w> {
                 file: file.clone(),
                 ..BatchReport::default()
             },
+            issues_per_batch: options.issues_per_batch,
             scratch: String::new(),
         };
         Ok(SheetBatches {
@@ -608,6 +615,8 @@ impl<'w> SheetBatches<'w> {
                 ..BatchReport::default()
             },
             finished: false,
+            keep_rows_before_error: options.keep_rows_before_error,
+            held_error: None,
         })
     }
 
@@ -645,6 +654,10 @@ impl<'w> SheetBatches<'w> {
     }
 
     pub(crate) fn next_batch_with_report(&mut self) -> Result<Option<(RecordBatch, BatchReport)>> {
+        if let Some(err) = self.held_error.take() {
+            self.finished = true;
+            return Err(err);
+        }
         if self.finished {
             return Ok(None);
         }
@@ -672,8 +685,14 @@ impl<'w> SheetBatches<'w> {
             {
                 return self.finish();
             }
-            let Some(row) = self.rows.next_row()? else {
-                return self.finish();
+            let row = match self.rows.next_row() {
+                Ok(Some(row)) => row,
+                Ok(None) => return self.finish(),
+                Err(err) if self.keep_rows_before_error && self.builder.rows_in_batch > 0 => {
+                    self.held_error = Some(err);
+                    return self.builder.take();
+                }
+                Err(err) => return Err(err),
             };
             if row.cells().is_empty() {
                 continue;

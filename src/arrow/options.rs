@@ -174,6 +174,8 @@ pub struct ArrowOptions {
     pub(crate) union_by_name: bool,
     pub(crate) skip_unreadable: bool,
     pub(crate) threads: usize,
+    pub(crate) issues_per_batch: usize,
+    pub(crate) keep_rows_before_error: bool,
 }
 
 impl Default for ArrowOptions {
@@ -193,6 +195,8 @@ impl Default for ArrowOptions {
             union_by_name: false,
             skip_unreadable: false,
             threads: 0,
+            issues_per_batch: super::MAX_ISSUES_PER_BATCH,
+            keep_rows_before_error: false,
         }
     }
 }
@@ -391,6 +395,27 @@ impl ArrowOptions {
     /// Reading many sheets: threads (0, the default: one per core).
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads;
+        self
+    }
+
+    /// How many of a batch's issues its [`BatchReport`](super::BatchReport)
+    /// describes (default [`MAX_ISSUES_PER_BATCH`](super::MAX_ISSUES_PER_BATCH));
+    /// past that only the counts grow. A consumer that must find every bad
+    /// cell of a batch (a Spark reader marking or dropping rows) sets it to
+    /// the batch's cell count at most.
+    pub fn issues_per_batch(mut self, issues: usize) -> Self {
+        self.issues_per_batch = issues;
+        self
+    }
+
+    /// A sheet that cannot be read to its end (a damaged part after some
+    /// rows): with `true`, the rows read before the damage come out as one
+    /// last, shorter batch and the error follows at the next call; with
+    /// `false` (the default) the error comes at once and the batch being
+    /// filled is dropped. Damage within the header or the schema sample
+    /// fails the open either way.
+    pub fn keep_rows_before_error(mut self, keep: bool) -> Self {
+        self.keep_rows_before_error = keep;
         self
     }
 }
