@@ -15,7 +15,7 @@ use sheetstream::arrow::{ArrowOptions, SheetChoice as ManySheets};
 
 use crate::arrow_ffi::import_optional;
 use crate::errors::to_py_err;
-use crate::options::options_from_kwargs;
+use crate::options::{batch_size_given, options_from_kwargs, whole_table_batch_rows};
 use crate::sheet::{SheetRef, to_polars_frame, to_pyarrow_table};
 use crate::workbook::Source;
 
@@ -104,6 +104,7 @@ pub(crate) fn read_excel<'py>(
         Some(SheetArg::One(sheet)) => SheetChoice::These(vec![sheet]),
         Some(SheetArg::Many(sheets)) => SheetChoice::These(sheets),
     };
+    let batch_size_given = batch_size_given(options)?;
     let options = options_from_kwargs(py, ArrowOptions::new(), options)?;
     let many_sources = source.is_instance_of::<PyList>() || source.is_instance_of::<PyTuple>();
     let sources: Vec<Source> = if many_sources {
@@ -149,8 +150,20 @@ pub(crate) fn read_excel<'py>(
         .threads(threads);
     let (schema, batches) = py
         .detach(|| {
-            let mut reader = options.read_workbooks(workbooks, sheets)?;
-            let schema = arrow_array::RecordBatchReader::schema(&reader);
+            let mut reader = options.read_workbooks(workbooks.clone(), sheets.clone())?;
+            let mut schema = arrow_array::RecordBatchReader::schema(&reader);
+            // A wide table in bigger batches (see `whole_table_batch_rows`):
+            // the reader just started is dropped, which stops it.
+            if let Some(rows) =
+                whole_table_batch_rows(schema.fields().len()).filter(|_| !batch_size_given)
+            {
+                drop(reader);
+                reader = options
+                    .clone()
+                    .batch_size(rows)
+                    .read_workbooks(workbooks, sheets)?;
+                schema = arrow_array::RecordBatchReader::schema(&reader);
+            }
             // Batches of different sheets arrive as the pool finishes
             // them; those of one sheet in order (a stable sort keeps it).
             let mut batches = Vec::new();

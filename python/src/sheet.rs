@@ -13,7 +13,7 @@ use sheetstream::arrow::{ArrowOptions, BatchReport, SheetBatchReader};
 
 use crate::arrow_ffi::{self, BatchStream, SchemaCapsule, import_optional};
 use crate::errors::IntoPyResult;
-use crate::options::options_from_kwargs;
+use crate::options::{batch_size_given, options_from_kwargs, whole_table_batch_rows};
 use crate::report::{PyBatchReport, ReportingReader};
 use crate::values::batch_rows;
 use crate::workbook::{OpenedWorkbook, PyWorkbook, with_workbook};
@@ -116,6 +116,9 @@ pub(crate) struct PySheet {
     first_reader: Mutex<Option<SheetBatchReader>>,
     /// The reports of the batches of the latest read, added up.
     report: Arc<Mutex<BatchReport>>,
+    /// Whether the caller chose `batch_size` (else a read into one table
+    /// may take bigger batches: [`whole_table_batch_rows`]).
+    batch_size_given: bool,
 }
 
 impl PySheet {
@@ -128,6 +131,27 @@ impl PySheet {
                 .detach(|| open_reader(&self.workbook, self.position, &self.options))
                 .or_raise(py)?,
         };
+        Ok(ReportingReader::new(
+            reader,
+            Arc::clone(&self.report),
+            &self.name,
+        ))
+    }
+
+    /// A reader for a read that ends in one table: bigger batches for a
+    /// wide sheet unless the caller chose `batch_size`.
+    fn whole_table_reader(&self, py: Python<'_>) -> PyResult<ReportingReader> {
+        let rows = whole_table_batch_rows(self.schema.fields().len());
+        let Some(rows) = rows.filter(|_| !self.batch_size_given) else {
+            return self.reader(py);
+        };
+        // The first reader's batches would be the default size: read anew
+        // (the header and sample again, a small part of a whole read).
+        self.first_reader.lock().ok().and_then(|mut r| r.take());
+        let options = self.options.clone().batch_size(rows);
+        let reader = py
+            .detach(|| open_reader(&self.workbook, self.position, &options))
+            .or_raise(py)?;
         Ok(ReportingReader::new(
             reader,
             Arc::clone(&self.report),
@@ -191,13 +215,13 @@ impl PySheet {
 
     /// The whole sheet as a `pyarrow.Table` (read without the GIL).
     fn to_arrow<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let (schema, batches) = read_all(py, self.reader(py)?)?;
+        let (schema, batches) = read_all(py, self.whole_table_reader(py)?)?;
         to_pyarrow_table(py, schema, batches)
     }
 
     /// The whole sheet as a `polars.DataFrame` (read without the GIL).
     fn to_polars<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let (schema, batches) = read_all(py, self.reader(py)?)?;
+        let (schema, batches) = read_all(py, self.whole_table_reader(py)?)?;
         to_polars_frame(py, schema, batches)
     }
 
@@ -337,6 +361,7 @@ pub(crate) fn open_sheet(
     sheet: SheetRef,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PySheet> {
+    let batch_size_given = batch_size_given(options)?;
     let options = options_from_kwargs(py, ArrowOptions::new(), options)?;
     let workbook = workbook.workbook()?;
     let position = sheet_position(py, &workbook, &sheet)?;
@@ -354,5 +379,6 @@ pub(crate) fn open_sheet(
         workbook,
         position,
         options,
+        batch_size_given,
     })
 }

@@ -7,7 +7,7 @@ import pathlib
 import pytest
 
 import sheetstream
-from conftest import WriteWorkbook
+from conftest import WriteWorkbook, write_plain_package
 
 
 def regions(names: list[str], extra: bool = False):  # type: ignore[no-untyped-def]
@@ -151,3 +151,35 @@ def test_glob_patterns_paths_and_lists(write_workbook: WriteWorkbook, tmp_path: 
     assert deep["file"].unique().to_list() == [str(nested / "z.xlsx")]
     with pytest.raises(FileNotFoundError, match="no file matches"):
         sheetstream.read_excel(str(tmp_path / "*.xlsm"))
+
+
+def test_a_wide_sparse_sheet_is_read_into_few_chunks(tmp_path: pathlib.Path) -> None:
+    """Cells at A1 and XFD1048576: 16,384 columns, 16,382 of them Null. A
+    read into one table takes batches of 65,536 rows per 64 columns (one
+    batch here), so polars holds one chunk per column, not 16; a batch_size
+    the caller gives is kept."""
+    import polars as pl
+
+    path = write_plain_package(
+        tmp_path / "corner.xlsx",
+        {
+            "Corner": [
+                '<row r="1"><c r="A1" t="inlineStr"><is><t>top left</t></is></c></row>',
+                '<row r="1048576"><c r="XFD1048576"><v>42</v></c></row>',
+            ]
+        },
+    )
+    frame = sheetstream.read_excel(path, header_row=None)
+    assert frame.shape == (1_048_576, 16_384)
+    assert frame.n_chunks("all") == [1] * 16_384
+    assert frame.dtypes[0] == pl.String and frame.dtypes[-1] == pl.Int64
+    assert frame.dtypes[1:-1] == [pl.Null] * 16_382
+    assert frame[0, 0] == "top left" and frame[-1, -1] == 42
+    assert frame[:, -1].null_count() == 1_048_575
+
+    sheet = sheetstream.open(path).sheet(0, header_row=None)
+    assert sheet.to_polars().n_chunks("all") == [1] * 16_384
+    assert sheet.to_arrow().column(16_383).num_chunks == 1
+    given = sheetstream.open(path).sheet(0, header_row=None, batch_size=262_144)
+    assert given.to_arrow().column(0).num_chunks == 4
+    assert sheetstream.read_excel(path, header_row=None, batch_size=524_288).n_chunks() == 2
