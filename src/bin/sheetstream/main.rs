@@ -518,7 +518,13 @@ fn write_dump_value(
                 let _ = std::fmt::Write::write_fmt(scratch, format_args!("{civil}"));
                 format::json_string(line, scratch);
             }
-            None => format::json_value(line, value, dates, scratch),
+            // No date to show (a negative serial, say under a duration
+            // format): the dump's number, whatever the CSV writes for it.
+            None => {
+                scratch.clear();
+                format::number(scratch, date.serial());
+                line.extend_from_slice(scratch.as_bytes());
+            }
         },
         _ => format::json_value(line, value, dates, scratch),
     }
