@@ -559,3 +559,107 @@ fn a_shared_strings_part_cut_short_is_refused() {
     let row = rows.next_row().unwrap().unwrap();
     assert_eq!(row.cells()[0].value().as_str(), Some("b"));
 }
+
+#[test]
+fn a_sheet_cut_short_after_its_data_is_refused_on_both_paths() {
+    // Rows enough for the pipelined path to hand the scanner several windows.
+    let rows: String = (1..=3_000)
+        .map(|row| format!(r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c></row>"#))
+        .collect();
+    let head = format!(r#"<worksheet xmlns="{MAIN_NS}"><sheetViews><sheetView/></sheetViews>"#);
+    for (tail, wanted) in [
+        ("", "ends inside `<sheetData>`"),
+        ("</sheetData>", "ends inside `<worksheet>`"),
+        (
+            "</sheetData><mergeCells><mergeCell ref=\"A1:B1\"/>",
+            "ends inside `<mergeCells>`",
+        ),
+        (
+            "</sheetData></worksheet><row r=\"9\"/>",
+            "after the root element",
+        ),
+        ("</sheetData></sheetViews></worksheet>", "does not close"),
+    ] {
+        let xml = format!("{head}<sheetData>{rows}{tail}");
+        let bytes = book().sheet("Data", xml.clone()).build();
+        for err in assert_refused(read_both(&bytes, Limits::default()), wanted) {
+            assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{err}");
+            assert_eq!(
+                err.location().part.as_deref(),
+                Some("xl/worksheets/sheet1.xml")
+            );
+            let offset = err.location().offset.expect("an offset") as usize;
+            let at = xml.len() - tail.len();
+            assert!((at..=xml.len()).contains(&offset), "{tail}: {offset} {err}");
+        }
+    }
+    // Properly ended (with a trailing newline and markup after the data),
+    // the same sheet is read whole.
+    let xml =
+        format!("{head}<sheetData>{rows}</sheetData><pageMargins left=\"0.7\"/></worksheet>\n");
+    let bytes = book().sheet("Data", xml).build();
+    for result in read_both(&bytes, Limits::default()) {
+        assert_eq!(result.unwrap(), 3_000);
+    }
+}
+
+/// `text` as UTF-16 little endian with a byte order mark, and `lone` (a
+/// surrogate) in place of the first `#`: the bytes and the lone unit's offset.
+fn utf16_with_lone_surrogate(text: &str, lone: u16) -> (Vec<u8>, usize) {
+    let mut units = vec![0xFEFF];
+    let mut offset = None;
+    for unit in text.encode_utf16() {
+        if unit == u16::from(b'#') && offset.is_none() {
+            offset = Some(units.len() * 2);
+            units.push(lone);
+        } else {
+            units.push(unit);
+        }
+    }
+    let bytes = units.iter().flat_map(|unit| unit.to_le_bytes()).collect();
+    (bytes, offset.expect("a # to replace"))
+}
+
+#[test]
+fn unpaired_surrogates_in_utf16_parts_are_refused() {
+    let decl = r#"<?xml version="1.0" encoding="UTF-16"?>"#;
+    let cell = r#"<row r="1"><c r="A1" t="s"><v>0</v></c></row>"#;
+    for lone in [0xD83D, 0xDE00] {
+        // In the shared strings, read at open.
+        let strings = format!(r#"{decl}<sst xmlns="{MAIN_NS}"><si><t>a#b</t></si></sst>"#);
+        let (part, offset) = utf16_with_lone_surrogate(&strings, lone);
+        let bytes = book()
+            .strings_part(part)
+            .sheet("Data", sheet_xml(cell))
+            .build();
+        let err = open_with(&bytes, Limits::default()).err().expect("refused");
+        assert!(
+            err.to_string().contains("an unpaired UTF-16 surrogate"),
+            "{err}"
+        );
+        assert_eq!(err.location().part.as_deref(), Some("xl/sharedStrings.xml"));
+        assert_eq!(err.location().offset, Some(offset as u64));
+        // In a sheet, streamed on both paths.
+        let sheet = format!(
+            r#"{decl}<worksheet xmlns="{MAIN_NS}"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>#</t></is></c></row></sheetData></worksheet>"#
+        );
+        let (part, offset) = utf16_with_lone_surrogate(&sheet, lone);
+        let bytes = book().sheet("Data", part).build();
+        for err in assert_refused(read_both(&bytes, Limits::default()), "unpaired UTF-16") {
+            assert_eq!(
+                err.location().part.as_deref(),
+                Some("xl/worksheets/sheet1.xml")
+            );
+            assert_eq!(err.location().offset, Some(offset as u64), "{err}");
+        }
+    }
+    // Paired, the same sheet is read.
+    let sheet = format!(
+        r#"{decl}<worksheet xmlns="{MAIN_NS}"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>😀</t></is></c></row></sheetData></worksheet>"#
+    );
+    let units: Vec<u8> = sheet.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let bytes = book().sheet("Data", units).build();
+    for result in read_both(&bytes, Limits::default()) {
+        assert_eq!(result.unwrap(), 1);
+    }
+}

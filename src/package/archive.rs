@@ -411,8 +411,11 @@ impl<R: Read + Seek> Archive<R> {
                 reader
                     .read_to_end(&mut bytes)
                     .map_err(|err| Error::from(err).with_part(name))?;
-                let text = encoding::utf16_to_utf8(&bytes, big_endian)
-                    .ok_or_else(|| Error::new(ErrorKind::InvalidUtf8).with_part(name))?;
+                let text = encoding::utf16_to_utf8(&bytes, big_endian).map_err(|err| {
+                    Error::xml(err.message)
+                        .with_offset(err.offset as u64)
+                        .with_part(name)
+                })?;
                 Ok(Box::new(io::Cursor::new(text.into_bytes())))
             }
         }
