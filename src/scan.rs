@@ -4,8 +4,9 @@
 //! nothing of ZIP, shared strings or styles. It is handed the unconsumed
 //! window of a sheet's XML and either finds one complete `<row>` in it
 //! ([`Scan::Row`]), or says how much can be dropped and that it needs more
-//! input ([`Scan::NeedMore`]), or that the sheet data has ended
-//! ([`Scan::End`]). A row cut off by the end of the window is scanned again
+//! input ([`Scan::NeedMore`]), or that the part has ended properly
+//! ([`Scan::End`]: after `</sheetData>` the rest of the part is read for
+//! its structure only, so a sheet cut short there is an error). A row cut off by the end of the window is scanned again
 //! from its start once more bytes are there, so the caller can feed chunks
 //! of any size. Positions in a [`RawRow`] are offsets into the window; the
 //! reader resolves them into values.
@@ -179,7 +180,8 @@ pub(crate) enum Scan {
     Row { consumed: usize },
     /// No complete row in the window; drop `consumed` bytes and supply more.
     NeedMore { consumed: usize },
-    /// The sheet data has ended (or the part has none).
+    /// The part has ended properly after its sheet data (or, for a chart
+    /// or dialog sheet, without any).
     End,
 }
 
