@@ -4,8 +4,9 @@
 //! nothing of ZIP, shared strings or styles. It is handed the unconsumed
 //! window of a sheet's XML and either finds one complete `<row>` in it
 //! ([`Scan::Row`]), or says how much can be dropped and that it needs more
-//! input ([`Scan::NeedMore`]), or that the sheet data has ended
-//! ([`Scan::End`]). A row cut off by the end of the window is scanned again
+//! input ([`Scan::NeedMore`]), or that the part has ended properly
+//! ([`Scan::End`]: after `</sheetData>` the rest of the part is read for
+//! its structure only, so a sheet cut short there is an error). A row cut off by the end of the window is scanned again
 //! from its start once more bytes are there, so the caller can feed chunks
 //! of any size. Positions in a [`RawRow`] are offsets into the window; the
 //! reader resolves them into values.
@@ -179,7 +180,8 @@ pub(crate) enum Scan {
     Row { consumed: usize },
     /// No complete row in the window; drop `consumed` bytes and supply more.
     NeedMore { consumed: usize },
-    /// The sheet data has ended (or the part has none).
+    /// The part has ended properly after its sheet data (or, for a chart
+    /// or dialog sheet, without any).
     End,
 }
 
@@ -189,7 +191,10 @@ enum State {
     Prologue,
     /// Inside `<sheetData>`.
     Data,
-    /// After `</sheetData>`.
+    /// After `</sheetData>`: the rest of the part is read for its
+    /// structure (the root's end tag, nothing after it).
+    Epilogue,
+    /// The part has ended properly.
     Done,
 }
 
@@ -202,6 +207,10 @@ pub(crate) struct SheetScanner {
     /// Elements other than rows open inside `<sheetData>` (none in files
     /// written by spreadsheet programs), to check that they nest.
     open: Vec<Vec<u8>>,
+    /// The elements open outside `<sheetData>` (the root, and what sits
+    /// before and after the data: `<sheetViews>`, an extension list): a
+    /// part cut short after `</sheetData>` still has its root open.
+    outer: Vec<Vec<u8>>,
     /// Once the root element is seen: whether it is a sheet with data
     /// (`<worksheet>`, `<macrosheet>`), which must have `<sheetData>`.
     root: Option<bool>,
@@ -236,6 +245,10 @@ fn too_deep(pos: usize) -> Error {
     Error::xml(format!("elements nested more than {MAX_NESTING} deep")).with_offset(pos as u64)
 }
 
+fn after_the_root(pos: usize) -> Error {
+    Error::xml("an element after the root element's end").with_offset(pos as u64)
+}
+
 fn name_is(input: &[u8], name: Span, wanted: &[u8]) -> bool {
     xml::local_name(name.of(input)) == wanted
 }
@@ -250,6 +263,7 @@ impl SheetScanner {
             state: State::Prologue,
             next_row: 0,
             open: Vec::new(),
+            outer: Vec::new(),
             root: None,
         }
     }
@@ -288,19 +302,34 @@ impl SheetScanner {
                         },
                         next,
                     ) if name_is(input, name, b"sheetData") => {
+                        if self.root.is_some() && self.outer.is_empty() {
+                            return Err(after_the_root(pos));
+                        }
                         pos = next;
                         if self_closing {
-                            self.state = State::Done;
-                            return Ok(Scan::End);
+                            self.state = State::Epilogue;
+                            return self.scan_epilogue(input, pos, complete);
                         }
                         self.state = State::Data;
                         break;
                     }
-                    Step::Token(Token::Start { name, .. }, next) => {
+                    Step::Token(
+                        Token::Start {
+                            name, self_closing, ..
+                        },
+                        next,
+                    ) => {
                         if self.root.is_none() {
                             let local = xml::local_name(name.of(input));
                             self.root = Some(local == b"worksheet" || local == b"macrosheet");
+                        } else if self.outer.is_empty() {
+                            return Err(after_the_root(pos));
                         }
+                        self.open_outer(input, name, self_closing, pos)?;
+                        pos = next;
+                    }
+                    Step::Token(Token::End { name }, next) => {
+                        self.close_outer(input, name, pos)?;
                         pos = next;
                     }
                     Step::Token(_, next) => pos = next,
@@ -313,14 +342,17 @@ impl SheetScanner {
                             return Err(Error::xml("the part ends before `<sheetData>`")
                                 .with_offset(pos as u64));
                         }
+                        self.check_outer_closed(pos)?;
                         self.state = State::Done;
                         return Ok(Scan::End);
                     }
                 }
             }
         }
-        if self.state == State::Done {
-            return Ok(Scan::End);
+        match self.state {
+            State::Epilogue => return self.scan_epilogue(input, pos, complete),
+            State::Done => return Ok(Scan::End),
+            State::Prologue | State::Data => {}
         }
         loop {
             if let Some((attributes, next, self_closing)) = fast_row_start(input, pos) {
@@ -352,11 +384,11 @@ impl SheetScanner {
                         None => return Ok(Scan::NeedMore { consumed: pos }),
                     }
                 }
-                Step::Token(Token::End { name }, _)
+                Step::Token(Token::End { name }, next)
                     if self.open.is_empty() && name_is(input, name, b"sheetData") =>
                 {
-                    self.state = State::Done;
-                    return Ok(Scan::End);
+                    self.state = State::Epilogue;
+                    return self.scan_epilogue(input, next, complete);
                 }
                 Step::Token(
                     Token::Start {
@@ -392,6 +424,82 @@ impl SheetScanner {
                     );
                 }
             }
+        }
+    }
+
+    /// Reads what follows `</sheetData>` for its structure only: the
+    /// elements there nest, the root closes, nothing follows the root
+    /// (an element after it is refused: XML has one root, and a writer
+    /// that appends markup to a sheet is broken), and the part does not
+    /// end inside an element. `End` once the part has ended properly.
+    fn scan_epilogue(&mut self, input: &[u8], mut pos: usize, complete: bool) -> Result<Scan> {
+        loop {
+            match xml::next_token(input, pos, complete).map_err(xml_error)? {
+                Step::Token(
+                    Token::Start {
+                        name, self_closing, ..
+                    },
+                    next,
+                ) => {
+                    if self.outer.is_empty() {
+                        return Err(after_the_root(pos));
+                    }
+                    self.open_outer(input, name, self_closing, pos)?;
+                    pos = next;
+                }
+                Step::Token(Token::End { name }, next) => {
+                    self.close_outer(input, name, pos)?;
+                    pos = next;
+                }
+                Step::Token(token, next) => {
+                    check_stray_text(input, token, pos)?;
+                    pos = next;
+                }
+                Step::Incomplete => return Ok(Scan::NeedMore { consumed: pos }),
+                Step::End => {
+                    self.check_outer_closed(pos)?;
+                    self.state = State::Done;
+                    return Ok(Scan::End);
+                }
+            }
+        }
+    }
+
+    /// An element starts outside `<sheetData>`.
+    fn open_outer(
+        &mut self,
+        input: &[u8],
+        name: Span,
+        self_closing: bool,
+        pos: usize,
+    ) -> Result<()> {
+        if !self_closing {
+            if self.outer.len() >= MAX_NESTING {
+                return Err(too_deep(pos));
+            }
+            self.outer.push(name.of(input).to_vec());
+        }
+        Ok(())
+    }
+
+    /// An element ends outside `<sheetData>`: the one open there.
+    fn close_outer(&mut self, input: &[u8], name: Span, pos: usize) -> Result<()> {
+        if self.outer.last().map(Vec::as_slice) != Some(name.of(input)) {
+            return Err(unexpected_end_tag(input, name, pos));
+        }
+        self.outer.pop();
+        Ok(())
+    }
+
+    /// The part ended at `pos`: every element outside the data is closed.
+    fn check_outer_closed(&self, pos: usize) -> Result<()> {
+        match self.outer.last() {
+            None => Ok(()),
+            Some(open) => Err(Error::xml(format!(
+                "the part ends inside `<{}>` (cut short?)",
+                String::from_utf8_lossy(open)
+            ))
+            .with_offset(pos as u64)),
         }
     }
 

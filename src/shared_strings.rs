@@ -5,6 +5,10 @@
 //! whole. Rich text runs are concatenated, phonetic runs (`<rPh>`) left out,
 //! entities and `_xHHHH_` escapes decoded. The `count` and `uniqueCount`
 //! attributes are ignored: storage grows with the text actually read.
+//! Outside the items the part's structure is checked as the items stream
+//! by: one root element, end tags that close the element open there, and
+//! a proper end (a part cut short between two items, or after the last,
+//! is refused, not read as if it ended there).
 
 use std::io::Read;
 
@@ -63,10 +67,11 @@ impl SharedStrings {
         let mut pieces: Vec<Piece> = Vec::new();
         let mut scratch = String::new();
         let mut unescaped = String::new();
+        let mut outline = Outline::default();
         loop {
             let complete = buffer.is_eof();
             let window = buffer.window();
-            match next_item(window, complete, &mut pieces)
+            match next_item(window, complete, &mut pieces, &mut outline)
                 .map_err(|err| err.shift_offset(buffer.window_offset()))?
             {
                 Item::Found { consumed, has_item } => {
@@ -131,6 +136,9 @@ impl SharedStrings {
                 Item::NeedMore { skip } => {
                     buffer.consume(skip);
                     if complete {
+                        outline
+                            .check_end()
+                            .map_err(|err| err.with_offset(buffer.window_offset()))?;
                         break;
                     }
                     buffer.fill_for_rescan(&mut reader)?;
@@ -207,6 +215,69 @@ fn plain_item(input: &[u8]) -> Option<(Piece, usize)> {
     Some((piece, end + END.len()))
 }
 
+/// The elements open around the items (`<sst>`, an extension list), by
+/// name: the part's structure outside the items, which streams by.
+#[derive(Default)]
+struct Outline {
+    open: Vec<Vec<u8>>,
+    seen_root: bool,
+}
+
+impl Outline {
+    /// The deepest nesting followed outside the items.
+    const MAX_DEPTH: usize = 256;
+
+    /// A start tag outside an item.
+    fn start(&mut self, name: &[u8], self_closing: bool, at: usize) -> Result<()> {
+        if self.open.is_empty() && self.seen_root {
+            return Err(Error::xml("a second root element").with_offset(at as u64));
+        }
+        self.seen_root = true;
+        if !self_closing {
+            if self.open.len() >= Outline::MAX_DEPTH {
+                return Err(Error::xml("elements nested more than 256 deep").with_offset(at as u64));
+            }
+            self.open.push(name.to_vec());
+        }
+        Ok(())
+    }
+
+    /// An end tag outside an item.
+    fn end(&mut self, name: &[u8], at: usize) -> Result<()> {
+        match self.open.pop() {
+            Some(top) if top == name => Ok(()),
+            _ => Err(
+                Error::xml("an end tag does not close the element open here")
+                    .with_offset(at as u64),
+            ),
+        }
+    }
+
+    /// An item starts: it must sit inside the root.
+    fn item(&self, at: usize) -> Result<()> {
+        if self.open.is_empty() {
+            return Err(
+                Error::xml("a shared string item `<si>` outside the root element")
+                    .with_offset(at as u64),
+            );
+        }
+        Ok(())
+    }
+
+    /// The part ended: every element is closed.
+    fn check_end(&self) -> Result<()> {
+        if !self.open.is_empty() {
+            return Err(Error::xml(
+                "the shared strings part ends inside an element (cut short?)",
+            ));
+        }
+        if !self.seen_root {
+            return Err(Error::xml("the shared strings part has no root element"));
+        }
+        Ok(())
+    }
+}
+
 enum Item {
     /// `consumed` bytes hold one complete `<si>` (when `has_item`) or
     /// something to skip.
@@ -217,9 +288,15 @@ enum Item {
 
 /// Finds the next `<si>` item in `input` and records its text pieces (text
 /// and CDATA inside `<t>`, but not inside `<rPh>`).
-fn next_item(input: &[u8], complete: bool, pieces: &mut Vec<Piece>) -> Result<Item> {
+fn next_item(
+    input: &[u8],
+    complete: bool,
+    pieces: &mut Vec<Piece>,
+    outline: &mut Outline,
+) -> Result<Item> {
     pieces.clear();
     if let Some((piece, consumed)) = plain_item(input) {
+        outline.item(0)?;
         pieces.push(piece);
         return Ok(Item::Found {
             consumed,
@@ -236,6 +313,10 @@ fn next_item(input: &[u8], complete: bool, pieces: &mut Vec<Piece>) -> Result<It
                 },
                 next,
             ) if xml::local_name(name.of(input)) == b"si" => {
+                if pos > 0 {
+                    break next;
+                }
+                outline.item(pos)?;
                 if self_closing {
                     return Ok(Item::Found {
                         consumed: next,
@@ -243,6 +324,19 @@ fn next_item(input: &[u8], complete: bool, pieces: &mut Vec<Piece>) -> Result<It
                     });
                 }
                 break next;
+            }
+            Step::Token(
+                Token::Start {
+                    name, self_closing, ..
+                },
+                next,
+            ) => {
+                outline.start(name.of(input), self_closing, pos)?;
+                pos = next;
+            }
+            Step::Token(Token::End { name }, next) => {
+                outline.end(name.of(input), pos)?;
+                pos = next;
             }
             Step::Token(_, next) => pos = next,
             Step::Incomplete => return Ok(Item::NeedMore { skip: pos }),
@@ -341,5 +435,36 @@ mod tests {
     fn refuses_an_unclosed_item() {
         let err = SharedStrings::parse(&b"<sst><si><t>x</t>"[..], &Limits::default()).unwrap_err();
         assert!(err.to_string().contains("not closed"), "{err}");
+    }
+
+    #[test]
+    fn refuses_a_part_cut_short_between_or_after_items() {
+        for (xml, at) in [
+            ("<sst><si><t>x</t></si>", 22),
+            ("<sst><si><t>x</t></si><si><t>y</t></si>", 39),
+            ("<sst>", 5),
+            ("<sst><extLst><ext>", 18),
+        ] {
+            let err = SharedStrings::parse(xml.as_bytes(), &Limits::default()).unwrap_err();
+            assert!(
+                err.to_string().contains("ends inside an element"),
+                "{xml}: {err}"
+            );
+            assert_eq!(err.location().offset, Some(at), "{xml}");
+        }
+    }
+
+    #[test]
+    fn refuses_a_broken_outline() {
+        for (xml, wanted, at) in [
+            ("<sst><si><t>x</t></si></sheet>", "does not close", 22),
+            ("<sst></sst><sst></sst>", "a second root", 11),
+            ("<si><t>x</t></si>", "outside the root", 0),
+            ("", "no root element", 0),
+        ] {
+            let err = SharedStrings::parse(xml.as_bytes(), &Limits::default()).unwrap_err();
+            assert!(err.to_string().contains(wanted), "{xml}: {err}");
+            assert_eq!(err.location().offset, Some(at), "{xml}");
+        }
     }
 }
