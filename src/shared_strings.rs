@@ -17,6 +17,7 @@ use crate::chunk::ChunkBuffer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::xml::{self, Piece, Step, Token};
+use smallvec::SmallVec;
 
 /// All shared strings of a workbook.
 #[derive(Debug, Default, Clone)]
@@ -217,10 +218,20 @@ fn plain_item(input: &[u8]) -> Option<(Piece, usize)> {
 
 /// The elements open around the items (`<sst>`, an extension list), by
 /// name: the part's structure outside the items, which streams by.
+///
+/// It also holds the namespace bindings in scope there (see
+/// [`Namespaces`](xml::Namespaces)): items and their text are read only
+/// from SpreadsheetML elements, foreign ones are skipped with their
+/// content.
 #[derive(Default)]
 struct Outline {
-    open: Vec<Vec<u8>>,
+    /// Each open element's name, the bindings before its own, and whether
+    /// it is SpreadsheetML's.
+    open: Vec<(Vec<u8>, usize, bool)>,
     seen_root: bool,
+    namespaces: xml::Namespaces,
+    /// How many of `open` are foreign: items inside them are not read.
+    foreign_open: usize,
 }
 
 impl Outline {
@@ -228,16 +239,21 @@ impl Outline {
     const MAX_DEPTH: usize = 256;
 
     /// A start tag outside an item.
-    fn start(&mut self, name: &[u8], self_closing: bool, at: usize) -> Result<()> {
+    /// `scope` is the number of bindings before the element's own.
+    fn start(&mut self, name: &[u8], self_closing: bool, at: usize, scope: usize) -> Result<()> {
         if self.open.is_empty() && self.seen_root {
             return Err(Error::xml("a second root element").with_offset(at as u64));
         }
         self.seen_root = true;
-        if !self_closing {
+        if self_closing {
+            self.namespaces.truncate(scope);
+        } else {
             if self.open.len() >= Outline::MAX_DEPTH {
                 return Err(Error::xml("elements nested more than 256 deep").with_offset(at as u64));
             }
-            self.open.push(name.to_vec());
+            let spreadsheet = self.is_spreadsheet(name);
+            self.foreign_open += usize::from(!spreadsheet);
+            self.open.push((name.to_vec(), scope, spreadsheet));
         }
         Ok(())
     }
@@ -245,12 +261,27 @@ impl Outline {
     /// An end tag outside an item.
     fn end(&mut self, name: &[u8], at: usize) -> Result<()> {
         match self.open.pop() {
-            Some(top) if top == name => Ok(()),
+            Some((top, scope, spreadsheet)) if top == name => {
+                self.namespaces.truncate(scope);
+                self.foreign_open -= usize::from(!spreadsheet);
+                Ok(())
+            }
             _ => Err(
                 Error::xml("an end tag does not close the element open here")
                     .with_offset(at as u64),
             ),
         }
+    }
+
+    /// Whether an element named `name` here is SpreadsheetML's (not
+    /// foreign, nor inside a foreign one), once its declarations are bound.
+    fn is_spreadsheet(&self, name: &[u8]) -> bool {
+        self.foreign_open == 0 && self.namespaces.is_spreadsheet(name)
+    }
+
+    /// Whether the fast path, which reads unprefixed tags, may run here.
+    fn fast(&self) -> bool {
+        self.foreign_open == 0 && self.namespaces.default_is_spreadsheet()
     }
 
     /// An item starts: it must sit inside the root.
@@ -295,7 +326,9 @@ fn next_item(
     outline: &mut Outline,
 ) -> Result<Item> {
     pieces.clear();
-    if let Some((piece, consumed)) = plain_item(input) {
+    if outline.fast()
+        && let Some((piece, consumed)) = plain_item(input)
+    {
         outline.item(0)?;
         pieces.push(piece);
         return Ok(Item::Found {
@@ -305,33 +338,41 @@ fn next_item(
     }
     let mut pos = 0;
     // Skip to the next `<si>` start tag.
-    let item_start = loop {
+    let (item_start, item_scope) = loop {
         match xml::next_token(input, pos, complete).map_err(xml::XmlError::into_error)? {
             Step::Token(
                 Token::Start {
-                    name, self_closing, ..
-                },
-                next,
-            ) if xml::local_name(name.of(input)) == b"si" => {
-                if pos > 0 {
-                    break next;
-                }
-                outline.item(pos)?;
-                if self_closing {
-                    return Ok(Item::Found {
-                        consumed: next,
-                        has_item: true,
-                    });
-                }
-                break next;
-            }
-            Step::Token(
-                Token::Start {
-                    name, self_closing, ..
+                    name,
+                    attributes,
+                    self_closing,
                 },
                 next,
             ) => {
-                outline.start(name.of(input), self_closing, pos)?;
+                let scope = outline.namespaces.len();
+                outline
+                    .namespaces
+                    .declare(input, attributes)
+                    .map_err(|err| err.into_error())?;
+                if xml::local_name(name.of(input)) == b"si"
+                    && outline.is_spreadsheet(name.of(input))
+                {
+                    if pos > 0 || self_closing {
+                        // Read again from its start tag, or ended.
+                        outline.namespaces.truncate(scope);
+                    }
+                    if pos > 0 {
+                        break (next, scope);
+                    }
+                    outline.item(pos)?;
+                    if self_closing {
+                        return Ok(Item::Found {
+                            consumed: next,
+                            has_item: true,
+                        });
+                    }
+                    break (next, scope);
+                }
+                outline.start(name.of(input), self_closing, pos, scope)?;
                 pos = next;
             }
             Step::Token(Token::End { name }, next) => {
@@ -350,33 +391,87 @@ fn next_item(
             has_item: false,
         });
     }
-    pos = item_start;
+    let found = read_item_body(input, item_start, complete, pieces, outline);
+    // The item's own bindings end with it (or it is read again from its
+    // start tag).
+    outline.namespaces.truncate(item_scope);
+    found
+}
+
+/// The children of an `<si>` from `pos`, to its end tag.
+fn read_item_body(
+    input: &[u8],
+    mut pos: usize,
+    complete: bool,
+    pieces: &mut Vec<Piece>,
+    outline: &mut Outline,
+) -> Result<Item> {
     let mut in_text = false;
     let mut phonetic_depth = 0u32;
+    // Elements open in the item: name, bindings before its own, whether
+    // SpreadsheetML's. Text inside a foreign one is not the item's.
+    let mut open: SmallVec<[(xml::Span, usize, bool); 4]> = SmallVec::new();
+    let mut foreign = 0usize;
     loop {
         match xml::next_token(input, pos, complete).map_err(xml::XmlError::into_error)? {
             Step::Token(token, next) => {
                 match token {
                     Token::Start {
-                        name, self_closing, ..
-                    } => match xml::local_name(name.of(input)) {
-                        b"t" if !self_closing => in_text = true,
-                        b"rPh" if !self_closing => phonetic_depth += 1,
-                        _ => {}
-                    },
-                    Token::End { name } => match xml::local_name(name.of(input)) {
-                        b"t" => in_text = false,
-                        b"rPh" => phonetic_depth = phonetic_depth.saturating_sub(1),
-                        b"si" => {
-                            return Ok(Item::Found {
-                                consumed: next,
-                                has_item: true,
-                            });
+                        name,
+                        attributes,
+                        self_closing,
+                    } => {
+                        let scope = outline.namespaces.len();
+                        outline
+                            .namespaces
+                            .declare(input, attributes)
+                            .map_err(|err| err.into_error())?;
+                        let spreadsheet =
+                            foreign == 0 && outline.namespaces.is_spreadsheet(name.of(input));
+                        if self_closing {
+                            outline.namespaces.truncate(scope);
+                        } else {
+                            if open.len() >= Outline::MAX_DEPTH {
+                                return Err(Error::xml("elements nested more than 256 deep")
+                                    .with_offset(pos as u64));
+                            }
+                            open.push((name, scope, spreadsheet));
+                            foreign += usize::from(!spreadsheet);
                         }
-                        _ => {}
-                    },
+                        if spreadsheet {
+                            match xml::local_name(name.of(input)) {
+                                b"t" if !self_closing => in_text = true,
+                                b"rPh" if !self_closing => phonetic_depth += 1,
+                                _ => {}
+                            }
+                        }
+                    }
+                    Token::End { name } => {
+                        let mut spreadsheet = foreign == 0;
+                        if let Some(&(top, scope, element_spreadsheet)) = open.last()
+                            && top.of(input) == name.of(input)
+                        {
+                            open.pop();
+                            outline.namespaces.truncate(scope);
+                            foreign -= usize::from(!element_spreadsheet);
+                            spreadsheet = element_spreadsheet;
+                        }
+                        if spreadsheet {
+                            match xml::local_name(name.of(input)) {
+                                b"t" => in_text = false,
+                                b"rPh" => phonetic_depth = phonetic_depth.saturating_sub(1),
+                                b"si" => {
+                                    return Ok(Item::Found {
+                                        consumed: next,
+                                        has_item: true,
+                                    });
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
                     _ => {
-                        if in_text && phonetic_depth == 0 {
+                        if in_text && phonetic_depth == 0 && foreign == 0 {
                             pieces.extend(Piece::of_token(token));
                         }
                     }
@@ -400,7 +495,8 @@ mod tests {
     #[test]
     fn reads_plain_rich_and_phonetic_items() {
         let strings = parse(concat!(
-            r#"<?xml version="1.0"?><sst xmlns="x" count="999999999" uniqueCount="4">"#,
+            r#"<?xml version="1.0"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main""#,
+            r#" xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="999999999" uniqueCount="4">"#,
             "<si><t>plain</t></si>",
             r#"<si><r><rPr><b/></rPr><t>ri</t></r><r><t xml:space="preserve">ch &amp; </t></r></si>"#,
             "<si><t>漢字</t><rPh sb=\"0\" eb=\"2\"><t>かんじ</t></rPh></si>",

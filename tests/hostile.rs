@@ -663,3 +663,112 @@ fn unpaired_surrogates_in_utf16_parts_are_refused() {
         assert_eq!(result.unwrap(), 1);
     }
 }
+
+/// Every cell of the first sheet as `(reference, value)`, read on one
+/// thread and pipelined; asserts that both paths agree.
+fn cells_of(bytes: &[u8]) -> Vec<(String, String)> {
+    let mut workbook = open_with(bytes, Limits::default()).expect("open");
+    let mut one = Vec::new();
+    let mut rows = workbook.rows(0).expect("rows");
+    while let Some(row) = rows.next_row().expect("row") {
+        for cell in row.cells() {
+            let reference = cell.reference().to_string();
+            one.push((reference, cell.value().to_string()));
+        }
+    }
+    drop(rows);
+    let two = std::sync::Mutex::new(Vec::new());
+    workbook
+        .parallel()
+        .threads(2)
+        .for_each_row(|| {
+            |sheet: &SheetInfo, row: Row<'_>| {
+                if sheet.position() != 0 {
+                    return;
+                }
+                for cell in row.cells() {
+                    let reference = cell.reference().to_string();
+                    two.lock()
+                        .unwrap()
+                        .push((reference, cell.value().to_string()));
+                }
+            }
+        })
+        .expect("pipelined");
+    let mut two = two.into_inner().unwrap();
+    two.sort();
+    let mut sorted = one.clone();
+    sorted.sort();
+    assert_eq!(sorted, two, "one thread and pipelined differ");
+    one
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(reference, value)| (reference.to_string(), value.to_string()))
+        .collect()
+}
+
+#[test]
+fn foreign_elements_in_rows_cells_and_items_are_not_read() {
+    let sheet = format!(
+        r#"{XML_DECL}<worksheet xmlns="{MAIN_NS}" xmlns:x14="urn:example:ext" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" mc:Ignorable="x14"><sheetData><row r="1"><c r="A1"><v>1</v></c><x14:c r="B1"><x14:v>2</x14:v></x14:c><x14:wrap><c r="C1"><v>3</v></c></x14:wrap><c r="D1" t="inlineStr"><is><t>keep</t><x14:t>drop</x14:t></is></c><c r="E1"><x14:v>9</x14:v><v>5</v></c><c r="F1" t="s"><v>0</v></c></row><mc:AlternateContent><mc:Choice Requires="x14"><row r="2"><c r="A2"><v>6</v></c></row></mc:Choice></mc:AlternateContent><x14:row r="3"><c r="A3"><v>7</v></c></x14:row><row r="4"><c r="A4"><v>8</v></c></row></sheetData></worksheet>"#
+    );
+    let strings = format!(
+        r#"{XML_DECL}<sst xmlns="{MAIN_NS}" xmlns:x14="urn:example:ext"><x14:si><t>not an item</t></x14:si><si><t>one</t><x14:t>, not this</x14:t><r><t>, two</t><x14:r><t>, nor this</t></x14:r></r></si></sst>"#
+    );
+    let bytes = book().sheet("Data", sheet).strings_part(strings).build();
+    assert_eq!(
+        cells_of(&bytes),
+        pairs(&[
+            ("A1", "1"),
+            ("D1", "keep"),
+            ("E1", "5"),
+            ("F1", "one, two"),
+            ("A4", "8"),
+        ])
+    );
+}
+
+#[test]
+fn prefixed_spreadsheetml_is_read_and_a_foreign_default_is_not() {
+    // The default namespace is foreign: unprefixed `<c>`s are not cells,
+    // and the unprefixed fast paths must not take them.
+    let sheet = format!(
+        r#"{XML_DECL}<x:worksheet xmlns="urn:example:other" xmlns:x="{MAIN_NS}"><x:sheetData><x:row r="1"><c r="A1"><v>7</v></c><x:c r="B1" t="s"><x:v>0</x:v></x:c><x:c r="C1"><x:v>2.5</x:v></x:c></x:row><row r="2"><x:c r="A2"><x:v>9</x:v></x:c></row><x:row r="3"><x:c r="A3" t="inlineStr"><x:is><x:t>inline</x:t><t>no</t></x:is></x:c></x:row></x:sheetData></x:worksheet>"#
+    );
+    let strings = format!(
+        r#"{XML_DECL}<s:sst xmlns:s="{STRICT_MAIN_NS}" xmlns="urn:example:other"><si><t>not an item</t></si><s:si><s:t>strict</s:t><t>, not this</t></s:si></s:sst>"#
+    );
+    let bytes = book().sheet("Data", sheet).strings_part(strings).build();
+    assert_eq!(
+        cells_of(&bytes),
+        pairs(&[("B1", "strict"), ("C1", "2.5"), ("A3", "inline")])
+    );
+}
+
+#[test]
+fn a_declaration_below_the_root_is_honoured_in_its_scope() {
+    let sheet = format!(
+        r#"{XML_DECL}<worksheet xmlns="{MAIN_NS}"><sheetData><row r="1" xmlns:s="{MAIN_NS}"><s:c r="A1"><s:v>1</s:v></s:c></row><row r="2"><s:c r="A2"><v>2</v></s:c><c r="B2" xmlns="urn:example:other"><v>3</v></c><c r="C2"><v>4</v></c></row><row r="3" xmlns="urn:example:other"><c r="A3"><v>5</v></c></row><row r="4"><c r="A4"><v xmlns="urn:example:other">6</v><v>7</v></c></row><row r="5"><c r="A5"><v>8</v></c></row></sheetData></worksheet>"#
+    );
+    let strings = format!(
+        r#"{XML_DECL}<sst xmlns="{MAIN_NS}"><si xmlns:z="{MAIN_NS}"><z:t>a</z:t></si><si><t xmlns="urn:example:other">b</t><t>c</t><z:t>d</z:t></si></sst>"#
+    );
+    let rows = r#"<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>"#;
+    let bytes = book()
+        .sheet("Data", sheet)
+        .sheet("Strings", sheet_xml(rows))
+        .strings_part(strings)
+        .build();
+    assert_eq!(
+        cells_of(&bytes),
+        pairs(&[("A1", "1"), ("C2", "4"), ("A4", "7"), ("A5", "8")])
+    );
+    let mut workbook = open_with(&bytes, Limits::default()).expect("open");
+    let mut rows = workbook.rows(1).expect("rows");
+    let row = rows.next_row().expect("row").expect("a row");
+    let values: Vec<String> = row.cells().iter().map(|c| c.value().to_string()).collect();
+    assert_eq!(values, ["a", "c"]);
+}
