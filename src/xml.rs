@@ -341,7 +341,7 @@ pub(crate) const SPREADSHEETML: [&[u8]; 2] = [
 pub(crate) struct Namespaces {
     /// `(prefix, bound to SpreadsheetML)`, innermost last; the default
     /// namespace has the empty prefix.
-    bindings: Vec<(smallvec::SmallVec<[u8; 8]>, bool)>,
+    bindings: Vec<(smallvec::SmallVec<[u8; 16]>, bool)>,
 }
 
 impl Namespaces {
@@ -370,15 +370,17 @@ impl Namespaces {
                 _ => continue,
             };
             let raw = value.of(input);
+            // Decoded (on the heap) only when it holds a reference.
+            let decoded;
             let uri = if raw.contains(&b'&') {
-                decode_owned(raw, true)?.into_bytes()
+                decoded = decode_owned(raw, true)?;
+                decoded.as_bytes()
             } else {
-                raw.to_vec()
+                raw
             };
             // `xmlns=""` leaves unprefixed names in no namespace: read as
             // SpreadsheetML, like a part that declares none.
-            let spreadsheet =
-                SPREADSHEETML.contains(&uri.as_slice()) || (prefix.is_empty() && uri.is_empty());
+            let spreadsheet = SPREADSHEETML.contains(&uri) || (prefix.is_empty() && uri.is_empty());
             self.bindings.push((prefix.into(), spreadsheet));
             declared = true;
         }
