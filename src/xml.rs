@@ -724,34 +724,72 @@ const MAX_WALK_DEPTH: usize = 256;
 /// there).
 pub(crate) fn walk(
     input: &[u8],
+    visit: impl FnMut(Token) -> Result<(), XmlError>,
+) -> Result<(), XmlError> {
+    walk_tokens(input, false, visit)
+}
+
+/// [`walk`] for a SpreadsheetML part (the workbook, styles): `visit` sees
+/// only the tokens of SpreadsheetML elements (see [`Namespaces`]); a
+/// foreign element is skipped with its content, its structure still
+/// checked.
+pub(crate) fn walk_spreadsheet(
+    input: &[u8],
+    visit: impl FnMut(Token) -> Result<(), XmlError>,
+) -> Result<(), XmlError> {
+    walk_tokens(input, true, visit)
+}
+
+fn walk_tokens(
+    input: &[u8],
+    spreadsheet_only: bool,
     mut visit: impl FnMut(Token) -> Result<(), XmlError>,
 ) -> Result<(), XmlError> {
     let mut pos = 0;
-    let mut open: Vec<Span> = Vec::new();
+    // Each open element, the bindings before its own, and whether it is
+    // foreign.
+    let mut open: Vec<(Span, usize, bool)> = Vec::new();
+    let mut namespaces = Namespaces::default();
+    let mut foreign_open = 0usize;
     let mut seen_root = false;
     loop {
         match next_token(input, pos, true)? {
             Step::Token(token, next) => {
+                let mut foreign = spreadsheet_only && foreign_open > 0;
                 match token {
                     Token::Start {
-                        name, self_closing, ..
+                        name,
+                        attributes,
+                        self_closing,
                     } => {
                         if open.is_empty() && seen_root {
                             return Err(XmlError::at("a second root element", pos));
                         }
                         seen_root = true;
-                        if !self_closing {
+                        let scope = namespaces.len();
+                        if spreadsheet_only {
+                            namespaces.declare(input, attributes)?;
+                            foreign = foreign || !namespaces.is_spreadsheet(name.of(input));
+                        }
+                        if self_closing {
+                            namespaces.truncate(scope);
+                        } else {
                             if open.len() >= MAX_WALK_DEPTH {
                                 return Err(XmlError::at(
                                     "elements nested more than 256 deep",
                                     pos,
                                 ));
                             }
-                            open.push(name);
+                            open.push((name, scope, foreign));
+                            foreign_open += usize::from(foreign);
                         }
                     }
                     Token::End { name } => match open.pop() {
-                        Some(top) if top.of(input) == name.of(input) => {}
+                        Some((top, scope, element_foreign)) if top.of(input) == name.of(input) => {
+                            namespaces.truncate(scope);
+                            foreign_open -= usize::from(element_foreign);
+                            foreign = element_foreign;
+                        }
                         _ => {
                             return Err(XmlError::at(
                                 "an end tag does not close the element open here",
@@ -761,7 +799,9 @@ pub(crate) fn walk(
                     },
                     _ => {}
                 }
-                visit(token)?;
+                if !foreign {
+                    visit(token)?;
+                }
                 pos = next;
             }
             Step::End | Step::Incomplete => {

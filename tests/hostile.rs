@@ -772,3 +772,29 @@ fn a_declaration_below_the_root_is_honoured_in_its_scope() {
     let values: Vec<String> = row.cells().iter().map(|c| c.value().to_string()).collect();
     assert_eq!(values, ["a", "c"]);
 }
+
+#[test]
+fn foreign_elements_in_the_workbook_and_styles_are_not_read() {
+    // A `<sheet>` inside a foreign element is not a sheet of the workbook,
+    // and a foreign `workbookPr` does not switch to the 1904 date system.
+    let workbook_extension = r#"<x14:workbookPr xmlns:x14="urn:example:ext" date1904="1"/><x14:ghosts xmlns:x14="urn:example:ext"><sheet name="Ghost" sheetId="9" r:id="rId1"/></x14:ghosts>"#;
+    // A foreign `<xf>` in `cellXfs` takes no style index, and a foreign
+    // `<numFmt>` does not redefine a format.
+    let styles = format!(
+        r#"{XML_DECL}<styleSheet xmlns="{MAIN_NS}" xmlns:x14="urn:example:ext"><numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd"/><x14:numFmt numFmtId="164" formatCode="0.00"/></numFmts><cellXfs count="3"><x14:xf numFmtId="0"/><xf numFmtId="0"/><xf numFmtId="164"/><x14:ext><xf numFmtId="0"/></x14:ext></cellXfs></styleSheet>"#
+    );
+    let rows =
+        r#"<row r="1"><c r="A1" s="1"><v>45292</v></c><c r="B1" s="0"><v>45292</v></c></row>"#;
+    let bytes = book()
+        .workbook_pr(workbook_extension)
+        .sheet("Data", sheet_xml(rows))
+        .styles(styles)
+        .build();
+    let workbook = open_with(&bytes, Limits::default()).expect("open");
+    let names: Vec<&str> = workbook.sheets().iter().map(SheetInfo::name).collect();
+    assert_eq!(names, ["Data"]);
+    assert_eq!(
+        cells_of(&bytes),
+        pairs(&[("A1", "2024-01-01"), ("B1", "45292")])
+    );
+}
