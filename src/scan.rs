@@ -4,8 +4,9 @@
 //! nothing of ZIP, shared strings or styles. It is handed the unconsumed
 //! window of a sheet's XML and either finds one complete `<row>` in it
 //! ([`Scan::Row`]), or says how much can be dropped and that it needs more
-//! input ([`Scan::NeedMore`]), or that the sheet data has ended
-//! ([`Scan::End`]). A row cut off by the end of the window is scanned again
+//! input ([`Scan::NeedMore`]), or that the part has ended properly
+//! ([`Scan::End`]: after `</sheetData>` the rest of the part is read for
+//! its structure only, so a sheet cut short there is an error). A row cut off by the end of the window is scanned again
 //! from its start once more bytes are there, so the caller can feed chunks
 //! of any size. Positions in a [`RawRow`] are offsets into the window; the
 //! reader resolves them into values.
@@ -14,7 +15,7 @@ use crate::bytes::{find_byte, find_byte_soon};
 use crate::cell::{MAX_COLUMN, MAX_ROW, parse_reference, parse_row_number};
 use crate::error::{Error, ErrorKind, Result};
 use crate::number;
-use crate::xml::{self, Attributes, Piece, Span, Step, Token};
+use crate::xml::{self, Attributes, Namespaces, Piece, Span, Step, Token};
 use smallvec::SmallVec;
 
 /// A row's attributes: already read by the fast path (the row index, if
@@ -179,7 +180,8 @@ pub(crate) enum Scan {
     Row { consumed: usize },
     /// No complete row in the window; drop `consumed` bytes and supply more.
     NeedMore { consumed: usize },
-    /// The sheet data has ended (or the part has none).
+    /// The part has ended properly after its sheet data (or, for a chart
+    /// or dialog sheet, without any).
     End,
 }
 
@@ -189,7 +191,10 @@ enum State {
     Prologue,
     /// Inside `<sheetData>`.
     Data,
-    /// After `</sheetData>`.
+    /// After `</sheetData>`: the rest of the part is read for its
+    /// structure (the root's end tag, nothing after it).
+    Epilogue,
+    /// The part has ended properly.
     Done,
 }
 
@@ -201,10 +206,35 @@ pub(crate) struct SheetScanner {
     next_row: u32,
     /// Elements other than rows open inside `<sheetData>` (none in files
     /// written by spreadsheet programs), to check that they nest.
-    open: Vec<Vec<u8>>,
+    open: Vec<OpenElement>,
+    /// How many of `open` are foreign: rows inside them are skipped.
+    foreign_open: usize,
+    /// The elements open outside `<sheetData>` (the root, and what sits
+    /// before and after the data: `<sheetViews>`, an extension list): a
+    /// part cut short after `</sheetData>` still has its root open.
+    outer: Vec<OpenElement>,
     /// Once the root element is seen: whether it is a sheet with data
     /// (`<worksheet>`, `<macrosheet>`), which must have `<sheetData>`.
     root: Option<bool>,
+    /// The namespace prefixes in scope: only SpreadsheetML elements are
+    /// read, foreign ones are skipped with their content.
+    namespaces: Namespaces,
+    /// How many bindings were in scope inside `<sheetData>`, before rows.
+    data_scope: usize,
+    /// Whether the fast paths, which read unprefixed tags, may run: the
+    /// default namespace is SpreadsheetML where rows are read. Set when
+    /// the scope changes, not per row.
+    fast: bool,
+}
+
+/// An element open while the scanner reads around it: its qualified name
+/// (to check that its end tag matches), the namespace bindings in scope
+/// before its own, and whether it is SpreadsheetML's.
+#[derive(Debug)]
+struct OpenElement {
+    name: Vec<u8>,
+    scope: usize,
+    spreadsheet: bool,
 }
 
 impl Default for SheetScanner {
@@ -236,6 +266,10 @@ fn too_deep(pos: usize) -> Error {
     Error::xml(format!("elements nested more than {MAX_NESTING} deep")).with_offset(pos as u64)
 }
 
+fn after_the_root(pos: usize) -> Error {
+    Error::xml("an element after the root element's end").with_offset(pos as u64)
+}
+
 fn name_is(input: &[u8], name: Span, wanted: &[u8]) -> bool {
     xml::local_name(name.of(input)) == wanted
 }
@@ -250,7 +284,12 @@ impl SheetScanner {
             state: State::Prologue,
             next_row: 0,
             open: Vec::new(),
+            foreign_open: 0,
+            outer: Vec::new(),
             root: None,
+            namespaces: Namespaces::default(),
+            data_scope: 0,
+            fast: false,
         }
     }
 
@@ -260,9 +299,20 @@ impl SheetScanner {
     pub(crate) fn scan(&mut self, input: &[u8], complete: bool, row: &mut RawRow) -> Result<Scan> {
         // Nearly always the window starts with the next row's start tag.
         if self.state == State::Data
+            && self.fast
             && let Some((attributes, next, self_closing)) = fast_row_start(input, 0)
         {
-            return match self.scan_row(input, 0, next, attributes, self_closing, complete, row)? {
+            let scope = self.namespaces.len();
+            return match self.scan_row(
+                input,
+                0,
+                next,
+                attributes,
+                self_closing,
+                complete,
+                row,
+                scope,
+            )? {
                 Some(end) => Ok(Scan::Row { consumed: end }),
                 None => Ok(Scan::NeedMore { consumed: 0 }),
             };
@@ -284,23 +334,46 @@ impl SheetScanner {
                 match xml::next_token(input, pos, complete).map_err(xml_error)? {
                     Step::Token(
                         Token::Start {
-                            name, self_closing, ..
+                            name,
+                            attributes,
+                            self_closing,
                         },
                         next,
-                    ) if name_is(input, name, b"sheetData") => {
-                        pos = next;
-                        if self_closing {
-                            self.state = State::Done;
-                            return Ok(Scan::End);
+                    ) => {
+                        if self.root.is_some() && self.outer.is_empty() {
+                            return Err(after_the_root(pos));
                         }
-                        self.state = State::Data;
-                        break;
-                    }
-                    Step::Token(Token::Start { name, .. }, next) => {
+                        let scope = self.namespaces.len();
+                        self.namespaces
+                            .declare(input, attributes)
+                            .map_err(xml_error)?;
+                        let spreadsheet = self.namespaces.is_spreadsheet(name.of(input));
+                        let local = xml::local_name(name.of(input));
+                        if local == b"sheetData"
+                            && spreadsheet
+                            && self.outer.iter().all(|open| open.spreadsheet)
+                        {
+                            pos = next;
+                            if self_closing {
+                                self.namespaces.truncate(scope);
+                                self.state = State::Epilogue;
+                                return self.scan_epilogue(input, pos, complete);
+                            }
+                            self.data_scope = scope;
+                            self.fast = self.namespaces.default_is_spreadsheet();
+                            self.state = State::Data;
+                            break;
+                        }
                         if self.root.is_none() {
-                            let local = xml::local_name(name.of(input));
-                            self.root = Some(local == b"worksheet" || local == b"macrosheet");
+                            self.root = Some(
+                                spreadsheet && (local == b"worksheet" || local == b"macrosheet"),
+                            );
                         }
+                        self.open_outer(input, name, self_closing, pos, scope, spreadsheet)?;
+                        pos = next;
+                    }
+                    Step::Token(Token::End { name }, next) => {
+                        self.close_outer(input, name, pos)?;
                         pos = next;
                     }
                     Step::Token(_, next) => pos = next,
@@ -313,18 +386,33 @@ impl SheetScanner {
                             return Err(Error::xml("the part ends before `<sheetData>`")
                                 .with_offset(pos as u64));
                         }
+                        self.check_outer_closed(pos)?;
                         self.state = State::Done;
                         return Ok(Scan::End);
                     }
                 }
             }
         }
-        if self.state == State::Done {
-            return Ok(Scan::End);
+        match self.state {
+            State::Epilogue => return self.scan_epilogue(input, pos, complete),
+            State::Done => return Ok(Scan::End),
+            State::Prologue | State::Data => {}
         }
         loop {
-            if let Some((attributes, next, self_closing)) = fast_row_start(input, pos) {
-                match self.scan_row(input, pos, next, attributes, self_closing, complete, row)? {
+            if self.fast
+                && let Some((attributes, next, self_closing)) = fast_row_start(input, pos)
+            {
+                let scope = self.namespaces.len();
+                match self.scan_row(
+                    input,
+                    pos,
+                    next,
+                    attributes,
+                    self_closing,
+                    complete,
+                    row,
+                    scope,
+                )? {
                     Some(end) => return Ok(Scan::Row { consumed: end }),
                     None => return Ok(Scan::NeedMore { consumed: pos }),
                 }
@@ -337,48 +425,68 @@ impl SheetScanner {
                         self_closing,
                     },
                     next,
-                ) if name_is(input, name, b"row") => {
-                    let attributes = RowAttributes::Raw(attributes);
-                    match self.scan_row(
-                        input,
-                        pos,
-                        next,
-                        attributes,
-                        self_closing,
-                        complete,
-                        row,
-                    )? {
-                        Some(end) => return Ok(Scan::Row { consumed: end }),
-                        None => return Ok(Scan::NeedMore { consumed: pos }),
-                    }
-                }
-                Step::Token(Token::End { name }, _)
-                    if self.open.is_empty() && name_is(input, name, b"sheetData") =>
-                {
-                    self.state = State::Done;
-                    return Ok(Scan::End);
-                }
-                Step::Token(
-                    Token::Start {
-                        name, self_closing, ..
-                    },
-                    next,
                 ) => {
-                    // Something other than a row (an extension list, say): skipped, but its
-                    // elements must nest.
-                    if !self_closing {
+                    let scope = self.namespaces.len();
+                    self.namespaces
+                        .declare(input, attributes)
+                        .map_err(xml_error)?;
+                    let spreadsheet =
+                        self.foreign_open == 0 && self.namespaces.is_spreadsheet(name.of(input));
+                    if spreadsheet && name_is(input, name, b"row") {
+                        let attributes = RowAttributes::Raw(attributes);
+                        match self.scan_row(
+                            input,
+                            pos,
+                            next,
+                            attributes,
+                            self_closing,
+                            complete,
+                            row,
+                            scope,
+                        )? {
+                            Some(end) => return Ok(Scan::Row { consumed: end }),
+                            None => return Ok(Scan::NeedMore { consumed: pos }),
+                        }
+                    }
+                    // Something other than a row (an extension list, say):
+                    // skipped, but its elements must nest; rows inside a
+                    // foreign element are not read.
+                    if self_closing {
+                        self.namespaces.truncate(scope);
+                    } else {
                         if self.open.len() >= MAX_NESTING {
                             return Err(too_deep(pos));
                         }
-                        self.open.push(name.of(input).to_vec());
+                        self.open.push(OpenElement {
+                            name: name.of(input).to_vec(),
+                            scope,
+                            spreadsheet,
+                        });
+                        self.foreign_open += usize::from(!spreadsheet);
+                        self.fast =
+                            self.foreign_open == 0 && self.namespaces.default_is_spreadsheet();
                     }
                     pos = next;
                 }
+                Step::Token(Token::End { name }, next)
+                    if self.open.is_empty()
+                        && name_is(input, name, b"sheetData")
+                        && self.namespaces.is_spreadsheet(name.of(input)) =>
+                {
+                    self.namespaces.truncate(self.data_scope);
+                    self.state = State::Epilogue;
+                    return self.scan_epilogue(input, next, complete);
+                }
                 Step::Token(Token::End { name }, next) => {
-                    if self.open.last().map(Vec::as_slice) != Some(name.of(input)) {
+                    let Some(open) = self
+                        .open
+                        .pop_if(|open| open.name.as_slice() == name.of(input))
+                    else {
                         return Err(unexpected_end_tag(input, name, pos));
-                    }
-                    self.open.pop();
+                    };
+                    self.namespaces.truncate(open.scope);
+                    self.foreign_open -= usize::from(!open.spreadsheet);
+                    self.fast = self.foreign_open == 0 && self.namespaces.default_is_spreadsheet();
                     pos = next;
                 }
                 Step::Token(token, next) => {
@@ -395,10 +503,136 @@ impl SheetScanner {
         }
     }
 
+    /// Reads what follows `</sheetData>` for its structure only: the
+    /// elements there nest, the root closes, nothing follows the root
+    /// (an element after it is refused: XML has one root, and a writer
+    /// that appends markup to a sheet is broken), and the part does not
+    /// end inside an element. `End` once the part has ended properly.
+    fn scan_epilogue(&mut self, input: &[u8], mut pos: usize, complete: bool) -> Result<Scan> {
+        loop {
+            match xml::next_token(input, pos, complete).map_err(xml_error)? {
+                Step::Token(
+                    Token::Start {
+                        name,
+                        attributes,
+                        self_closing,
+                    },
+                    next,
+                ) => {
+                    if self.outer.is_empty() {
+                        return Err(after_the_root(pos));
+                    }
+                    let scope = self.namespaces.len();
+                    self.namespaces
+                        .declare(input, attributes)
+                        .map_err(xml_error)?;
+                    let spreadsheet = self.namespaces.is_spreadsheet(name.of(input));
+                    self.open_outer(input, name, self_closing, pos, scope, spreadsheet)?;
+                    pos = next;
+                }
+                Step::Token(Token::End { name }, next) => {
+                    self.close_outer(input, name, pos)?;
+                    pos = next;
+                }
+                Step::Token(token, next) => {
+                    check_stray_text(input, token, pos)?;
+                    pos = next;
+                }
+                Step::Incomplete => return Ok(Scan::NeedMore { consumed: pos }),
+                Step::End => {
+                    self.check_outer_closed(pos)?;
+                    self.state = State::Done;
+                    return Ok(Scan::End);
+                }
+            }
+        }
+    }
+
+    /// An element starts outside `<sheetData>`.
+    /// `scope` is the number of namespace bindings before the element's
+    /// own, `spreadsheet` whether it is SpreadsheetML's.
+    fn open_outer(
+        &mut self,
+        input: &[u8],
+        name: Span,
+        self_closing: bool,
+        pos: usize,
+        scope: usize,
+        spreadsheet: bool,
+    ) -> Result<()> {
+        if self_closing {
+            self.namespaces.truncate(scope);
+        } else {
+            if self.outer.len() >= MAX_NESTING {
+                return Err(too_deep(pos));
+            }
+            self.outer.push(OpenElement {
+                name: name.of(input).to_vec(),
+                scope,
+                spreadsheet,
+            });
+        }
+        Ok(())
+    }
+
+    /// An element ends outside `<sheetData>`: the one open there.
+    fn close_outer(&mut self, input: &[u8], name: Span, pos: usize) -> Result<()> {
+        let Some(open) = self
+            .outer
+            .pop_if(|open| open.name.as_slice() == name.of(input))
+        else {
+            return Err(unexpected_end_tag(input, name, pos));
+        };
+        self.namespaces.truncate(open.scope);
+        Ok(())
+    }
+
+    /// The part ended at `pos`: every element outside the data is closed.
+    fn check_outer_closed(&self, pos: usize) -> Result<()> {
+        match self.outer.last() {
+            None => Ok(()),
+            Some(open) => Err(Error::xml(format!(
+                "the part ends inside `<{}>` (cut short?)",
+                String::from_utf8_lossy(&open.name)
+            ))
+            .with_offset(pos as u64)),
+        }
+    }
+
     /// Scans one row whose start tag spans `tag_start..body_start`. Returns
-    /// the end of the row, or None when the input ends inside it.
+    /// the end of the row, or None when the input ends inside it. `scope`
+    /// is the number of namespace bindings before the row's own: the row's
+    /// are dropped again at its end (or to scan it again from its start).
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn scan_row(
+        &mut self,
+        input: &[u8],
+        tag_start: usize,
+        body_start: usize,
+        attributes: RowAttributes,
+        self_closing: bool,
+        complete: bool,
+        row: &mut RawRow,
+        scope: usize,
+    ) -> Result<Option<usize>> {
+        let scanned = self.read_row(
+            input,
+            tag_start,
+            body_start,
+            attributes,
+            self_closing,
+            complete,
+            row,
+        );
+        self.namespaces.truncate(scope);
+        scanned
+    }
+
+    /// The body of [`scan_row`](Self::scan_row).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn read_row(
         &mut self,
         input: &[u8],
         tag_start: usize,
@@ -439,24 +673,36 @@ impl SheetScanner {
         }
         let mut pos = body_start;
         let mut next_column: u32 = 0;
-        // Elements other than cells open in the row (rare), to check nesting.
-        let mut open: SmallVec<[Span; 4]> = SmallVec::new();
+        // Elements other than cells open in the row (rare), to check
+        // nesting: each with the namespace bindings before its own and
+        // whether it is SpreadsheetML's.
+        let mut open: SmallVec<[(Span, usize, bool); 4]> = SmallVec::new();
+        // How many of them are foreign: cells inside are not read.
+        let mut foreign = 0usize;
+        // Whether the fast paths, which read unprefixed tags, may run: a
+        // row the fast path read declares nothing.
+        let mut fast = match attributes {
+            RowAttributes::Raw(_) => self.namespaces.default_is_spreadsheet(),
+            _ => true,
+        };
         let reference = spelled.unwrap_or_else(|| RowReference::new(index));
         loop {
             // Cells first: a row has more of them than ends.
-            if let Some((column, end)) = fast_cell(
-                input,
-                pos,
-                &reference,
-                next_column,
-                &mut row.cells,
-                &mut row.pieces,
-            ) {
+            if fast
+                && let Some((column, end)) = fast_cell(
+                    input,
+                    pos,
+                    &reference,
+                    next_column,
+                    &mut row.cells,
+                    &mut row.pieces,
+                )
+            {
                 next_column = column + 1;
                 pos = end;
                 continue;
             }
-            if open.is_empty() && input.get(pos..pos + 6) == Some(b"</row>") {
+            if fast && open.is_empty() && input.get(pos..pos + 6) == Some(b"</row>") {
                 self.next_row = index + 1;
                 row.ascii_only = fast_only && row.pieces.is_empty();
                 return Ok(Some(pos + 6));
@@ -470,7 +716,37 @@ impl SheetScanner {
                         self_closing,
                     },
                     next,
-                ) if name_is(input, name, b"c") => {
+                ) => {
+                    let scope = self.namespaces.len();
+                    self.namespaces
+                        .declare(input, attributes)
+                        .map_err(|err| xml_error(err).with_row(index + 1))?;
+                    let spreadsheet =
+                        foreign == 0 && self.namespaces.is_spreadsheet(name.of(input));
+                    let local = xml::local_name(name.of(input));
+                    if !spreadsheet || local != b"c" {
+                        if spreadsheet && (local == b"row" || local == b"sheetData") {
+                            // Cannot be: refused now, not once the row limit is hit.
+                            return Err(Error::xml(format!(
+                                "a `<{}>` inside a `<row>`",
+                                String::from_utf8_lossy(local)
+                            ))
+                            .with_row(index + 1)
+                            .with_offset(pos as u64));
+                        }
+                        if self_closing {
+                            self.namespaces.truncate(scope);
+                        } else {
+                            if open.len() >= MAX_NESTING {
+                                return Err(too_deep(pos).with_row(index + 1));
+                            }
+                            open.push((name, scope, spreadsheet));
+                            foreign += usize::from(!spreadsheet);
+                            fast = foreign == 0 && self.namespaces.default_is_spreadsheet();
+                        }
+                        pos = next;
+                        continue;
+                    }
                     let mut cell = RawCell {
                         row: index,
                         column: next_column,
@@ -493,13 +769,20 @@ impl SheetScanner {
                     next_column = cell.column + 1;
                     pos = next;
                     if !self_closing {
-                        match scan_cell_body(input, pos, complete, &mut cell, &mut row.pieces)
-                            .map_err(|err| err.with_row(index + 1))?
-                        {
+                        let body = scan_cell_body(
+                            input,
+                            pos,
+                            complete,
+                            &mut cell,
+                            &mut row.pieces,
+                            &mut self.namespaces,
+                        );
+                        match body.map_err(|err| err.with_row(index + 1))? {
                             Some(end) => pos = end,
                             None => return Ok(None),
                         }
                     }
+                    self.namespaces.truncate(scope);
                     if cell.value.is_some() {
                         if row.cells.len() >= MAX_ROW_CELLS {
                             return Err(too_many_cells()
@@ -515,34 +798,16 @@ impl SheetScanner {
                     self.next_row = index + 1;
                     return Ok(Some(next));
                 }
-                Step::Token(
-                    Token::Start {
-                        name, self_closing, ..
-                    },
-                    next,
-                ) => {
-                    let local = xml::local_name(name.of(input));
-                    if local == b"row" || local == b"sheetData" {
-                        // Cannot be: refused now, not once the row limit is hit.
-                        return Err(Error::xml(format!(
-                            "a `<{}>` inside a `<row>`",
-                            String::from_utf8_lossy(local)
-                        ))
-                        .with_row(index + 1)
-                        .with_offset(pos as u64));
-                    }
-                    if !self_closing {
-                        if open.len() >= MAX_NESTING {
-                            return Err(too_deep(pos).with_row(index + 1));
-                        }
-                        open.push(name);
-                    }
-                    pos = next;
-                }
                 Step::Token(Token::End { name }, next) => {
-                    if open.pop().map(|top| top.of(input)) != Some(name.of(input)) {
+                    let Some((_, scope, spreadsheet)) = open
+                        .pop()
+                        .filter(|(top, ..)| top.of(input) == name.of(input))
+                    else {
                         return Err(unexpected_end_tag(input, name, pos).with_row(index + 1));
-                    }
+                    };
+                    self.namespaces.truncate(scope);
+                    foreign -= usize::from(!spreadsheet);
+                    fast = foreign == 0 && self.namespaces.default_is_spreadsheet();
                     pos = next;
                 }
                 Step::Token(token, next) => {
@@ -611,7 +876,9 @@ fn fast_attributes(
             _ => {
                 let eq = find_byte(input, at, b'=')?;
                 let name = &input[at..eq];
+                // A namespace declaration: the general path binds it.
                 if input.get(eq + 1) != Some(&b'"')
+                    || name.starts_with(b"xmlns")
                     || name.iter().any(|b| {
                         !b.is_ascii()
                             || matches!(
@@ -1107,19 +1374,26 @@ fn piece_index(pieces: &[Piece]) -> u32 {
 }
 
 /// Scans the children of a `<c>` from `pos` to its end tag. Returns the
-/// position after `</c>`, or None when the input ends first.
+/// position after `</c>`, or None when the input ends first. Foreign
+/// elements (see [`Namespaces`]) are skipped with their content; the
+/// bindings made inside the cell are dropped again by its end.
 fn scan_cell_body(
     input: &[u8],
     mut pos: usize,
     complete: bool,
     cell: &mut RawCell,
     pieces: &mut Vec<Piece>,
+    namespaces: &mut Namespaces,
 ) -> Result<Option<usize>> {
     let mut collecting = Collecting::Nothing;
     let mut range_start = piece_index(pieces);
     let mut inline: Option<PieceRange> = None;
-    // Elements open inside the cell, to check that they nest.
-    let mut open: SmallVec<[Span; 4]> = SmallVec::new();
+    // Elements open inside the cell, to check that they nest: each with
+    // the namespace bindings before its own and whether it is
+    // SpreadsheetML's.
+    let mut open: SmallVec<[(Span, usize, bool); 4]> = SmallVec::new();
+    // How many of them are foreign: nothing inside is read.
+    let mut foreign = 0usize;
     loop {
         let (token, next) = match xml::next_token(input, pos, complete).map_err(xml_error)? {
             Step::Token(token, next) => (token, next),
@@ -1132,7 +1406,9 @@ fn scan_cell_body(
         };
         match token {
             Token::Start {
-                name, self_closing, ..
+                name,
+                attributes,
+                self_closing,
             } => {
                 let local = xml::local_name(name.of(input));
                 if matches!(collecting, Collecting::Value | Collecting::Formula) {
@@ -1142,18 +1418,28 @@ fn scan_cell_body(
                     ))
                     .with_offset(pos as u64));
                 }
-                if matches!(local, b"c" | b"row" | b"sheetData") {
+                let scope = namespaces.len();
+                namespaces.declare(input, attributes).map_err(xml_error)?;
+                let spreadsheet = foreign == 0 && namespaces.is_spreadsheet(name.of(input));
+                if spreadsheet && matches!(local, b"c" | b"row" | b"sheetData") {
                     return Err(Error::xml(format!(
                         "a `<{}>` inside a `<c>`",
                         String::from_utf8_lossy(local)
                     ))
                     .with_offset(pos as u64));
                 }
-                if !self_closing {
+                if self_closing {
+                    namespaces.truncate(scope);
+                } else {
                     if open.len() >= MAX_NESTING {
                         return Err(too_deep(pos));
                     }
-                    open.push(name);
+                    open.push((name, scope, spreadsheet));
+                    foreign += usize::from(!spreadsheet);
+                }
+                if !spreadsheet {
+                    pos = next;
+                    continue;
                 }
                 match (collecting, local) {
                     (Collecting::Nothing, b"v") => {
@@ -1225,8 +1511,17 @@ fn scan_cell_body(
                     }
                     return Ok(Some(next));
                 }
-                if open.pop().map(|top| top.of(input)) != Some(name.of(input)) {
+                let Some((_, scope, spreadsheet)) = open
+                    .pop()
+                    .filter(|(top, ..)| top.of(input) == name.of(input))
+                else {
                     return Err(unexpected_end_tag(input, name, pos));
+                };
+                namespaces.truncate(scope);
+                if !spreadsheet {
+                    foreign -= 1;
+                    pos = next;
+                    continue;
                 }
                 let range = PieceRange {
                     start: range_start,
@@ -1268,6 +1563,7 @@ fn scan_cell_body(
             }
             Token::Text(_) | Token::CData(_) => {
                 let keep = match collecting {
+                    _ if foreign > 0 => false,
                     Collecting::Value | Collecting::Formula => true,
                     Collecting::Inline {
                         in_text,
@@ -1395,7 +1691,8 @@ mod tests {
 
     const SHEET: &str = concat!(
         "\u{feff}<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n",
-        "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\">",
+        "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\"",
+        " xmlns:x=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\">",
         "<dimension ref=\"A1:C4\"/><sheetViews><sheetView workbookViewId=\"0\"/></sheetViews>",
         "<sheetData>\n",
         "<row r=\"1\" spans=\"1:3\"><c r=\"A1\" t=\"s\"><v>0</v></c><c r=\"B1\" s=\"2\"><v>1.5</v></c>",

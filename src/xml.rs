@@ -243,6 +243,8 @@ pub(crate) struct Attributes<'a> {
     input: &'a [u8],
     pos: usize,
     end: usize,
+    /// Whether names are handed out whole (`xmlns:x`), not by local name.
+    qualified: bool,
 }
 
 impl<'a> Attributes<'a> {
@@ -251,6 +253,15 @@ impl<'a> Attributes<'a> {
             input,
             pos: span.start,
             end: span.end,
+            qualified: false,
+        }
+    }
+
+    /// The same, handing out each attribute's qualified name.
+    pub(crate) fn qualified(input: &'a [u8], span: Span) -> Attributes<'a> {
+        Attributes {
+            qualified: true,
+            ..Attributes::new(input, span)
         }
     }
 }
@@ -299,7 +310,104 @@ impl<'a> Iterator for Attributes<'a> {
         };
         let value = Span::new(value_start + 1, value_start + 1 + close);
         self.pos = value.end + 1;
-        Some(Ok((local_name(&input[name_start..name_end]), value)))
+        let name = &input[name_start..name_end];
+        let name = if self.qualified {
+            name
+        } else {
+            local_name(name)
+        };
+        Some(Ok((name, value)))
+    }
+}
+
+/// The SpreadsheetML namespace URIs: transitional and strict.
+pub(crate) const SPREADSHEETML: [&[u8]; 2] = [
+    b"http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+    b"http://purl.oclc.org/ooxml/spreadsheetml/main",
+];
+
+/// The namespace prefixes in scope, and whether each is bound to
+/// SpreadsheetML: enough to tell a SpreadsheetML element (`<c>`, `<x:c>`)
+/// from a foreign one (an extension's `<x14:c>`, a `<c>` under a foreign
+/// default namespace), which readers skip with its content.
+///
+/// Declarations sit on the root element in practice; a reader binds each
+/// start tag's declarations with [`declare`](Self::declare) and drops them
+/// at its end tag with [`truncate`](Self::truncate) to the length it had
+/// before. A name whose prefix nothing binds is foreign, except an
+/// unprefixed one where no default namespace is declared: read as
+/// SpreadsheetML, as files without declarations are meant.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Namespaces {
+    /// `(prefix, bound to SpreadsheetML)`, innermost last; the default
+    /// namespace has the empty prefix.
+    bindings: Vec<(smallvec::SmallVec<[u8; 16]>, bool)>,
+}
+
+impl Namespaces {
+    /// How many bindings are in scope, for [`truncate`](Self::truncate).
+    pub(crate) fn len(&self) -> usize {
+        self.bindings.len()
+    }
+
+    /// Drops the bindings made after there were `len`.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.bindings.truncate(len);
+    }
+
+    /// Binds the namespace declarations (`xmlns`, `xmlns:p`) among a start
+    /// tag's attributes. Returns whether there were any.
+    pub(crate) fn declare(&mut self, input: &[u8], attributes: Span) -> Result<bool, XmlError> {
+        if memmem::find(attributes.of(input), b"xmlns").is_none() {
+            return Ok(false);
+        }
+        let mut declared = false;
+        for attribute in Attributes::qualified(input, attributes) {
+            let (name, value) = attribute?;
+            let prefix = match name.strip_prefix(b"xmlns") {
+                Some([]) => &[][..],
+                Some([b':', prefix @ ..]) if !prefix.is_empty() => prefix,
+                _ => continue,
+            };
+            let raw = value.of(input);
+            // Decoded (on the heap) only when it holds a reference.
+            let decoded;
+            let uri = if raw.contains(&b'&') {
+                decoded = decode_owned(raw, true)?;
+                decoded.as_bytes()
+            } else {
+                raw
+            };
+            // `xmlns=""` leaves unprefixed names in no namespace: read as
+            // SpreadsheetML, like a part that declares none.
+            let spreadsheet = SPREADSHEETML.contains(&uri) || (prefix.is_empty() && uri.is_empty());
+            self.bindings.push((prefix.into(), spreadsheet));
+            declared = true;
+        }
+        Ok(declared)
+    }
+
+    /// Whether the element or its qualified `name` is SpreadsheetML's.
+    pub(crate) fn is_spreadsheet(&self, name: &[u8]) -> bool {
+        let prefix = match name.iter().position(|&byte| byte == b':') {
+            Some(colon) => &name[..colon],
+            None => &[][..],
+        };
+        match self
+            .bindings
+            .iter()
+            .rev()
+            .find(|(bound, _)| bound.as_slice() == prefix)
+        {
+            Some(&(_, spreadsheet)) => spreadsheet,
+            None => prefix.is_empty(),
+        }
+    }
+
+    /// Whether unprefixed names are SpreadsheetML's: the scanners' fast
+    /// paths, which read unprefixed tags, run only then.
+    pub(crate) fn default_is_spreadsheet(&self) -> bool {
+        self.is_spreadsheet(b"")
     }
 }
 
@@ -616,34 +724,72 @@ const MAX_WALK_DEPTH: usize = 256;
 /// there).
 pub(crate) fn walk(
     input: &[u8],
+    visit: impl FnMut(Token) -> Result<(), XmlError>,
+) -> Result<(), XmlError> {
+    walk_tokens(input, false, visit)
+}
+
+/// [`walk`] for a SpreadsheetML part (the workbook, styles): `visit` sees
+/// only the tokens of SpreadsheetML elements (see [`Namespaces`]); a
+/// foreign element is skipped with its content, its structure still
+/// checked.
+pub(crate) fn walk_spreadsheet(
+    input: &[u8],
+    visit: impl FnMut(Token) -> Result<(), XmlError>,
+) -> Result<(), XmlError> {
+    walk_tokens(input, true, visit)
+}
+
+fn walk_tokens(
+    input: &[u8],
+    spreadsheet_only: bool,
     mut visit: impl FnMut(Token) -> Result<(), XmlError>,
 ) -> Result<(), XmlError> {
     let mut pos = 0;
-    let mut open: Vec<Span> = Vec::new();
+    // Each open element, the bindings before its own, and whether it is
+    // foreign.
+    let mut open: Vec<(Span, usize, bool)> = Vec::new();
+    let mut namespaces = Namespaces::default();
+    let mut foreign_open = 0usize;
     let mut seen_root = false;
     loop {
         match next_token(input, pos, true)? {
             Step::Token(token, next) => {
+                let mut foreign = spreadsheet_only && foreign_open > 0;
                 match token {
                     Token::Start {
-                        name, self_closing, ..
+                        name,
+                        attributes,
+                        self_closing,
                     } => {
                         if open.is_empty() && seen_root {
                             return Err(XmlError::at("a second root element", pos));
                         }
                         seen_root = true;
-                        if !self_closing {
+                        let scope = namespaces.len();
+                        if spreadsheet_only {
+                            namespaces.declare(input, attributes)?;
+                            foreign = foreign || !namespaces.is_spreadsheet(name.of(input));
+                        }
+                        if self_closing {
+                            namespaces.truncate(scope);
+                        } else {
                             if open.len() >= MAX_WALK_DEPTH {
                                 return Err(XmlError::at(
                                     "elements nested more than 256 deep",
                                     pos,
                                 ));
                             }
-                            open.push(name);
+                            open.push((name, scope, foreign));
+                            foreign_open += usize::from(foreign);
                         }
                     }
                     Token::End { name } => match open.pop() {
-                        Some(top) if top.of(input) == name.of(input) => {}
+                        Some((top, scope, element_foreign)) if top.of(input) == name.of(input) => {
+                            namespaces.truncate(scope);
+                            foreign_open -= usize::from(element_foreign);
+                            foreign = element_foreign;
+                        }
                         _ => {
                             return Err(XmlError::at(
                                 "an end tag does not close the element open here",
@@ -653,7 +799,9 @@ pub(crate) fn walk(
                     },
                     _ => {}
                 }
-                visit(token)?;
+                if !foreign {
+                    visit(token)?;
+                }
                 pos = next;
             }
             Step::End | Step::Incomplete => {

@@ -218,9 +218,22 @@ fn an_empty_sheet_part_is_an_error_not_an_empty_sheet() {
 }
 
 #[test]
-fn content_after_sheet_data_is_not_read() {
-    assert_reads(
+fn content_after_sheet_data_is_read_for_its_structure() {
+    // What follows `</sheetData>` is checked (nesting, the root's end,
+    // nothing after the root) the same way whatever the window: broken
+    // markup there is refused where it starts.
+    let err = assert_fails(
         b"<sheetData><row><c><v>1</v></c></row></sheetData><-worksheet> & junk <",
+        |kind| matches!(kind, ErrorKind::Xml(_)),
+    );
+    assert_eq!(err.location().offset, Some(49), "{err}");
+    let err = assert_fails(
+        b"<worksheet><sheetData><row><c><v>1</v></c></row></sheetData><x>",
+        |kind| matches!(kind, ErrorKind::Xml(_)),
+    );
+    assert!(err.to_string().contains("ends inside `<x>`"), "{err}");
+    assert_reads(
+        b"<worksheet><sheetData><row><c><v>1</v></c></row></sheetData><x/> text </worksheet>\n",
         1,
         "row 0\nA1 Number(1.0) None\n",
     );

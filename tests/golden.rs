@@ -1694,7 +1694,7 @@ fn window_size_does_not_change_rows() {
         sheet_xml(concat!(
             r#"<row><c><v>1</v></c><c><v>2</v></c></row><row r="5"><c t="s"><v>2</v></c>"#,
             r#"<c r="D5" s="1"><v>45292.5</v></c><c><v>5</v></c></row><!-- <row r="6"/> -->"#,
-            r#"<x:row r="7"><x:c r="B7" t="inlineStr"><x:is><x:r><x:t>ri</x:t></x:r><x:r><x:t>ch</x:t></x:r>"#,
+            r#"<x:row r="7" xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:c r="B7" t="inlineStr"><x:is><x:r><x:t>ri</x:t></x:r><x:r><x:t>ch</x:t></x:r>"#,
             r#"<x:rPh><x:t>no</x:t></x:rPh></x:is></x:c></x:row>"#,
             r#"<row r="8"><c r="A8" t="str"><f>"a"&amp;"b"</f><v>a&amp;b_x0041_</v></c><c r="B8" t="d"><v>2024-01-02T03:04:05.006</v></c>"#,
             r#"<c r="C8" t="e"><v>#N/A</v></c><c r="D8" t="b"><v>1</v></c><c r="E8"><v><![CDATA[7]]></v></c></row>"#,

@@ -409,3 +409,392 @@ fn a_relationships_part_with_a_dtd_or_cut_short_is_refused() {
         );
     }
 }
+
+/// A one-sheet workbook, for the ZIP end-record tests.
+fn small_zip() -> Vec<u8> {
+    book()
+        .sheet(
+            "Data",
+            sheet_xml(r#"<row r="1"><c r="A1"><v>7</v></c></row>"#),
+        )
+        .build()
+}
+
+fn assert_zip_refused(bytes: &[u8], wanted: &str) {
+    let err = open_with(bytes, Limits::default())
+        .err()
+        .unwrap_or_else(|| panic!("refused: {wanted}"));
+    assert!(matches!(err.kind(), ErrorKind::Zip(_)), "{err}");
+    assert!(err.to_string().contains(wanted), "{err}");
+}
+
+#[test]
+fn multi_disk_archives_are_refused() {
+    let zip = small_zip();
+    let eocd = zip.len() - 22;
+    // The end record on disk 1, the directory on disk 1, or fewer entries
+    // on this disk than in all.
+    for (at, value) in [(4, 1u16), (6, 1), (8, 0)] {
+        let mut hostile = zip.clone();
+        hostile[eocd + at..eocd + at + 2].copy_from_slice(&value.to_le_bytes());
+        assert_zip_refused(&hostile, "multi-disk (split or spanned) archives");
+    }
+    // The spanning marker a split archive's first segment starts with.
+    let mut spanned = b"PK\x07\x08".to_vec();
+    spanned.extend_from_slice(&zip);
+    assert_zip_refused(&spanned, "starts with a spanning marker");
+    // A ZIP64 locator naming three disks.
+    let mut locator = b"PK\x06\x07".to_vec();
+    locator.extend_from_slice(&0u32.to_le_bytes());
+    locator.extend_from_slice(&0u64.to_le_bytes());
+    locator.extend_from_slice(&3u32.to_le_bytes());
+    let mut hostile = zip[..eocd].to_vec();
+    hostile.extend_from_slice(&locator);
+    hostile.extend_from_slice(&zip[eocd..]);
+    assert_zip_refused(&hostile, "the ZIP64 locator names 3 disks");
+    // The same archive without the markers is read.
+    for result in read_both(&zip, Limits::default()) {
+        assert_eq!(result.unwrap(), 1);
+    }
+}
+
+#[test]
+fn a_zip64_locator_that_points_nowhere_is_refused() {
+    let zip = small_zip();
+    let eocd = zip.len() - 22;
+    let with_locator = |pointed: u64, zip64_marks: bool| {
+        let mut locator = b"PK\x06\x07".to_vec();
+        locator.extend_from_slice(&0u32.to_le_bytes());
+        locator.extend_from_slice(&pointed.to_le_bytes());
+        locator.extend_from_slice(&1u32.to_le_bytes());
+        let mut hostile = zip[..eocd].to_vec();
+        hostile.extend_from_slice(&locator);
+        let mut end = zip[eocd..].to_vec();
+        if zip64_marks {
+            // The 32-bit record defers to the ZIP64 one.
+            end[16..20].copy_from_slice(&u32::MAX.to_le_bytes());
+        }
+        hostile.extend_from_slice(&end);
+        hostile
+    };
+    for zip64_marks in [true, false] {
+        // Past the end of the file, and at the first local header.
+        assert_zip_refused(
+            &with_locator(1 << 40, zip64_marks),
+            "the ZIP64 end locator points outside the file (offset 1099511627776)",
+        );
+        assert_zip_refused(
+            &with_locator(0, zip64_marks),
+            "the ZIP64 end locator points at no ZIP64 end record (offset 0)",
+        );
+    }
+    // A real ZIP64 end record before the locator is read, and refused
+    // when it names another disk.
+    let (start, size, count) = central_directory(&zip);
+    let with_end64 = |disk: u32| {
+        let mut end64 = b"PK\x06\x06".to_vec();
+        end64.extend_from_slice(&44u64.to_le_bytes());
+        end64.extend_from_slice(&[45, 0, 45, 0]);
+        end64.extend_from_slice(&disk.to_le_bytes());
+        end64.extend_from_slice(&0u32.to_le_bytes());
+        for value in [count, count, size, start] {
+            end64.extend_from_slice(&(value as u64).to_le_bytes());
+        }
+        let mut bytes = zip[..eocd].to_vec();
+        bytes.extend_from_slice(&end64);
+        let mut locator = b"PK\x06\x07".to_vec();
+        locator.extend_from_slice(&0u32.to_le_bytes());
+        locator.extend_from_slice(&(eocd as u64).to_le_bytes());
+        locator.extend_from_slice(&1u32.to_le_bytes());
+        bytes.extend_from_slice(&locator);
+        let mut end = zip[eocd..].to_vec();
+        end[16..20].copy_from_slice(&u32::MAX.to_le_bytes());
+        bytes.extend_from_slice(&end);
+        bytes
+    };
+    for result in read_both(&with_end64(0), Limits::default()) {
+        assert_eq!(result.unwrap(), 1);
+    }
+    assert_zip_refused(&with_end64(2), "the ZIP64 end record is on disk 2");
+}
+
+#[test]
+fn a_shared_strings_part_cut_short_is_refused() {
+    let items = r#"<si><t>a</t></si><si><t>b</t></si>"#;
+    let head = format!(r#"<sst xmlns="{MAIN_NS}" count="4000000000" uniqueCount="4000000000">"#);
+    // Between two items, after the last one, and inside an extension list.
+    for xml in [
+        format!("{head}<si><t>a</t></si>"),
+        format!("{head}{items}"),
+        format!("{head}{items}<extLst><ext>"),
+    ] {
+        let bytes = book()
+            .strings_part(xml.clone())
+            .sheet(
+                "Data",
+                sheet_xml(r#"<row r="1"><c r="A1" t="s"><v>0</v></c></row>"#),
+            )
+            .build();
+        let err = open_with(&bytes, Limits::default()).err().expect("refused");
+        assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{xml}: {err}");
+        assert!(err.to_string().contains("ends inside an element"), "{err}");
+        assert_eq!(err.location().part.as_deref(), Some("xl/sharedStrings.xml"));
+        assert_eq!(err.location().offset, Some(xml.len() as u64), "{err}");
+    }
+    // With its end tag the same part is read, whatever its counts claim
+    // (they size nothing), under a limit of 10 strings.
+    let bytes = book()
+        .strings_part(format!("{head}{items}</sst>"))
+        .sheet(
+            "Data",
+            sheet_xml(r#"<row r="1"><c r="A1" t="s"><v>1</v></c></row>"#),
+        )
+        .build();
+    let limits = Limits {
+        max_shared_strings: 10,
+        ..Limits::default()
+    };
+    let mut workbook = open_with(&bytes, limits).unwrap();
+    let mut rows = workbook.rows(0).unwrap();
+    let row = rows.next_row().unwrap().unwrap();
+    assert_eq!(row.cells()[0].value().as_str(), Some("b"));
+}
+
+#[test]
+fn a_sheet_cut_short_after_its_data_is_refused_on_both_paths() {
+    // Rows enough for the pipelined path to hand the scanner several windows.
+    let rows: String = (1..=3_000)
+        .map(|row| format!(r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c></row>"#))
+        .collect();
+    let head = format!(r#"<worksheet xmlns="{MAIN_NS}"><sheetViews><sheetView/></sheetViews>"#);
+    for (tail, wanted) in [
+        ("", "ends inside `<sheetData>`"),
+        ("</sheetData>", "ends inside `<worksheet>`"),
+        (
+            "</sheetData><mergeCells><mergeCell ref=\"A1:B1\"/>",
+            "ends inside `<mergeCells>`",
+        ),
+        (
+            "</sheetData></worksheet><row r=\"9\"/>",
+            "after the root element",
+        ),
+        ("</sheetData></sheetViews></worksheet>", "does not close"),
+    ] {
+        let xml = format!("{head}<sheetData>{rows}{tail}");
+        let bytes = book().sheet("Data", xml.clone()).build();
+        for err in assert_refused(read_both(&bytes, Limits::default()), wanted) {
+            assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{err}");
+            assert_eq!(
+                err.location().part.as_deref(),
+                Some("xl/worksheets/sheet1.xml")
+            );
+            let offset = err.location().offset.expect("an offset") as usize;
+            let at = xml.len() - tail.len();
+            assert!((at..=xml.len()).contains(&offset), "{tail}: {offset} {err}");
+        }
+    }
+    // Properly ended (with a trailing newline and markup after the data),
+    // the same sheet is read whole.
+    let xml =
+        format!("{head}<sheetData>{rows}</sheetData><pageMargins left=\"0.7\"/></worksheet>\n");
+    let bytes = book().sheet("Data", xml).build();
+    for result in read_both(&bytes, Limits::default()) {
+        assert_eq!(result.unwrap(), 3_000);
+    }
+}
+
+/// `text` as UTF-16 little endian with a byte order mark, and `lone` (a
+/// surrogate) in place of the first `#`: the bytes and the lone unit's offset.
+fn utf16_with_lone_surrogate(text: &str, lone: u16) -> (Vec<u8>, usize) {
+    let mut units = vec![0xFEFF];
+    let mut offset = None;
+    for unit in text.encode_utf16() {
+        if unit == u16::from(b'#') && offset.is_none() {
+            offset = Some(units.len() * 2);
+            units.push(lone);
+        } else {
+            units.push(unit);
+        }
+    }
+    let bytes = units.iter().flat_map(|unit| unit.to_le_bytes()).collect();
+    (bytes, offset.expect("a # to replace"))
+}
+
+#[test]
+fn unpaired_surrogates_in_utf16_parts_are_refused() {
+    let decl = r#"<?xml version="1.0" encoding="UTF-16"?>"#;
+    let cell = r#"<row r="1"><c r="A1" t="s"><v>0</v></c></row>"#;
+    for lone in [0xD83D, 0xDE00] {
+        // In the shared strings, read at open.
+        let strings = format!(r#"{decl}<sst xmlns="{MAIN_NS}"><si><t>a#b</t></si></sst>"#);
+        let (part, offset) = utf16_with_lone_surrogate(&strings, lone);
+        let bytes = book()
+            .strings_part(part)
+            .sheet("Data", sheet_xml(cell))
+            .build();
+        let err = open_with(&bytes, Limits::default()).err().expect("refused");
+        assert!(
+            err.to_string().contains("an unpaired UTF-16 surrogate"),
+            "{err}"
+        );
+        assert_eq!(err.location().part.as_deref(), Some("xl/sharedStrings.xml"));
+        assert_eq!(err.location().offset, Some(offset as u64));
+        // In a sheet, streamed on both paths.
+        let sheet = format!(
+            r#"{decl}<worksheet xmlns="{MAIN_NS}"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>#</t></is></c></row></sheetData></worksheet>"#
+        );
+        let (part, offset) = utf16_with_lone_surrogate(&sheet, lone);
+        let bytes = book().sheet("Data", part).build();
+        for err in assert_refused(read_both(&bytes, Limits::default()), "unpaired UTF-16") {
+            assert_eq!(
+                err.location().part.as_deref(),
+                Some("xl/worksheets/sheet1.xml")
+            );
+            assert_eq!(err.location().offset, Some(offset as u64), "{err}");
+        }
+    }
+    // Paired, the same sheet is read.
+    let sheet = format!(
+        r#"{decl}<worksheet xmlns="{MAIN_NS}"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>😀</t></is></c></row></sheetData></worksheet>"#
+    );
+    let units: Vec<u8> = sheet.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let bytes = book().sheet("Data", units).build();
+    for result in read_both(&bytes, Limits::default()) {
+        assert_eq!(result.unwrap(), 1);
+    }
+}
+
+/// Every cell of the first sheet as `(reference, value)`, read on one
+/// thread and pipelined; asserts that both paths agree.
+fn cells_of(bytes: &[u8]) -> Vec<(String, String)> {
+    let mut workbook = open_with(bytes, Limits::default()).expect("open");
+    let mut one = Vec::new();
+    let mut rows = workbook.rows(0).expect("rows");
+    while let Some(row) = rows.next_row().expect("row") {
+        for cell in row.cells() {
+            let reference = cell.reference().to_string();
+            one.push((reference, cell.value().to_string()));
+        }
+    }
+    drop(rows);
+    let two = std::sync::Mutex::new(Vec::new());
+    workbook
+        .parallel()
+        .threads(2)
+        .for_each_row(|| {
+            |sheet: &SheetInfo, row: Row<'_>| {
+                if sheet.position() != 0 {
+                    return;
+                }
+                for cell in row.cells() {
+                    let reference = cell.reference().to_string();
+                    two.lock()
+                        .unwrap()
+                        .push((reference, cell.value().to_string()));
+                }
+            }
+        })
+        .expect("pipelined");
+    let mut two = two.into_inner().unwrap();
+    two.sort();
+    let mut sorted = one.clone();
+    sorted.sort();
+    assert_eq!(sorted, two, "one thread and pipelined differ");
+    one
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(reference, value)| (reference.to_string(), value.to_string()))
+        .collect()
+}
+
+#[test]
+fn foreign_elements_in_rows_cells_and_items_are_not_read() {
+    let sheet = format!(
+        r#"{XML_DECL}<worksheet xmlns="{MAIN_NS}" xmlns:x14="urn:example:ext" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" mc:Ignorable="x14"><sheetData><row r="1"><c r="A1"><v>1</v></c><x14:c r="B1"><x14:v>2</x14:v></x14:c><x14:wrap><c r="C1"><v>3</v></c></x14:wrap><c r="D1" t="inlineStr"><is><t>keep</t><x14:t>drop</x14:t></is></c><c r="E1"><x14:v>9</x14:v><v>5</v></c><c r="F1" t="s"><v>0</v></c></row><mc:AlternateContent><mc:Choice Requires="x14"><row r="2"><c r="A2"><v>6</v></c></row></mc:Choice></mc:AlternateContent><x14:row r="3"><c r="A3"><v>7</v></c></x14:row><row r="4"><c r="A4"><v>8</v></c></row></sheetData></worksheet>"#
+    );
+    let strings = format!(
+        r#"{XML_DECL}<sst xmlns="{MAIN_NS}" xmlns:x14="urn:example:ext"><x14:si><t>not an item</t></x14:si><si><t>one</t><x14:t>, not this</x14:t><r><t>, two</t><x14:r><t>, nor this</t></x14:r></r></si></sst>"#
+    );
+    let bytes = book().sheet("Data", sheet).strings_part(strings).build();
+    assert_eq!(
+        cells_of(&bytes),
+        pairs(&[
+            ("A1", "1"),
+            ("D1", "keep"),
+            ("E1", "5"),
+            ("F1", "one, two"),
+            ("A4", "8"),
+        ])
+    );
+}
+
+#[test]
+fn prefixed_spreadsheetml_is_read_and_a_foreign_default_is_not() {
+    // The default namespace is foreign: unprefixed `<c>`s are not cells,
+    // and the unprefixed fast paths must not take them.
+    let sheet = format!(
+        r#"{XML_DECL}<x:worksheet xmlns="urn:example:other" xmlns:x="{MAIN_NS}"><x:sheetData><x:row r="1"><c r="A1"><v>7</v></c><x:c r="B1" t="s"><x:v>0</x:v></x:c><x:c r="C1"><x:v>2.5</x:v></x:c></x:row><row r="2"><x:c r="A2"><x:v>9</x:v></x:c></row><x:row r="3"><x:c r="A3" t="inlineStr"><x:is><x:t>inline</x:t><t>no</t></x:is></x:c></x:row></x:sheetData></x:worksheet>"#
+    );
+    let strings = format!(
+        r#"{XML_DECL}<s:sst xmlns:s="{STRICT_MAIN_NS}" xmlns="urn:example:other"><si><t>not an item</t></si><s:si><s:t>strict</s:t><t>, not this</t></s:si></s:sst>"#
+    );
+    let bytes = book().sheet("Data", sheet).strings_part(strings).build();
+    assert_eq!(
+        cells_of(&bytes),
+        pairs(&[("B1", "strict"), ("C1", "2.5"), ("A3", "inline")])
+    );
+}
+
+#[test]
+fn a_declaration_below_the_root_is_honoured_in_its_scope() {
+    let sheet = format!(
+        r#"{XML_DECL}<worksheet xmlns="{MAIN_NS}"><sheetData><row r="1" xmlns:s="{MAIN_NS}"><s:c r="A1"><s:v>1</s:v></s:c></row><row r="2"><s:c r="A2"><v>2</v></s:c><c r="B2" xmlns="urn:example:other"><v>3</v></c><c r="C2"><v>4</v></c></row><row r="3" xmlns="urn:example:other"><c r="A3"><v>5</v></c></row><row r="4"><c r="A4"><v xmlns="urn:example:other">6</v><v>7</v></c></row><row r="5"><c r="A5"><v>8</v></c></row></sheetData></worksheet>"#
+    );
+    let strings = format!(
+        r#"{XML_DECL}<sst xmlns="{MAIN_NS}"><si xmlns:z="{MAIN_NS}"><z:t>a</z:t></si><si><t xmlns="urn:example:other">b</t><t>c</t><z:t>d</z:t></si></sst>"#
+    );
+    let rows = r#"<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>"#;
+    let bytes = book()
+        .sheet("Data", sheet)
+        .sheet("Strings", sheet_xml(rows))
+        .strings_part(strings)
+        .build();
+    assert_eq!(
+        cells_of(&bytes),
+        pairs(&[("A1", "1"), ("C2", "4"), ("A4", "7"), ("A5", "8")])
+    );
+    let mut workbook = open_with(&bytes, Limits::default()).expect("open");
+    let mut rows = workbook.rows(1).expect("rows");
+    let row = rows.next_row().expect("row").expect("a row");
+    let values: Vec<String> = row.cells().iter().map(|c| c.value().to_string()).collect();
+    assert_eq!(values, ["a", "c"]);
+}
+
+#[test]
+fn foreign_elements_in_the_workbook_and_styles_are_not_read() {
+    // A `<sheet>` inside a foreign element is not a sheet of the workbook,
+    // and a foreign `workbookPr` does not switch to the 1904 date system.
+    let workbook_extension = r#"<x14:workbookPr xmlns:x14="urn:example:ext" date1904="1"/><x14:ghosts xmlns:x14="urn:example:ext"><sheet name="Ghost" sheetId="9" r:id="rId1"/></x14:ghosts>"#;
+    // A foreign `<xf>` in `cellXfs` takes no style index, and a foreign
+    // `<numFmt>` does not redefine a format.
+    let styles = format!(
+        r#"{XML_DECL}<styleSheet xmlns="{MAIN_NS}" xmlns:x14="urn:example:ext"><numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd"/><x14:numFmt numFmtId="164" formatCode="0.00"/></numFmts><cellXfs count="3"><x14:xf numFmtId="0"/><xf numFmtId="0"/><xf numFmtId="164"/><x14:ext><xf numFmtId="0"/></x14:ext></cellXfs></styleSheet>"#
+    );
+    let rows =
+        r#"<row r="1"><c r="A1" s="1"><v>45292</v></c><c r="B1" s="0"><v>45292</v></c></row>"#;
+    let bytes = book()
+        .workbook_pr(workbook_extension)
+        .sheet("Data", sheet_xml(rows))
+        .styles(styles)
+        .build();
+    let workbook = open_with(&bytes, Limits::default()).expect("open");
+    let names: Vec<&str> = workbook.sheets().iter().map(SheetInfo::name).collect();
+    assert_eq!(names, ["Data"]);
+    assert_eq!(
+        cells_of(&bytes),
+        pairs(&[("A1", "2024-01-01"), ("B1", "45292")])
+    );
+}

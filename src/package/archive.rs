@@ -140,6 +140,107 @@ fn ole2_has_encrypted_package(reader: &mut (impl Read + Seek)) -> Option<bool> {
     None
 }
 
+/// The end records' own checks, before the zip crate reads the directory:
+/// a split or spanned archive (a spanning marker at the start, or disk
+/// numbers other than 0 in the end record, the ZIP64 locator or the ZIP64
+/// end record) and a ZIP64 locator that points outside the file or at
+/// anything but a ZIP64 end record are refused with a message of their
+/// own. The zip crate refuses most of these too, but as "damaged" or by
+/// ignoring a locator the 32-bit end record does not ask for; a locator
+/// that is there must be right. Finding no end record at all is left to
+/// the zip crate's error.
+fn check_end_records(reader: &mut (impl Read + Seek), archive_bytes: u64) -> Result<()> {
+    const END: &[u8; 4] = b"PK\x05\x06";
+    const LOCATOR: &[u8; 4] = b"PK\x06\x07";
+    const END64: &[u8; 4] = b"PK\x06\x06";
+    const SPANNED: &[u8; 4] = b"PK\x07\x08";
+    // The end record (22 bytes and a comment of up to 65,535) and the
+    // locator (20 bytes) before it.
+    let tail_len = archive_bytes.min(22 + 65_535 + 20);
+    let tail_start = archive_bytes - tail_len;
+    let mut tail = vec![0u8; tail_len as usize];
+    reader.seek(SeekFrom::Start(tail_start))?;
+    reader.read_exact(&mut tail)?;
+    let mut start = [0u8; 4];
+    reader.seek(SeekFrom::Start(0))?;
+    if reader.read_exact(&mut start).is_ok() && &start == SPANNED {
+        return Err(multi_disk("the archive starts with a spanning marker"));
+    }
+    let u16_at = |bytes: &[u8], at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+    let u32_at = |bytes: &[u8], at: usize| {
+        u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+    };
+    // The last end signature whose comment fits in the file.
+    let Some(end) = (0..tail.len().saturating_sub(21)).rev().find(|&at| {
+        &tail[at..at + 4] == END && at + 22 + usize::from(u16_at(&tail, at + 20)) <= tail.len()
+    }) else {
+        return Ok(());
+    };
+    let record = &tail[end..end + 22];
+    let end_offset = tail_start + end as u64;
+    if end < 20 || &tail[end - 20..end - 16] != LOCATOR {
+        let (disk, directory_disk) = (u16_at(record, 4), u16_at(record, 6));
+        if disk != 0 || directory_disk != 0 || u16_at(record, 8) != u16_at(record, 10) {
+            return Err(multi_disk(&format!(
+                "the end record is on disk {disk} and names disk {directory_disk} for the directory"
+            ))
+            .with_offset(end_offset));
+        }
+        return Ok(());
+    }
+    let locator = &tail[end - 20..end];
+    let locator_offset = end_offset - 20;
+    let (directory_disk, disks) = (u32_at(locator, 4), u32_at(locator, 16));
+    if directory_disk != 0 || disks > 1 {
+        return Err(multi_disk(&format!(
+            "the ZIP64 locator names {disks} disks and disk {directory_disk} for the directory"
+        ))
+        .with_offset(locator_offset));
+    }
+    let pointed = u64::from_le_bytes(locator[8..16].try_into().expect("8 bytes"));
+    // The ZIP64 end record is 56 bytes before any extensible data.
+    let nowhere = |what: &str| {
+        Error::new(ErrorKind::Zip(format!(
+            "the ZIP64 end locator points {what} (offset {pointed})"
+        )))
+        .with_offset(locator_offset)
+    };
+    if pointed
+        .checked_add(56)
+        .is_none_or(|past| past > locator_offset)
+    {
+        return Err(nowhere("outside the file"));
+    }
+    let mut end64 = [0u8; 56];
+    reader.seek(SeekFrom::Start(pointed))?;
+    reader.read_exact(&mut end64)?;
+    if &end64[..4] != END64 {
+        // A prefixed archive: offsets count from the archive's start, and
+        // the record sits right before the locator.
+        reader.seek(SeekFrom::Start(locator_offset - 56))?;
+        reader.read_exact(&mut end64)?;
+        if &end64[..4] != END64 || u64::from_le_bytes(end64[4..12].try_into().expect("8")) != 44 {
+            return Err(nowhere("at no ZIP64 end record"));
+        }
+    }
+    let (disk, directory_disk) = (u32_at(&end64, 16), u32_at(&end64, 20));
+    if disk != 0 || directory_disk != 0 {
+        return Err(multi_disk(&format!(
+            "the ZIP64 end record is on disk {disk} and names disk {directory_disk} for the directory"
+        ))
+        .with_offset(locator_offset));
+    }
+    Ok(())
+}
+
+/// A split or spanned (multi-disk) archive, which only its writer's own
+/// segments can reassemble.
+fn multi_disk(detail: &str) -> Error {
+    Error::new(ErrorKind::Zip(format!(
+        "multi-disk (split or spanned) archives are not supported: {detail}"
+    )))
+}
+
 /// Reads OLE2 sector `number` (sector 0 follows the 512-byte header).
 fn read_sector(
     reader: &mut (impl Read + Seek),
@@ -186,6 +287,7 @@ impl<R: Read + Seek> Archive<R> {
     pub(crate) fn new(mut reader: R) -> Result<Archive<R>> {
         let prefixed = sniff(&mut reader)?;
         let archive_bytes = reader.seek(SeekFrom::End(0))?;
+        check_end_records(&mut reader, archive_bytes)?;
         reader.seek(SeekFrom::Start(0))?;
         let zip = ZipArchive::new(reader).map_err(|err| match err {
             _ if let Some(detail) = prefixed => Error::new(ErrorKind::NotZip { detail }),
@@ -309,8 +411,11 @@ impl<R: Read + Seek> Archive<R> {
                 reader
                     .read_to_end(&mut bytes)
                     .map_err(|err| Error::from(err).with_part(name))?;
-                let text = encoding::utf16_to_utf8(&bytes, big_endian)
-                    .ok_or_else(|| Error::new(ErrorKind::InvalidUtf8).with_part(name))?;
+                let text = encoding::utf16_to_utf8(&bytes, big_endian).map_err(|err| {
+                    Error::xml(err.message)
+                        .with_offset(err.offset as u64)
+                        .with_part(name)
+                })?;
                 Ok(Box::new(io::Cursor::new(text.into_bytes())))
             }
         }

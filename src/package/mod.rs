@@ -264,7 +264,7 @@ pub(crate) fn read_layout<R: Read + Seek>(
     let mut sheets = Vec::new();
     let mut date_system = DateSystem::V1900;
     let mut problem: Option<Error> = None;
-    xml::walk(&bytes, |token| {
+    xml::walk_spreadsheet(&bytes, |token| {
         let Token::Start {
             name, attributes, ..
         } = token
