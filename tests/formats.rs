@@ -294,6 +294,26 @@ fn cli_writes_times_and_durations() {
         lines[1],
         "13:45,1:45:30 PM,255:10:10,01:31,-0.0625,12:30:00,18:00,2024-03-01"
     );
+    // The `cells` dump (../shared/conformance/FORMAT.md) keeps its form: a
+    // serial with a date to show is `"t":"d"` with its ISO text, one with
+    // none (the negative duration) is `"t":"n"` with its number.
+    let run = run_cli_args(&["cells", path]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let cells: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let cell = |reference: &str| {
+        cells
+            .iter()
+            .find(|cell| cell["ref"] == reference)
+            .unwrap_or_else(|| panic!("no {reference} in {}", run.stdout))
+    };
+    assert_eq!(cell("C2")["t"], "d");
+    assert_eq!(cell("C2")["v"], "1900-01-10T15:10:10");
+    assert_eq!(cell("E2")["t"], "n");
+    assert_eq!(cell("E2")["v"], -0.0625);
 }
 
 /// The Arrow layer types the same cells Time32 and Duration, with the same
