@@ -124,34 +124,36 @@ pub(crate) struct PySheet {
 impl PySheet {
     /// A reader for a new read (the report starts anew).
     fn reader(&self, py: Python<'_>) -> PyResult<ReportingReader> {
-        let first = self.first_reader.lock().ok().and_then(|mut r| r.take());
-        let reader = match first {
-            Some(reader) => reader,
-            None => py
-                .detach(|| open_reader(&self.workbook, self.position, &self.options))
-                .or_raise(py)?,
-        };
-        Ok(ReportingReader::new(
-            reader,
-            Arc::clone(&self.report),
-            &self.name,
-        ))
+        self.reader_in_batches_of(py, None)
     }
 
     /// A reader for a read that ends in one table: bigger batches for a
     /// wide sheet unless the caller chose `batch_size`.
     fn whole_table_reader(&self, py: Python<'_>) -> PyResult<ReportingReader> {
         let rows = whole_table_batch_rows(self.schema.fields().len());
-        let Some(rows) = rows.filter(|_| !self.batch_size_given) else {
-            return self.reader(py);
+        self.reader_in_batches_of(py, rows.filter(|_| !self.batch_size_given))
+    }
+
+    /// A reader for a new read, in batches of `rows` rows when given. The
+    /// first reader (whose header and sample `Workbook.sheet` read) serves
+    /// when its batch size does.
+    fn reader_in_batches_of(
+        &self,
+        py: Python<'_>,
+        rows: Option<usize>,
+    ) -> PyResult<ReportingReader> {
+        let first = self.first_reader.lock().ok().and_then(|mut r| r.take());
+        let reader = match (first, rows) {
+            (Some(reader), None) => reader,
+            (_, rows) => {
+                let options = match rows {
+                    Some(rows) => self.options.clone().batch_size(rows),
+                    None => self.options.clone(),
+                };
+                py.detach(|| open_reader(&self.workbook, self.position, &options))
+                    .or_raise(py)?
+            }
         };
-        // The first reader's batches would be the default size: read anew
-        // (the header and sample again, a small part of a whole read).
-        self.first_reader.lock().ok().and_then(|mut r| r.take());
-        let options = self.options.clone().batch_size(rows);
-        let reader = py
-            .detach(|| open_reader(&self.workbook, self.position, &options))
-            .or_raise(py)?;
         Ok(ReportingReader::new(
             reader,
             Arc::clone(&self.report),
