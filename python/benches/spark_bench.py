@@ -17,7 +17,18 @@ Readers, each run in a process of its own with a fresh SparkSession
   Spark's engine: batches into the JVM, rows, the sink);
 - ``sheetstream-parquet``: the CLI writing the same files into one
   Parquet file (no Spark; its threads, one per core), to show what Spark's
-  engine adds.
+  engine adds;
+- ``spark-empty-source``: a Python data source with the same schema and
+  one partition that yields nothing: what Spark costs any Python data
+  source before a row is read (the JVM plans the read by starting Python
+  processes for the source's lookup, its schema and its partitions, then
+  the tasks' Python workers);
+- ``spark-arrow-source``: a Python data source that yields the very Arrow
+  batches the sheetstream source yields, from Arrow IPC files written
+  before the clock starts (memory-mapped, partitioned as sheetstream
+  partitions the workbooks): Spark's cost for these rows, with no
+  workbook read at all. The sheetstream source can come no closer to
+  Spark's floor than this.
 
 Printed per reader: wall seconds (from the session being up to the job's
 end; session start-up is printed apart), the peak RSS of the largest Spark
@@ -41,6 +52,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import Optional
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 COLUMNS = ["id", "x1", "x2", "x3", "city", "product", "day", "ok", "y1", "y2"]
@@ -181,6 +193,7 @@ def run_reader(reader: str, directory: str, paths: list) -> dict:
                 pool.map(_read_partitions, [(directory, 0), (directory, 1)])
             wall = time.perf_counter() - begin
         else:
+            prepared = prepare_arrow_files(directory) if reader == "spark-arrow-source" else None
             session = spark_session()
             startup = time.perf_counter() - started
             begin = time.perf_counter()
@@ -189,6 +202,8 @@ def run_reader(reader: str, directory: str, paths: list) -> dict:
 
                 sheetstream.spark.register(session)
                 df = session.read.format("sheetstream").load(directory)
+            elif reader in ("spark-empty-source", "spark-arrow-source"):
+                df = reference_source(session, reader, prepared)
             else:
                 engine = reader.split("-", 1)[1]
                 df = pandas_read(session, paths, engine)
@@ -216,6 +231,82 @@ def _read_partitions(job: tuple) -> int:
         for batch in reader.read(partition):
             rows += batch.num_rows
     return rows
+
+
+def prepare_arrow_files(directory: str) -> dict:
+    """The batches the sheetstream source yields for ``directory``, written
+    once as Arrow IPC files (one per work item, in its partitions), with
+    the source's schema: what ``spark-arrow-source`` reads."""
+    import pyarrow as pa
+    from sheetstream.spark import BatchConformer, SheetstreamDataSource
+
+    source = SheetstreamDataSource({"path": directory})
+    schema = source.schema()
+    reader = source.reader(schema)
+    target = directory.rstrip("/") + "-arrow"
+    partitions = []
+    for partition in reader.partitions():
+        files = []
+        for item in partition.items:
+            path = os.path.join(target, f"{os.path.basename(item.path)}-{item.position}.arrows")
+            files.append(path)
+            if os.path.exists(path):
+                continue
+            os.makedirs(target, exist_ok=True)
+            conformer = BatchConformer(reader.settings, schema)
+            with pa.OSFile(path + ".part", "wb") as sink, pa.ipc.new_file(sink, conformer.target) as writer:
+                for batch in conformer.read_item(item):
+                    writer.write_batch(batch)
+            os.replace(path + ".part", path)
+        partitions.append(files)
+    return {"schema": schema.json(), "partitions": partitions}
+
+
+def reference_source(session, reader: str, prepared: Optional[dict]):
+    """The two reference Python data sources (see the module's docs)."""
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+    from pyspark.sql.types import StructType
+
+    if prepared is None:  # spark-empty-source: the bench's columns, no rows
+        from pyspark.sql.types import StringType, StructField
+
+        schema = StructType([StructField(name, StringType()) for name in COLUMNS])
+        partitions: list = [[]]
+    else:
+        schema = StructType.fromJson(json.loads(prepared["schema"]))
+        partitions = prepared["partitions"]
+
+    class FilesPartition(InputPartition):
+        def __init__(self, index: int, files: list):
+            super().__init__(index)
+            self.files = files
+
+    class ArrowFilesReader(DataSourceReader):
+        def partitions(self):
+            return [FilesPartition(index, files) for index, files in enumerate(partitions)]
+
+        def read(self, partition):
+            import pyarrow as pa
+
+            for path in partition.files:
+                with pa.memory_map(path) as source:
+                    file = pa.ipc.open_file(source)
+                    for index in range(file.num_record_batches):
+                        yield file.get_batch(index)
+
+    class ReferenceSource(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "bench_reference"
+
+        def schema(self):
+            return schema
+
+        def reader(self, schema):
+            return ArrowFilesReader()
+
+    session.dataSource.register(ReferenceSource)
+    return session.read.format("bench_reference").load()
 
 
 def pandas_read(session, paths: list, engine: str):
@@ -285,7 +376,15 @@ def main() -> None:
     paths = generate(directory, args.files, args.rows)
     print(f"{len(paths)} workbooks of {args.rows} x 10 in {directory} "
           f"({sum(os.path.getsize(p) for p in paths) / 1e6:.1f} MB; ready in {time.perf_counter() - begin:.1f} s)")
-    readers = ["sheetstream", "sheetstream-no-spark", "sheetstream-parquet", "pandas-calamine", "pandas-openpyxl"]
+    readers = [
+        "sheetstream",
+        "sheetstream-no-spark",
+        "sheetstream-parquet",
+        "spark-empty-source",
+        "spark-arrow-source",
+        "pandas-calamine",
+        "pandas-openpyxl",
+    ]
     results = {}
     for reader in readers:
         if reader in args.skip:
@@ -327,6 +426,16 @@ def main() -> None:
             overhead = base["wall"] / results["sheetstream-parquet"]["wall"]
             print(f"target: data source <= 2x `sheetstream parquet`: {overhead:.2f}x "
                   f"({'met' if overhead <= 2 else 'not met'})")
+        empty, arrow = results.get("spark-empty-source"), results.get("spark-arrow-source")
+        if empty and arrow:
+            print(f"Spark's floor: any Python data source {empty['wall']:.2f} s before its first row; "
+                  f"these rows as ready-made Arrow batches {arrow['wall']:.2f} s; "
+                  f"sheetstream reading the workbooks adds {base['wall'] - arrow['wall']:.2f} s")
+            if "sheetstream-parquet" in results:
+                print(f"  the ready-made batches alone are {arrow['wall'] / results['sheetstream-parquet']['wall']:.2f}x "
+                      f"`sheetstream parquet`")
+            if "pandas-calamine" in results:
+                print(f"  pandas-calamine is {results['pandas-calamine']['wall'] / arrow['wall']:.1f}x the ready-made batches")
 
 
 if __name__ == "__main__":
