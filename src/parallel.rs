@@ -16,7 +16,7 @@ use std::any::Any;
 use std::io::{Read, Seek};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::{self, Scope};
 
 use crossbeam_deque::{Injector, Stealer, Worker};
@@ -583,6 +583,74 @@ impl Job<'_> {
         });
         visit(state, index, sheet, rows, &self.stop)
     }
+}
+
+/// Opens many workbooks at once: `open` is called once per source on up to
+/// `threads` threads (0: one per core, at most one per source), and the
+/// results come back in the sources' order. Opening reads each workbook's
+/// sheet list, styles and shared strings; reading their sheets is then
+/// [`Parallel::across`]'s work.
+///
+/// ```
+/// # fn main() -> Result<(), sheetstream::Error> {
+/// let paths = ["examples/data/sales.xlsx", "examples/data/sales.xlsx"];
+/// let opened = sheetstream::open_workbooks(&paths, 2, |path| sheetstream::Workbook::open(path));
+/// let workbooks = opened.into_iter().collect::<sheetstream::Result<Vec<_>>>()?;
+/// let cells = sheetstream::Parallel::across(&workbooks).fold(
+///     || 0usize,
+///     |count, _sheet, row| *count += row.cells().len(),
+///     |a, b| a + b,
+/// )?;
+/// assert_eq!(cells, 2 * 19);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Panics
+///
+/// A panic in `open` is resumed on the calling thread.
+pub fn open_workbooks<S, R, F>(sources: &[S], threads: usize, open: F) -> Vec<Result<Workbook<R>>>
+where
+    S: Sync,
+    R: Send,
+    F: Fn(&S) -> Result<Workbook<R>> + Sync,
+{
+    let threads = if threads == 0 {
+        thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        threads
+    };
+    let threads = threads.min(sources.len()).max(1);
+    if threads == 1 {
+        return sources.iter().map(open).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut opened: Vec<(usize, Result<Workbook<R>>)> = thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut opened = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(source) = sources.get(at) else {
+                            break opened;
+                        };
+                        opened.push((at, open(source)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|payload| panic::resume_unwind(payload))
+            })
+            .collect()
+    });
+    opened.sort_by_key(|(at, _)| *at);
+    opened.into_iter().map(|(_, result)| result).collect()
 }
 
 /// A sheet visitor from a row visitor: every row of the sheet to `visit`

@@ -115,27 +115,29 @@ pub struct ManySheetsReader {
 
 impl ArrowOptions {
     /// The batches of the chosen sheets of every file, in one schema, read
-    /// in parallel (see [`ManySheetsReader`]). Expand globs before (the
-    /// shell does, for the CLI).
+    /// in parallel (see [`ManySheetsReader`]); the files are opened in
+    /// parallel too ([`open_workbooks`](crate::open_workbooks)). Expand
+    /// globs before (the shell does, for the CLI).
     ///
     /// # Errors
     ///
     /// A file or sheet that cannot be read (unless skipped), sheets whose
     /// columns differ without [`ArrowOptions::union_by_name`], a type
     /// override naming no column.
-    pub fn read_files<P: AsRef<Path>>(
+    pub fn read_files<P: AsRef<Path> + Sync>(
         &self,
         files: impl IntoIterator<Item = P>,
         sheets: SheetChoice,
     ) -> Result<ManySheetsReader> {
+        let files: Vec<P> = files.into_iter().collect();
+        let opened = crate::parallel::open_workbooks(&files, self.threads, |file| {
+            OpenOptions::new().open(file.as_ref())
+        });
         let mut workbooks = Vec::new();
         let mut skipped = Vec::new();
-        for file in files {
+        for (file, opened) in files.iter().zip(opened) {
             let label = file.as_ref().display().to_string();
-            match OpenOptions::new()
-                .open(file.as_ref())
-                .map_err(|err| err.with_file(&label))
-            {
+            match opened.map_err(|err| err.with_file(&label)) {
                 Ok(workbook) => workbooks.push((label, Arc::new(workbook))),
                 Err(err) if self.skip_unreadable => skipped.push(SkippedSheet {
                     file: label,
