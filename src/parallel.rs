@@ -178,6 +178,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     /// No inflate thread per sheet, however many threads there are to
     /// spare: for reads of a few rows of each sheet, where a pipe would
     /// inflate ahead what is never read.
+    #[cfg(feature = "arrow")]
     pub(crate) fn without_pipeline(mut self) -> Self {
         self.pipeline = false;
         self

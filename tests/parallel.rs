@@ -586,11 +586,8 @@ fn many_workbooks_are_read_as_one_pool_of_sheets() {
             .collect();
         assert_eq!(seen, expected, "{threads} threads");
         if threads > 1 {
-            assert_eq!(
-                met.load(Ordering::Relaxed),
-                2,
-                "two threads held a sheet at once"
-            );
+            let met = met.load(Ordering::Relaxed);
+            assert!(met >= 2, "{met} threads saw another holding a sheet");
         }
     }
 

@@ -263,6 +263,7 @@ impl BatchBuilder {
             return Ok(Offer::Full);
         }
         self.start_row(index);
+        let read_twice = !self.extra_slots.is_empty();
         for (column, value) in cells {
             let slot = self
                 .slot_of
@@ -276,18 +277,26 @@ impl BatchBuilder {
                 continue;
             }
             self.put(slot as usize, index, column, value)?;
-            if !self.extra_slots.is_empty() {
-                for at in 0..self.extra_slots.len() {
-                    let (extra_column, extra_slot) = self.extra_slots[at];
-                    if extra_column == column {
-                        self.put(extra_slot, index, column, value)?;
-                    }
-                }
+            if read_twice {
+                self.put_extra(index, column, value)?;
             }
         }
         self.finish_row();
         self.next_index = index.saturating_add(1);
         Ok(Offer::Taken)
+    }
+
+    /// A cell of a column selected more than once, into its other output
+    /// columns.
+    #[inline(never)]
+    fn put_extra(&mut self, row: u32, column: u32, value: Value<'_>) -> Result<()> {
+        for at in 0..self.extra_slots.len() {
+            let (extra_column, extra_slot) = self.extra_slots[at];
+            if extra_column == column {
+                self.put(extra_slot, row, column, value)?;
+            }
+        }
+        Ok(())
     }
 
     fn text_full(&self) -> bool {

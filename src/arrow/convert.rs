@@ -238,7 +238,9 @@ pub(crate) fn whole_number(number: f64) -> Option<i64> {
 /// Milliseconds since 1970-01-01T00:00 of the calendar date and time a
 /// date cell stands for ([`DateTime::to_civil`]); None when it stands for
 /// none (negative serials, past 9999-12-31). Excel's fictitious 1900-02-29
-/// becomes 1900-03-01.
+/// becomes 1900-03-01. The common case is inlined into the row loop; the
+/// calendar is out of line.
+#[inline]
 pub(crate) fn epoch_ms(date: DateTime) -> Option<i64> {
     // The common case without the calendar: a 1900-system serial from
     // 1900-03-01 on (counted from 1899-12-30, as the Unix epoch's 25569
@@ -264,6 +266,13 @@ pub(crate) fn epoch_ms(date: DateTime) -> Option<i64> {
         };
         return Some((whole - epoch_day) * MS_PER_DAY + ms);
     }
+    calendar_epoch_ms(date)
+}
+
+/// [`epoch_ms`] through the calendar: negative serials, 1900-01-01 to
+/// 1900-02-28, and the serials past the fast path's range.
+#[inline(never)]
+fn calendar_epoch_ms(date: DateTime) -> Option<i64> {
     let civil = date.to_civil()?;
     Some(civil_epoch_ms(civil))
 }
