@@ -5,7 +5,10 @@
 //! to Parquet at 200k and 1M rows, `sheetstream parquet` against
 //! `sheetstream csv`, and the corner-cell workbook (cells at A1 and
 //! XFD1048576 only: 16,384 columns, 1,048,576 rows; target under 1 s and
-//! 100 MB).
+//! 100 MB), and many files: eight one-sheet workbooks (125k x 10 each) read
+//! by one `read_files` on two threads (one pool of (file, sheet) pairs)
+//! against one `read_files` per file, one file after another (each lone
+//! sheet pipelined over two threads), and against one thread.
 //!
 //! ```text
 //! cargo run --release --example generate_bench_data   # once
@@ -48,7 +51,22 @@ const CORNER_CELL: &str = "corner_cell_a1_xfd1048576.xlsx";
 /// The many-sheets workbook (8 x 125k x 10), read with two threads.
 const MANY: &str = "eight_sheets_125k_x10.xlsx";
 
-const READERS: [&str; 10] = [
+/// One sheet of the many-sheets workbook's shape, written next to the
+/// 1M x 10 sheet when missing; the many-files readers read it eight times
+/// (the same path given eight times: eight workbooks opened).
+const ONE_OF_MANY: workbooks::Recipe = workbooks::Recipe {
+    name: "one_sheet_125k_x10.xlsx",
+    description: "1 sheet x 125,000 rows x 10 columns, mixed",
+    sheets: 1,
+    rows: 125_000,
+    columns: 10,
+    strings: workbooks::Strings::Shared,
+};
+
+/// How many files the many-files readers read.
+const FILES: usize = 8;
+
+const READERS: [&str; 13] = [
     "count-1t",
     "arrow-1t",
     "arrow-owned",
@@ -59,6 +77,9 @@ const READERS: [&str; 10] = [
     "shared-strings",
     "corner-cell",
     "many-8x125k-2t",
+    "files-8x125k-2t",
+    "files-8-serial-2t",
+    "files-8x125k-1t",
 ];
 
 fn main() {
@@ -91,7 +112,11 @@ fn main() {
         .iter()
         .find(|recipe| recipe.name == MANY)
         .expect("the 8 x 125k x 10 recipe");
-    for (recipe, path) in [(recipe, path.clone()), (many, dir.join(MANY))] {
+    for (recipe, path) in [
+        (recipe, path.clone()),
+        (many, dir.join(MANY)),
+        (&ONE_OF_MANY, dir.join(ONE_OF_MANY.name)),
+    ] {
         if !path.exists() {
             std::fs::create_dir_all(&dir).expect("the bench data folder");
             eprintln!("writing {} ({})", path.display(), recipe.description);
@@ -138,6 +163,9 @@ fn main() {
     let (_, _, rss_1m) = get("parquet-1m");
     let (_, corner_seconds, corner_peak) = get("corner-cell");
     let (_, many_seconds, many_peak) = get("many-8x125k-2t");
+    let (_, files, files_peak) = get("files-8x125k-2t");
+    let (_, files_serial, files_serial_peak) = get("files-8-serial-2t");
+    let (_, files_1t, _) = get("files-8x125k-1t");
     println!(
         "  arrow-1t/count-1t {:.2}x (target <= 1.5x); arrow-owned/count-1t {:.2}x",
         arrow / count,
@@ -167,6 +195,13 @@ fn main() {
     println!(
         "  many sheets (8 x 125k x 10, every sheet, 2 threads, read_files): {many_seconds:.3} s, {:.1} MB peak",
         many_peak as f64 / 1e6
+    );
+    println!(
+        "  many files (8 one-sheet workbooks of 125k x 10): one pool on 2 threads {files:.3} s ({:.1} MB peak), one file after another on 2 threads {files_serial:.3} s ({:.1} MB peak), 1 thread {files_1t:.3} s; after-another/pool {:.2}x, 1-thread/pool {:.2}x",
+        files_peak as f64 / 1e6,
+        files_serial_peak as f64 / 1e6,
+        files_serial / files,
+        files_1t / files
     );
     cli_comparison(&path);
 }
@@ -245,6 +280,21 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
                     .map(|batch| batch.expect("batch").num_rows() as u64)
                     .sum()
             }
+            "files-8x125k-2t" => many_files(path, 2),
+            "files-8x125k-1t" => many_files(path, 1),
+            // How files were read before they shared the pool: one
+            // `read_files` per file, each lone sheet pipelined.
+            "files-8-serial-2t" => (0..FILES)
+                .map(|_| {
+                    let reader = options()
+                        .threads(2)
+                        .read_files([path.with_file_name(ONE_OF_MANY.name)], SheetChoice::First)
+                        .expect("open the sheet");
+                    reader
+                        .map(|batch| batch.expect("batch").num_rows() as u64)
+                        .sum::<u64>()
+                })
+                .sum(),
             "shared-strings" => {
                 std::hint::black_box(Workbook::open(path).expect("open"));
                 0
@@ -280,6 +330,19 @@ fn count(path: &Path) -> u64 {
         .expect("read");
     std::hint::black_box(&counts);
     counts.rows
+}
+
+/// The eight one-sheet workbooks, with one `read_files` on `threads`.
+fn many_files(path: &Path, threads: usize) -> u64 {
+    let files = vec![path.with_file_name(ONE_OF_MANY.name); FILES];
+    let reader = options()
+        .threads(threads)
+        .file_column(Some("file"))
+        .read_files(files, SheetChoice::First)
+        .expect("open the sheets");
+    reader
+        .map(|batch| batch.expect("batch").num_rows() as u64)
+        .sum()
 }
 
 fn options() -> ArrowOptions {

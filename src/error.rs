@@ -86,6 +86,8 @@ pub enum ErrorKind {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Location {
+    /// The file (its path or label), where a reader of many files knows it.
+    pub file: Option<String>,
     /// The package part, e.g. `xl/worksheets/sheet1.xml`.
     pub part: Option<String>,
     /// The sheet name.
@@ -147,6 +149,13 @@ impl Error {
             .location
             .sheet
             .get_or_insert_with(|| sheet.to_owned());
+        self
+    }
+
+    /// Names the file (a reader over many files), unless already named.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn with_file(mut self, file: &str) -> Error {
+        self.0.location.file.get_or_insert_with(|| file.to_owned());
         self
     }
 
@@ -264,6 +273,9 @@ impl fmt::Display for Location {
             separator = ", ";
             result
         };
+        if let Some(file) = &self.file {
+            item(f, format_args!("file {}", Shown(file)))?;
+        }
         if let Some(sheet) = &self.sheet {
             item(f, format_args!("sheet '{}'", Shown(sheet)))?;
         }

@@ -180,7 +180,7 @@ pub use limits::Limits;
 pub use metadata::{Comment, DefinedName, Hyperlink, SheetMetadata};
 pub use number_format::FormatKind;
 pub use package::{SheetInfo, SheetKind, SheetState};
-pub use parallel::Parallel;
+pub use parallel::{Parallel, open_workbooks};
 pub use range::CellRange;
 pub use rows::SheetRows;
 pub use shared_strings::SharedStrings;

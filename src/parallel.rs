@@ -1,9 +1,12 @@
 //! Parallel reading: whole sheets on a work-stealing pool, and one sheet
 //! pipelined over two threads (inflate on one, scan on the other).
 //!
-//! Read this first: every worker reads and inflates its own sheet through
-//! its own clone of the archive (the central directory was parsed once and
-//! is shared), so decompression is parallel too. The shared strings and
+//! Read this first: the unit of work is a (workbook, sheet) pair, over
+//! one workbook ([`Workbook::parallel`]) or many ([`Parallel::across`]).
+//! Every worker reads and inflates its own sheet through its own clone of
+//! that workbook's archive (the central directory was parsed once and is
+//! shared; a worker keeps the clone of the workbook it read last), so
+//! decompression is parallel too. The shared strings and
 //! styles were built at open and are shared read-only. Each worker owns its
 //! row reader (window, arena, scratch), so nothing per cell touches a lock
 //! or the global allocator. The only shared state while reading is a stop
@@ -13,14 +16,14 @@ use std::any::Any;
 use std::io::{Read, Seek};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread::{self, Scope};
 
 use crossbeam_deque::{Injector, Stealer, Worker};
 
 use crate::cell::Row;
 use crate::columns::ColumnSet;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::package::archive::Archive;
 use crate::package::{SheetInfo, SheetKind};
@@ -50,10 +53,15 @@ use crate::workbook::{RowFlow, SheetSelector, Workbook};
 /// # }
 /// ```
 pub struct Parallel<'w, R> {
-    workbook: &'w Workbook<R>,
+    workbooks: Vec<&'w Workbook<R>>,
     threads: usize,
-    sheets: Option<Vec<usize>>,
+    /// The (workbook, sheet position) pairs to read; None for every
+    /// worksheet of every workbook.
+    sheets: Option<Vec<(usize, usize)>>,
     columns: Option<ColumnSet>,
+    /// Whether a sheet may get an inflate thread when threads outnumber
+    /// sheets (off for reads of a few rows per sheet).
+    pipeline: bool,
 }
 
 /// What stopped a worker early.
@@ -75,16 +83,41 @@ impl<R: Read + Seek + Clone + Send> Workbook<R> {
     /// [`Workbook::from_reader`] has no `parallel()`: open the path with
     /// `Workbook::open` instead, or read the bytes and use `from_bytes`.
     pub fn parallel(&self) -> Parallel<'_, R> {
-        Parallel {
-            workbook: self,
-            threads: 0,
-            sheets: None,
-            columns: None,
-        }
+        Parallel::across([self])
     }
 }
 
 impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
+    /// Sets up a parallel read of the worksheets of many workbooks on one
+    /// pool: the unit of work is a (workbook, sheet) pair, so eight
+    /// workbooks of one sheet each keep eight threads busy. Otherwise as
+    /// [`Workbook::parallel`]; [`Parallel::for_each_workbook_sheet`] tells
+    /// the closure which workbook a sheet is of (its index here).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// use sheetstream::{Parallel, Workbook};
+    /// let first = Workbook::open("examples/data/sales.xlsx")?;
+    /// let second = Workbook::open("examples/data/sales.xlsx")?;
+    /// let cells = Parallel::across([&first, &second]).threads(2).fold(
+    ///     || 0usize,
+    ///     |count, _sheet, row| *count += row.cells().len(),
+    ///     |a, b| a + b,
+    /// )?;
+    /// assert_eq!(cells, 2 * 19);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn across(workbooks: impl IntoIterator<Item = &'w Workbook<R>>) -> Self {
+        Parallel {
+            workbooks: workbooks.into_iter().collect(),
+            threads: 0,
+            sheets: None,
+            columns: None,
+            pipeline: true,
+        }
+    }
+
     /// The number of threads: 0 (the default) for one per core, at most
     /// one per sheet. With 1, everything runs on the calling thread.
     pub fn threads(mut self, threads: usize) -> Self {
@@ -92,18 +125,45 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         self
     }
 
-    /// Reads only these sheets (by position or name) instead of every
-    /// worksheet.
+    /// Reads only these sheets (by position or name) of every workbook
+    /// instead of every worksheet.
     ///
     /// # Errors
     ///
-    /// A sheet that does not exist.
+    /// A sheet that does not exist (in any of the workbooks).
     pub fn sheets<S: SheetSelector>(mut self, sheets: impl IntoIterator<Item = S>) -> Result<Self> {
-        let positions = sheets
-            .into_iter()
-            .map(|sheet| sheet.position(&self.workbook.sheets))
-            .collect::<Result<Vec<usize>>>()?;
-        self.sheets = Some(positions);
+        let selectors: Vec<S> = sheets.into_iter().collect();
+        let mut pairs = Vec::new();
+        for (index, workbook) in self.workbooks.iter().enumerate() {
+            for selector in &selectors {
+                pairs.push((index, selector.position(&workbook.sheets)?));
+            }
+        }
+        self.sheets = Some(pairs);
+        Ok(self)
+    }
+
+    /// Reads exactly these (workbook index, sheet position) pairs: the
+    /// work items themselves, for a caller that chose per workbook.
+    ///
+    /// # Errors
+    ///
+    /// A workbook index or sheet position out of range.
+    pub fn workbook_sheets(
+        mut self,
+        pairs: impl IntoIterator<Item = (usize, usize)>,
+    ) -> Result<Self> {
+        let pairs: Vec<(usize, usize)> = pairs.into_iter().collect();
+        for &(index, position) in &pairs {
+            let workbook = self.workbooks.get(index).ok_or_else(|| {
+                Error::new(ErrorKind::SheetNotFound(format!(
+                    "in workbook {index} of {}",
+                    self.workbooks.len()
+                )))
+            })?;
+            position.position(&workbook.sheets)?;
+        }
+        self.sheets = Some(pairs);
         Ok(self)
     }
 
@@ -112,6 +172,15 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     /// [`SheetRows::select_columns`](crate::SheetRows::select_columns).
     pub fn select_columns(mut self, columns: ColumnSet) -> Self {
         self.columns = Some(columns);
+        self
+    }
+
+    /// No inflate thread per sheet, however many threads there are to
+    /// spare: for reads of a few rows of each sheet, where a pipe would
+    /// inflate ahead what is never read.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn without_pipeline(mut self) -> Self {
+        self.pipeline = false;
         self
     }
 
@@ -189,7 +258,62 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         M: Fn() -> F + Sync,
         F: FnMut(&SheetInfo, Result<SheetRows<'_>>) -> Result<bool>,
     {
-        self.run(make, |f: &mut F, sheet, rows, _stop| f(sheet, rows), drop)
+        self.run(
+            make,
+            |f: &mut F, _workbook, sheet, rows, _stop| f(sheet, rows),
+            drop,
+        )
+    }
+
+    /// As [`Parallel::for_each_sheet`], the closure also told which
+    /// workbook the sheet is of: its index among those given to
+    /// [`Parallel::across`] (0 for [`Workbook::parallel`]).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// use std::sync::Mutex;
+    /// use sheetstream::{Parallel, Result, SheetInfo, SheetRows, Workbook};
+    /// let first = Workbook::open("examples/data/sales.xlsx")?;
+    /// let second = Workbook::open("examples/data/sales.xlsx")?;
+    /// let seen = Mutex::new(Vec::new());
+    /// Parallel::across([&first, &second])
+    ///     .sheets(["Data"])?
+    ///     .threads(2)
+    ///     .for_each_workbook_sheet(|| {
+    ///         |workbook: usize, sheet: &SheetInfo, rows: Result<SheetRows<'_>>| {
+    ///             let mut rows = rows?;
+    ///             let mut count = 0;
+    ///             while rows.next_row()?.is_some() {
+    ///                 count += 1;
+    ///             }
+    ///             seen.lock().unwrap().push((workbook, sheet.name().to_owned(), count));
+    ///             Ok(true)
+    ///         }
+    ///     })?;
+    /// let mut seen = seen.into_inner().unwrap();
+    /// seen.sort();
+    /// assert_eq!(seen, [(0, "Data".to_owned(), 4), (1, "Data".to_owned(), 4)]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Parallel::for_each_sheet`].
+    ///
+    /// # Panics
+    ///
+    /// As [`Parallel::for_each_row`].
+    pub fn for_each_workbook_sheet<M, F>(self, make: M) -> Result<()>
+    where
+        M: Fn() -> F + Sync,
+        F: FnMut(usize, &SheetInfo, Result<SheetRows<'_>>) -> Result<bool>,
+    {
+        self.run(
+            make,
+            |f: &mut F, workbook, sheet, rows, _stop| f(workbook, sheet, rows),
+            drop,
+        )
     }
 
     /// Folds every row of every selected sheet into one value: each thread
@@ -230,24 +354,34 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         Ok(states.into_iter().reduce(reduce).unwrap_or_else(init))
     }
 
-    /// The selected sheets, biggest compressed part first so that the
-    /// longest work starts first.
-    fn positions(&self) -> Vec<usize> {
-        let workbook = self.workbook;
-        let mut positions: Vec<usize> = match &self.sheets {
-            Some(positions) => positions.clone(),
-            None => (0..workbook.sheets.len())
-                .filter(|&position| workbook.sheets[position].kind() == SheetKind::Worksheet)
+    /// The selected (workbook, sheet) pairs, biggest compressed part first
+    /// (across all workbooks) so that the longest work starts first; a
+    /// stable sort, so equal sizes keep workbook and sheet order.
+    fn pairs(&self) -> Vec<(usize, usize)> {
+        let mut pairs: Vec<(usize, usize)> = match &self.sheets {
+            Some(pairs) => pairs.clone(),
+            None => self
+                .workbooks
+                .iter()
+                .enumerate()
+                .flat_map(|(index, workbook)| {
+                    (0..workbook.sheets.len())
+                        .filter(|&position| {
+                            workbook.sheets[position].kind() == SheetKind::Worksheet
+                        })
+                        .map(move |position| (index, position))
+                })
                 .collect(),
         };
-        positions.sort_by_key(|&position| {
+        pairs.sort_by_key(|&(index, position)| {
+            let workbook = self.workbooks[index];
             std::cmp::Reverse(
                 workbook
                     .archive
                     .compressed_size(workbook.sheets[position].part()),
             )
         });
-        positions
+        pairs
     }
 
     /// Runs the workers: each makes its state with `make`, visits sheets
@@ -256,42 +390,57 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     fn run<S, M, V, D>(&self, make: M, visit: V, finish: D) -> Result<()>
     where
         M: Fn() -> S + Sync,
-        V: Fn(&mut S, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool> + Sync,
+        V: Fn(&mut S, usize, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool> + Sync,
         D: Fn(S) + Sync,
     {
-        let positions = self.positions();
+        let pairs = self.pairs();
         let cores = thread::available_parallelism().map_or(1, usize::from);
         let threads = if self.threads == 0 {
             cores
         } else {
             self.threads
         };
-        let workers = threads.min(positions.len()).max(1);
+        let workers = threads.min(pairs.len()).max(1);
         // With fewer sheets than threads, each sheet gets an inflate thread.
-        let pipelined = threads > positions.len();
-        let workbook = self.workbook;
-        let context = SheetContext {
-            shared_strings: workbook.shared_strings.as_ref(),
-            styles: &workbook.styles,
-            date_system: workbook.date_system,
-        };
+        let pipelined = self.pipeline && threads > pairs.len();
         let job = Job {
-            sheets: &workbook.sheets,
-            context,
-            limits: workbook.limits,
+            books: self
+                .workbooks
+                .iter()
+                .map(|workbook| Book {
+                    sheets: &workbook.sheets,
+                    context: SheetContext {
+                        shared_strings: workbook.shared_strings.as_ref(),
+                        styles: &workbook.styles,
+                        date_system: workbook.date_system,
+                    },
+                    limits: workbook.limits,
+                })
+                .collect(),
             columns: self.columns.as_ref(),
             pipelined,
             stop: AtomicBool::new(false),
             failure: Mutex::new(None),
         };
+        // Each worker's own clones of the archives, none read yet (cheap:
+        // the central directory is shared, a read-ahead buffer is only
+        // allocated by a read). A worker reads through a clone of one of
+        // these, dropped when it turns to another workbook.
+        let pristine = || -> Vec<Archive<R>> {
+            self.workbooks
+                .iter()
+                .map(|workbook| workbook.archive.clone())
+                .collect()
+        };
 
         if workers == 1 {
             // Serial, on the calling thread (with an inflate thread when pipelined).
-            let mut archive = workbook.archive.clone();
+            let archives = pristine();
+            let mut archive = None;
             let mut state = make();
             thread::scope(|scope| {
-                for &position in &positions {
-                    match job.read_sheet(scope, &mut archive, position, &mut state, &visit) {
+                for &pair in &pairs {
+                    match job.read_sheet(scope, &archives, &mut archive, pair, &mut state, &visit) {
                         Ok(true) => {}
                         Ok(false) => break,
                         Err(err) => return Err(err),
@@ -304,24 +453,33 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         }
 
         let injector = Injector::new();
-        for &position in &positions {
-            injector.push(position);
+        for &pair in &pairs {
+            injector.push(pair);
         }
-        let queues: Vec<Worker<usize>> = (0..workers).map(|_| Worker::new_fifo()).collect();
-        let stealers: Vec<Stealer<usize>> = queues.iter().map(Worker::stealer).collect();
+        let queues: Vec<Worker<(usize, usize)>> =
+            (0..workers).map(|_| Worker::new_fifo()).collect();
+        let stealers: Vec<Stealer<(usize, usize)>> = queues.iter().map(Worker::stealer).collect();
         thread::scope(|scope| {
             for queue in queues {
-                let mut archive = workbook.archive.clone();
+                let archives = pristine();
                 let (job, injector, stealers, make, visit, finish) =
                     (&job, &injector, &stealers, &make, &visit, &finish);
                 scope.spawn(move || {
                     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+                        let mut archive = None;
                         let mut state = make();
                         while !job.stop.load(Ordering::Relaxed) {
-                            let Some(position) = next_task(&queue, injector, stealers) else {
+                            let Some(pair) = next_task(&queue, injector, stealers) else {
                                 break;
                             };
-                            if !job.read_sheet(scope, &mut archive, position, &mut state, visit)? {
+                            if !job.read_sheet(
+                                scope,
+                                &archives,
+                                &mut archive,
+                                pair,
+                                &mut state,
+                                visit,
+                            )? {
                                 job.stop.store(true, Ordering::Relaxed);
                             }
                         }
@@ -347,11 +505,17 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     }
 }
 
-/// What every worker of one run shares.
-struct Job<'w> {
+/// What a worker needs of one workbook besides its archive: read-only,
+/// shared by every worker.
+struct Book<'w> {
     sheets: &'w [SheetInfo],
     context: SheetContext<'w>,
     limits: Limits,
+}
+
+/// What every worker of one run shares.
+struct Job<'w> {
+    books: Vec<Book<'w>>,
     columns: Option<&'w ColumnSet>,
     pipelined: bool,
     stop: AtomicBool,
@@ -370,60 +534,135 @@ impl Job<'_> {
     }
 
     /// Opens one sheet and hands its rows to `visit` with `state`;
-    /// returns false when `visit` asked to stop.
+    /// returns false when `visit` asked to stop. `archive` is the worker's
+    /// clone of the archive of the workbook it read last, replaced by a
+    /// clone of this one's (from the worker's unread `archives`) when the
+    /// workbook changes: a worker holds one clone that has read, with its
+    /// read-ahead buffer, however many workbooks there are.
+    #[allow(clippy::too_many_arguments)]
     fn read_sheet<'scope, 'env, R, S, V>(
         &'env self,
         scope: &'scope Scope<'scope, 'env>,
-        archive: &mut Archive<R>,
-        position: usize,
+        archives: &[Archive<R>],
+        archive: &mut Option<(usize, Archive<R>)>,
+        (index, position): (usize, usize),
         state: &mut S,
         visit: &V,
     ) -> Result<bool>
     where
         R: Read + Seek + Clone + Send + 'env,
-        V: Fn(&mut S, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool>,
+        V: Fn(&mut S, usize, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool>,
     {
-        let sheet = &self.sheets[position];
+        if archive.as_ref().is_none_or(|(held, _)| *held != index) {
+            *archive = Some((index, archives[index].clone()));
+        }
+        let Some((_, archive)) = archive.as_mut() else {
+            unreachable!("the archive was just set");
+        };
+        let book = &self.books[index];
+        let sheet = &book.sheets[position];
+        let context = book.context;
+        let limits = &book.limits;
         let rows = if self.pipelined {
-            let pipe = Pipe::spawn(scope, archive.clone(), sheet, self.limits);
+            let pipe = Pipe::spawn(scope, archive.clone(), sheet, *limits);
             Ok(SheetRows::from_pipe(
                 pipe,
-                self.context,
+                context,
                 sheet.name(),
                 sheet.part(),
-                &self.limits,
+                limits,
             ))
         } else {
             archive
-                .open_part(sheet.part(), self.limits.max_part_bytes, &self.limits)
+                .open_part(sheet.part(), limits.max_part_bytes, limits)
                 .map_err(|err| err.with_sheet(sheet.name()))
-                .map(|source| {
-                    SheetRows::new(
-                        source,
-                        self.context,
-                        sheet.name(),
-                        sheet.part(),
-                        &self.limits,
-                    )
-                })
+                .map(|source| SheetRows::new(source, context, sheet.name(), sheet.part(), limits))
         };
         let rows = rows.map(|mut rows| {
             rows.select_columns(self.columns.cloned());
             rows
         });
-        visit(state, sheet, rows, &self.stop)
+        visit(state, index, sheet, rows, &self.stop)
     }
+}
+
+/// Opens many workbooks at once: `open` is called once per source on up to
+/// `threads` threads (0: one per core, at most one per source), and the
+/// results come back in the sources' order. Opening reads each workbook's
+/// sheet list, styles and shared strings; reading their sheets is then
+/// [`Parallel::across`]'s work.
+///
+/// ```
+/// # fn main() -> Result<(), sheetstream::Error> {
+/// let paths = ["examples/data/sales.xlsx", "examples/data/sales.xlsx"];
+/// let opened = sheetstream::open_workbooks(&paths, 2, |path| sheetstream::Workbook::open(path));
+/// let workbooks = opened.into_iter().collect::<sheetstream::Result<Vec<_>>>()?;
+/// let cells = sheetstream::Parallel::across(&workbooks).fold(
+///     || 0usize,
+///     |count, _sheet, row| *count += row.cells().len(),
+///     |a, b| a + b,
+/// )?;
+/// assert_eq!(cells, 2 * 19);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Panics
+///
+/// A panic in `open` is resumed on the calling thread.
+pub fn open_workbooks<S, R, F>(sources: &[S], threads: usize, open: F) -> Vec<Result<Workbook<R>>>
+where
+    S: Sync,
+    R: Send,
+    F: Fn(&S) -> Result<Workbook<R>> + Sync,
+{
+    let threads = if threads == 0 {
+        thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        threads
+    };
+    let threads = threads.min(sources.len()).max(1);
+    if threads == 1 {
+        return sources.iter().map(open).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut opened: Vec<(usize, Result<Workbook<R>>)> = thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut opened = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(source) = sources.get(at) else {
+                            break opened;
+                        };
+                        opened.push((at, open(source)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|payload| panic::resume_unwind(payload))
+            })
+            .collect()
+    });
+    opened.sort_by_key(|(at, _)| *at);
+    opened.into_iter().map(|(_, result)| result).collect()
 }
 
 /// A sheet visitor from a row visitor: every row of the sheet to `visit`
 /// until it returns false or another thread stops the run.
 fn rows_of<S, V>(
     visit: V,
-) -> impl Fn(&mut S, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool> + Sync
+) -> impl Fn(&mut S, usize, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool> + Sync
 where
     V: Fn(&mut S, &SheetInfo, Row<'_>) -> bool + Sync,
 {
-    move |state, sheet, rows, stop| {
+    move |state, _workbook, sheet, rows, stop| {
         let mut rows = rows?;
         while let Some(row) = rows.next_row()? {
             if stop.load(Ordering::Relaxed) || !visit(state, sheet, row) {
@@ -437,10 +676,10 @@ where
 /// The crossbeam-deque scheduler: the worker's own queue first, then a
 /// batch from the global queue, then a task stolen from another worker.
 fn next_task(
-    local: &Worker<usize>,
-    global: &Injector<usize>,
-    stealers: &[Stealer<usize>],
-) -> Option<usize> {
+    local: &Worker<(usize, usize)>,
+    global: &Injector<(usize, usize)>,
+    stealers: &[Stealer<(usize, usize)>],
+) -> Option<(usize, usize)> {
     local.pop().or_else(|| {
         std::iter::repeat_with(|| {
             global

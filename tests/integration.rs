@@ -11,6 +11,7 @@ mod common;
 mod arrow;
 mod arrow_cli;
 mod arrow_corpus;
+mod arrow_many;
 mod cli;
 mod cli_inputs;
 mod columns;

@@ -508,3 +508,127 @@ fn for_each_sheet_hands_each_sheet_to_one_thread_with_its_errors() {
         .unwrap();
     assert_eq!(started.load(Ordering::Relaxed), 1);
 }
+
+/// One sheet of `rows` rows: A the row number, B the workbook's number.
+fn one_sheet_book(number: usize, rows: usize) -> Vec<u8> {
+    let xml: String = (1..=rows)
+        .map(|row| format!(r#"<row r="{row}"><c r="A{row}"><v>{row}</v></c><c r="B{row}"><v>{number}</v></c></row>"#))
+        .collect();
+    book().sheet("Only", sheet_xml(&xml)).build()
+}
+
+/// Many workbooks on one pool: the unit of work is a (workbook, sheet)
+/// pair, so eight one-sheet workbooks keep two threads busy at once (each
+/// thread's first sheet waits, up to ten seconds, until the other thread
+/// holds a sheet too: one workbook after another would never get there);
+/// every sheet is read whole, once, and told its workbook.
+#[test]
+fn many_workbooks_are_read_as_one_pool_of_sheets() {
+    use sheetstream::Parallel;
+    use std::sync::Condvar;
+    use std::time::{Duration, Instant};
+
+    let books: Vec<Workbook<_>> = (0..8)
+        .map(|n| Workbook::from_bytes(one_sheet_book(n, 100 + 30 * n)).unwrap())
+        .collect();
+    for threads in [1, 2, 3] {
+        let seen = Mutex::new(Vec::new());
+        let holding = (Mutex::new(0usize), Condvar::new());
+        let met = AtomicUsize::new(0);
+        Parallel::across(&books)
+            .threads(threads)
+            .for_each_workbook_sheet(|| {
+                let (seen, holding, met) = (&seen, &holding, &met);
+                let mut first = true;
+                move |workbook: usize,
+                      sheet: &SheetInfo,
+                      rows: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+                    let mut rows = rows?;
+                    if std::mem::take(&mut first) && threads > 1 {
+                        let (count, wake) = holding;
+                        let mut count = count.lock().unwrap();
+                        *count += 1;
+                        wake.notify_all();
+                        let deadline = Instant::now() + Duration::from_secs(10);
+                        while *count < 2 && Instant::now() < deadline {
+                            count = wake
+                                .wait_timeout(count, Duration::from_millis(50))
+                                .unwrap()
+                                .0;
+                        }
+                        if *count >= 2 {
+                            met.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    let (mut count, mut sum_b) = (0usize, 0.0);
+                    while let Some(row) = rows.next_row()? {
+                        count += 1;
+                        assert_eq!(
+                            row.cells()[0].value().as_f64(),
+                            Some(f64::from(row.index() + 1))
+                        );
+                        sum_b += row.cells()[1].value().as_f64().unwrap();
+                    }
+                    seen.lock()
+                        .unwrap()
+                        .push((workbook, sheet.name().to_owned(), count, sum_b));
+                    Ok(true)
+                }
+            })
+            .unwrap();
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_by_key(|seen| seen.0);
+        let expected: Vec<(usize, String, usize, f64)> = (0..8)
+            .map(|n| {
+                let rows = 100 + 30 * n;
+                (n, "Only".to_owned(), rows, (n * rows) as f64)
+            })
+            .collect();
+        assert_eq!(seen, expected, "{threads} threads");
+        if threads > 1 {
+            let met = met.load(Ordering::Relaxed);
+            assert!(met >= 2, "{met} threads saw another holding a sheet");
+        }
+    }
+
+    // `sheets` picks in every workbook; `workbook_sheets` exact pairs; the
+    // biggest sheet of any workbook comes first on one thread.
+    let order = Mutex::new(Vec::new());
+    Parallel::across(&books)
+        .threads(1)
+        .workbook_sheets([(2, 0), (7, 0), (0, 0)])
+        .unwrap()
+        .for_each_workbook_sheet(|| {
+            |workbook: usize, _: &SheetInfo, _: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+                order.lock().unwrap().push(workbook);
+                Ok(true)
+            }
+        })
+        .unwrap();
+    assert_eq!(order.into_inner().unwrap(), [7, 2, 0]);
+    let cells = Parallel::across(&books)
+        .sheets(["Only"])
+        .unwrap()
+        .threads(2)
+        .fold(
+            || 0usize,
+            |count, _, row| *count += row.cells().len(),
+            |a, b| a + b,
+        )
+        .unwrap();
+    assert_eq!(cells, (0..8).map(|n| 2 * (100 + 30 * n)).sum::<usize>());
+    let missing = Parallel::across(&books).sheets(["Other"]).err().unwrap();
+    assert!(
+        matches!(missing.kind(), ErrorKind::SheetNotFound(_)),
+        "{missing}"
+    );
+    let out_of_range = Parallel::across(&books)
+        .workbook_sheets([(8, 0)])
+        .err()
+        .unwrap();
+    assert!(
+        matches!(out_of_range.kind(), ErrorKind::SheetNotFound(_)),
+        "{out_of_range}"
+    );
+    assert!(Parallel::across(&books).workbook_sheets([(0, 1)]).is_err());
+}

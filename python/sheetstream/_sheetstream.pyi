@@ -77,6 +77,8 @@ class _SheetOptions(TypedDict, total=False):
 class Error(Exception):
     """Any error from opening or reading a workbook."""
 
+    file: Optional[str]
+    """The file (its path, or a label for bytes), where read_excel read many."""
     part: Optional[str]
     """The package part, e.g. "xl/worksheets/sheet1.xml"."""
     sheet: Optional[str]

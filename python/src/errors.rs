@@ -1,7 +1,7 @@
 //! `sheetstream.Error` and its subclasses: one Python exception class per
 //! kind of [`sheetstream::ErrorKind`], each carrying the error's location
-//! as the attributes `part`, `sheet`, `row`, `column` and `offset` (`None`
-//! where unknown). The message is the error's `Display`, the line the CLI
+//! as the attributes `file` (set by the readers of many files), `part`,
+//! `sheet`, `row`, `column` and `offset` (`None` where unknown). The message is the error's `Display`, the line the CLI
 //! prints after `sheetstream: `.
 
 use pyo3::IntoPyObjectExt;
@@ -14,7 +14,7 @@ create_exception!(
     sheetstream,
     Error,
     PyException,
-    "Any error from opening or reading a workbook. Attributes `part`, `sheet`, `row`, `column` (1-based) and `offset` (a byte in the inflated part) say where, or are None."
+    "Any error from opening or reading a workbook. Attributes `file` (read_excel), `part`, `sheet`, `row`, `column` (1-based) and `offset` (a byte in the inflated part) say where, or are None."
 );
 create_exception!(
     sheetstream,
@@ -116,7 +116,8 @@ pub(crate) fn to_py_err(py: Python<'_>, err: &sheetstream::Error) -> PyErr {
     };
     let location = err.location();
     let value = py_err.value(py);
-    let attributes: [(&str, Py<PyAny>); 5] = [
+    let attributes: [(&str, Py<PyAny>); 6] = [
+        ("file", into_object(py, location.file.as_deref())),
         ("part", into_object(py, location.part.as_deref())),
         ("sheet", into_object(py, location.sheet.as_deref())),
         ("row", into_object(py, location.row)),

@@ -1,12 +1,12 @@
 //! `sheetstream.read_excel`: one call from files and sheets to one
-//! DataFrame (polars, pandas) or pyarrow Table. Workbooks are opened and
-//! sheets read on a pool of threads without the GIL, each sheet by its own
-//! owned reader; the batches are put back in workbook order (files as
+//! DataFrame (polars, pandas) or pyarrow Table. Workbooks are opened on
+//! threads (`sheetstream::open_workbooks`) and every (file, sheet) pair is
+//! read on the engine's one pool (the Arrow layer's `ManySheetsReader`),
+//! without the GIL; the batches are put back in workbook order (files as
 //! given, then sheets) before the table is made.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -33,39 +33,6 @@ enum SheetChoice {
 pub(crate) enum SheetArg {
     One(SheetRef),
     Many(Vec<SheetRef>),
-}
-
-/// Runs `work(i)` for `i` in `0..count` on up to `threads` threads and
-/// returns the results in order.
-fn on_threads<T: Send>(count: usize, threads: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let next = AtomicUsize::new(0);
-    let threads = threads.clamp(1, count.max(1));
-    let mut results: Vec<(usize, T)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        if index >= count {
-                            break done;
-                        }
-                        done.push((index, work(index)));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| {
-                worker
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
-            })
-            .collect()
-    });
-    results.sort_by_key(|(index, _)| *index);
-    results.into_iter().map(|(_, result)| result).collect()
 }
 
 /// Reads sheets of one or many workbooks into one polars DataFrame (the
@@ -124,7 +91,7 @@ pub(crate) fn read_excel<'py>(
     // Open every workbook (in parallel), then read the sheets on the Arrow
     // layer's pool: one schema, columns united by position or by name with
     // types promoted by its rules, file and sheet columns.
-    let opened = py.detach(|| on_threads(sources.len(), threads, |i| sources[i].open_any()));
+    let opened = py.detach(|| sheetstream::open_workbooks(&sources, threads, Source::open_any));
     let mut workbooks = Vec::with_capacity(sources.len());
     let labels = unique_labels(sources.iter().map(Source::label));
     for (label, result) in labels.into_iter().zip(opened) {

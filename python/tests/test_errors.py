@@ -154,12 +154,17 @@ def test_error_inside_a_sheet_names_sheet_part_and_offset(tmp_path: pathlib.Path
     assert result.returncode == 1
     assert result.stderr.strip() == f"sheetstream: {path}: {err}"
     # The same error through every way of reading.
+    assert err.file is None
     for read in (
         lambda: sheet_reader.to_arrow(),
         lambda: sheet_reader.to_polars(),
         lambda: list(sheet_reader.iter_batches()),
-        lambda: sheetstream.read_excel(path),
     ):
         with pytest.raises(sheetstream.XmlError) as again:
             read()
         assert str(again.value) == str(err)
+    # read_excel (many files) names the file too.
+    with pytest.raises(sheetstream.XmlError) as again:
+        sheetstream.read_excel(path)
+    assert again.value.file == str(path)
+    assert str(again.value) == str(err).replace("(at ", f"(at file {path}, ")

@@ -263,6 +263,7 @@ impl BatchBuilder {
             return Ok(Offer::Full);
         }
         self.start_row(index);
+        let read_twice = !self.extra_slots.is_empty();
         for (column, value) in cells {
             let slot = self
                 .slot_of
@@ -276,18 +277,26 @@ impl BatchBuilder {
                 continue;
             }
             self.put(slot as usize, index, column, value)?;
-            if !self.extra_slots.is_empty() {
-                for at in 0..self.extra_slots.len() {
-                    let (extra_column, extra_slot) = self.extra_slots[at];
-                    if extra_column == column {
-                        self.put(extra_slot, index, column, value)?;
-                    }
-                }
+            if read_twice {
+                self.put_extra(index, column, value)?;
             }
         }
         self.finish_row();
         self.next_index = index.saturating_add(1);
         Ok(Offer::Taken)
+    }
+
+    /// A cell of a column selected more than once, into its other output
+    /// columns.
+    #[inline(never)]
+    fn put_extra(&mut self, row: u32, column: u32, value: Value<'_>) -> Result<()> {
+        for at in 0..self.extra_slots.len() {
+            let (extra_column, extra_slot) = self.extra_slots[at];
+            if extra_column == column {
+                self.put(extra_slot, row, column, value)?;
+            }
+        }
+        Ok(())
     }
 
     fn text_full(&self) -> bool {
@@ -313,21 +322,16 @@ impl BatchBuilder {
         self.produced += 1;
     }
 
+    /// One cell into its output column. The common case (first value of
+    /// its column in the row, one that fits) is inlined into the row loop;
+    /// the rest is out of line in [`BatchBuilder::repeated`] and
+    /// [`BatchBuilder::refused`] (per-cell call overhead was measured: the
+    /// prologues and epilogues of `put` and `append` were about a fifth of
+    /// what the Arrow path adds to the row stream, in callgrind).
+    #[inline]
     fn put(&mut self, slot: usize, row: u32, column: u32, value: Value<'_>) -> Result<()> {
         if self.filled[slot] {
-            // A second cell for the same column in one row: the first wins.
-            self.report.dropped_cells += 1;
-            let text = value_text(value);
-            if self.on_mismatch == OnMismatch::Strict {
-                let message = format!(
-                    "a second value `{text}` for column `{}` in one row",
-                    self.names[slot]
-                );
-                return Err(self.locate(Error::conversion(message), row, column));
-            }
-            let name = self.names[slot].clone();
-            self.describe(row, column, name, IssueKind::Repeated { value: text });
-            return Ok(());
+            return self.repeated(slot, row, column, value);
         }
         self.filled[slot] = true;
         if let Value::Text(text) = value
@@ -339,41 +343,72 @@ impl BatchBuilder {
         }
         match self.builders[slot].append(value, &mut self.scratch) {
             Ok(()) => Ok(()),
-            Err(refusal) => {
-                let name = &self.names[slot];
-                let column_type = self.types[slot];
-                let kind = match refusal {
-                    Refusal::ErrorValue => {
-                        self.report.error_cells += 1;
-                        IssueKind::ErrorValue(value_text(value))
-                    }
-                    Refusal::DoesNotFit => {
-                        self.report.coerced_cells += 1;
-                        IssueKind::DoesNotFit {
-                            value: value_text(value),
-                            column_type,
-                        }
-                    }
-                };
-                if self.on_mismatch == OnMismatch::Strict {
-                    let message = match &kind {
-                        IssueKind::ErrorValue(code) => {
-                            format!("error value {code} in column `{name}` ({column_type})")
-                        }
-                        IssueKind::DoesNotFit { value, .. } => {
-                            format!("`{value}` does not fit column `{name}` ({column_type})")
-                        }
-                        IssueKind::OutsideSchema { .. } | IssueKind::Repeated { .. } => {
-                            unreachable!("not a refusal")
-                        }
-                    };
-                    return Err(self.locate(Error::conversion(message), row, column));
-                }
-                let name = name.clone();
-                self.describe(row, column, name, kind);
-                Ok(())
-            }
+            Err(refusal) => self.refused(slot, row, column, value, refusal),
         }
+    }
+
+    /// A second cell for the same column in one row: the first wins.
+    #[cold]
+    #[inline(never)]
+    fn repeated(&mut self, slot: usize, row: u32, column: u32, value: Value<'_>) -> Result<()> {
+        self.report.dropped_cells += 1;
+        let text = value_text(value);
+        if self.on_mismatch == OnMismatch::Strict {
+            let message = format!(
+                "a second value `{text}` for column `{}` in one row",
+                self.names[slot]
+            );
+            return Err(self.locate(Error::conversion(message), row, column));
+        }
+        let name = self.names[slot].clone();
+        self.describe(row, column, name, IssueKind::Repeated { value: text });
+        Ok(())
+    }
+
+    /// A value its column refused (it became null): counted, described,
+    /// or the error under `strict`.
+    #[cold]
+    #[inline(never)]
+    fn refused(
+        &mut self,
+        slot: usize,
+        row: u32,
+        column: u32,
+        value: Value<'_>,
+        refusal: Refusal,
+    ) -> Result<()> {
+        let name = &self.names[slot];
+        let column_type = self.types[slot];
+        let kind = match refusal {
+            Refusal::ErrorValue => {
+                self.report.error_cells += 1;
+                IssueKind::ErrorValue(value_text(value))
+            }
+            Refusal::DoesNotFit => {
+                self.report.coerced_cells += 1;
+                IssueKind::DoesNotFit {
+                    value: value_text(value),
+                    column_type,
+                }
+            }
+        };
+        if self.on_mismatch == OnMismatch::Strict {
+            let message = match &kind {
+                IssueKind::ErrorValue(code) => {
+                    format!("error value {code} in column `{name}` ({column_type})")
+                }
+                IssueKind::DoesNotFit { value, .. } => {
+                    format!("`{value}` does not fit column `{name}` ({column_type})")
+                }
+                IssueKind::OutsideSchema { .. } | IssueKind::Repeated { .. } => {
+                    unreachable!("not a refusal")
+                }
+            };
+            return Err(self.locate(Error::conversion(message), row, column));
+        }
+        let name = name.clone();
+        self.describe(row, column, name, kind);
+        Ok(())
     }
 
     fn outside(&mut self, row: u32, column: u32, value: Value<'_>) -> Result<()> {
@@ -421,7 +456,13 @@ impl BatchBuilder {
             let values: StringArray = std::iter::repeat_n(Some(constant.as_str()), rows).collect();
             columns.push(Arc::new(values));
         }
-        columns.extend(self.builders.iter_mut().map(|builder| builder.finish(rows)));
+        // Each builder is finished and replaced by one with the capacity
+        // of this batch (see `ColumnBuilder::renewed`).
+        let capacity = rows.min(self.batch_size.min(1 << 16));
+        for builder in &mut self.builders {
+            let renewed = builder.renewed(capacity);
+            columns.push(std::mem::replace(builder, renewed).finish(rows));
+        }
         let batch = RecordBatch::try_new_with_options(
             Arc::clone(&self.schema),
             columns,

@@ -1,18 +1,24 @@
 //! [`ManySheetsReader`]: the batches of many sheets of many workbooks, read
 //! in parallel into one schema.
 //!
-//! Two passes. The first reads each sheet's header and sample (a few rows
-//! each) and unites their columns: by position and name (the default: the
-//! sheets must agree) or by name ([`ArrowOptions::union_by_name`]: missing
-//! columns are null), the types promoted by the inference rules. The
-//! second reads the sheets on the engine, [`Parallel::for_each_sheet`](crate::Parallel::for_each_sheet):
-//! one workbook after another (the one with the biggest sheet first), the
-//! sheets of each on its work-stealing pool, biggest sheet first, every
+//! Two passes, both on the engine ([`Parallel::across`] with
+//! [`Parallel::for_each_workbook_sheet`]): the unit of work is a
+//! (workbook, sheet) pair across every input, so eight workbooks of one
+//! sheet each keep every thread busy. The first pass reads each sheet's
+//! header and sample (a few rows each) and unites their columns, in file
+//! then sheet order whatever the thread timing: by position and name (the
+//! default: the sheets must agree) or by name
+//! ([`ArrowOptions::union_by_name`]: missing columns are null), the types
+//! promoted by the inference rules. The second reads every readable pair
+//! on one work-stealing pool, biggest sheet (of any workbook) first, every
 //! worker building the batches of one sheet at a time and handing them
-//! over one bounded channel (two batches per thread), so at most that many
-//! plus one per worker exist at once.
+//! over one bounded channel of two batches per thread: at most that many
+//! plus one per worker (built, or waiting for room) exist at once, besides
+//! the one the caller holds. Every workbook stays open (its shared strings
+//! and styles) until the reader ends; no sheet is ever held whole.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::io::{Read, Seek};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,6 +37,7 @@ use super::options::{ArrowOptions, ColumnType};
 use crate::error::{Error, ErrorKind, Result};
 use crate::number_format::FormatKind;
 use crate::package::{SheetInfo, SheetKind};
+use crate::parallel::Parallel;
 use crate::rows::SheetRows;
 use crate::source::SharedFile;
 use crate::workbook::{OpenOptions, Workbook};
@@ -67,9 +74,12 @@ enum Message {
 
 /// The batches of many sheets of many workbooks in one schema, read in
 /// parallel; `Send + Sync + 'static`, an Arrow [`RecordBatchReader`].
-/// Batches of different sheets arrive in no particular order (add
-/// [`ArrowOptions::file_column`] and [`ArrowOptions::sheet_column`] to tell
-/// them apart); those of one sheet arrive in order.
+/// Batches of different sheets, of one workbook or of several, arrive
+/// interleaved in no particular order (sheets start biggest first, across
+/// all the workbooks; add [`ArrowOptions::file_column`] and
+/// [`ArrowOptions::sheet_column`] to tell them apart, or the
+/// [`BatchReport`]'s file and sheet); those of one sheet arrive in order.
+/// With one thread, sheets come one after another, biggest first.
 ///
 /// ```
 /// use sheetstream::arrow::{ArrowOptions, SheetChoice};
@@ -103,32 +113,31 @@ pub struct ManySheetsReader {
     done: bool,
 }
 
-/// One sheet to read: which workbook, which sheet.
-struct Job {
-    workbook: usize,
-    position: usize,
-}
-
 impl ArrowOptions {
     /// The batches of the chosen sheets of every file, in one schema, read
-    /// in parallel (see [`ManySheetsReader`]). Expand globs before (the
-    /// shell does, for the CLI).
+    /// in parallel (see [`ManySheetsReader`]); the files are opened in
+    /// parallel too ([`open_workbooks`](crate::open_workbooks)). Expand
+    /// globs before (the shell does, for the CLI).
     ///
     /// # Errors
     ///
     /// A file or sheet that cannot be read (unless skipped), sheets whose
     /// columns differ without [`ArrowOptions::union_by_name`], a type
     /// override naming no column.
-    pub fn read_files<P: AsRef<Path>>(
+    pub fn read_files<P: AsRef<Path> + Sync>(
         &self,
         files: impl IntoIterator<Item = P>,
         sheets: SheetChoice,
     ) -> Result<ManySheetsReader> {
+        let files: Vec<P> = files.into_iter().collect();
+        let opened = crate::parallel::open_workbooks(&files, self.threads, |file| {
+            OpenOptions::new().open(file.as_ref())
+        });
         let mut workbooks = Vec::new();
         let mut skipped = Vec::new();
-        for file in files {
+        for (file, opened) in files.iter().zip(opened) {
             let label = file.as_ref().display().to_string();
-            match OpenOptions::new().open(file.as_ref()) {
+            match opened.map_err(|err| err.with_file(&label)) {
                 Ok(workbook) => workbooks.push((label, Arc::new(workbook))),
                 Err(err) if self.skip_unreadable => skipped.push(SkippedSheet {
                     file: label,
@@ -159,13 +168,20 @@ impl ArrowOptions {
         R: Read + Seek + Clone + Send + Sync + 'static,
     {
         let mut skipped = Vec::new();
-        let mut jobs = Vec::new();
+        let mut jobs: Vec<(usize, usize)> = Vec::new();
+        // Each job's rank: files as given, then sheets as chosen.
+        let mut ranks: HashMap<(usize, usize), usize> = HashMap::new();
         for (index, (label, workbook)) in workbooks.iter().enumerate() {
-            match choose(workbook, &sheets) {
-                Ok(positions) => jobs.extend(positions.into_iter().map(|position| Job {
-                    workbook: index,
-                    position,
-                })),
+            match choose(workbook, &sheets).map_err(|err| err.with_file(label)) {
+                Ok(positions) => {
+                    for position in positions {
+                        // A sheet named twice is read once.
+                        if let Entry::Vacant(rank) = ranks.entry((index, position)) {
+                            rank.insert(jobs.len());
+                            jobs.push((index, position));
+                        }
+                    }
+                }
                 Err(err) if self.skip_unreadable => skipped.push(SkippedSheet {
                     file: label.clone(),
                     sheet: String::new(),
@@ -174,35 +190,62 @@ impl ArrowOptions {
                 Err(err) => return Err(err),
             }
         }
-        // First pass: every sheet's columns.
+        let threads = if self.threads == 0 {
+            thread::available_parallelism().map_or(1, usize::from)
+        } else {
+            self.threads
+        };
+        let labels: Vec<String> = workbooks.iter().map(|(label, _)| label.clone()).collect();
+        // First pass, on the engine: every sheet's header and sample (no
+        // inflate thread: only the first rows are read), put back in job
+        // order (files as given, then sheets) so that the united columns
+        // do not depend on thread timing.
+        let found = Mutex::new(Vec::with_capacity(jobs.len()));
+        Parallel::across(workbooks.iter().map(|(_, workbook)| &**workbook))
+            .threads(threads)
+            .without_pipeline()
+            .workbook_sheets(jobs.iter().copied())?
+            .for_each_workbook_sheet(|| {
+                |index: usize, sheet: &SheetInfo, rows: Result<SheetRows<'_>>| {
+                    let columns = rows.and_then(|rows| {
+                        let source = SheetSource {
+                            rows,
+                            formats: workbooks[index].1.format_kinds().to_vec(),
+                            sheet: sheet.name().to_owned(),
+                            file: Some(labels[index].clone()),
+                        };
+                        sheet_columns(source, self)
+                    });
+                    let columns = columns.map_err(|err| err.with_file(&labels[index]));
+                    let columns = match columns {
+                        Err(err) if !self.skip_unreadable => return Err(err),
+                        columns => columns,
+                    };
+                    found
+                        .lock()
+                        .unwrap_or_else(|poison| poison.into_inner())
+                        .push(((index, sheet.position()), columns));
+                    Ok(true)
+                }
+            })?;
+        let mut found = found
+            .into_inner()
+            .unwrap_or_else(|poison| poison.into_inner());
+        found.sort_by_key(|(job, _)| ranks.get(job).copied());
         let mut readable = Vec::new();
         let mut columns = Vec::new();
-        for job in jobs {
-            let (label, workbook) = &workbooks[job.workbook];
-            let name = workbook.sheets()[job.position].name().to_owned();
-            let mut archive = workbook.archive.clone();
-            let found = workbook
-                .rows_through(&mut archive, job.position)
-                .and_then(|rows| {
-                    let source = SheetSource {
-                        rows,
-                        formats: workbook.format_kinds().to_vec(),
-                        sheet: name.clone(),
-                        file: Some(label.clone()),
-                    };
-                    sheet_columns(source, self)
-                });
-            match found {
+        for ((index, position), result) in found {
+            let name = workbooks[index].1.sheets()[position].name().to_owned();
+            match result {
                 Ok(found) => {
-                    columns.push((label.clone(), name, found));
-                    readable.push(job);
+                    columns.push((labels[index].clone(), name, found));
+                    readable.push((index, position));
                 }
-                Err(err) if self.skip_unreadable => skipped.push(SkippedSheet {
-                    file: label.clone(),
+                Err(error) => skipped.push(SkippedSheet {
+                    file: labels[index].clone(),
                     sheet: name,
-                    error: err,
+                    error,
                 }),
-                Err(err) => return Err(err),
             }
         }
         let target = unite(&columns, self)?;
@@ -229,68 +272,41 @@ impl ArrowOptions {
             );
             fields
         }));
-        // Second pass on the engine: one workbook at a time, the one with
-        // the biggest sheet first; its sheets on `Parallel`'s pool, biggest
-        // first, each worker building one sheet's batches at a time.
-        let size = |job: &Job| {
-            let workbook = &workbooks[job.workbook].1;
-            workbook
-                .archive
-                .compressed_size(workbook.sheets()[job.position].part())
-        };
-        let mut groups: Vec<(usize, u64, Vec<usize>)> = Vec::new();
-        for job in &readable {
-            let bytes = size(job);
-            match groups.iter_mut().find(|group| group.0 == job.workbook) {
-                Some(group) => {
-                    group.1 = group.1.max(bytes);
-                    group.2.push(job.position);
-                }
-                None => groups.push((job.workbook, bytes, vec![job.position])),
-            }
-        }
-        groups.sort_by_key(|group| std::cmp::Reverse(group.1));
-        let cores = thread::available_parallelism().map_or(1, usize::from);
-        let threads = if self.threads == 0 {
-            cores
-        } else {
-            self.threads
-        };
+        // Second pass, on the engine: every readable (workbook, sheet)
+        // pair is one work item on one pool, biggest sheet first across
+        // all the workbooks; each worker builds one sheet's batches at a
+        // time and hands them over one bounded channel.
         let stop = Arc::new(AtomicBool::new(false));
         let (sender, receiver) = sync_channel(2 * threads.max(1));
         let (coordinator_stop, options) = (Arc::clone(&stop), self.clone());
         let coordinator = thread::Builder::new()
             .name("sheetstream-arrow".into())
             .spawn(move || {
-                for (index, _, positions) in groups {
-                    if coordinator_stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let (label, workbook) = &workbooks[index];
-                    let run = workbook
-                        .parallel()
-                        .threads(threads)
-                        .sheets(positions)
-                        .and_then(|parallel| {
-                            parallel.for_each_sheet(|| {
-                                let sheet_reader = SheetReader {
-                                    label,
-                                    formats: workbook.format_kinds(),
-                                    target: &target,
-                                    options: &options,
-                                    stop: &coordinator_stop,
-                                    sender: sender.clone(),
-                                };
-                                move |sheet: &SheetInfo, rows: Result<SheetRows<'_>>| {
-                                    sheet_reader.read(sheet, rows)
-                                }
-                            })
-                        });
-                    if let Err(error) = run {
-                        coordinator_stop.store(true, Ordering::Relaxed);
-                        let _ = sender.send(Message::Failed(error));
-                        return;
-                    }
+                let formats: Vec<&[FormatKind]> = workbooks
+                    .iter()
+                    .map(|(_, workbook)| workbook.format_kinds())
+                    .collect();
+                let run = Parallel::across(workbooks.iter().map(|(_, workbook)| &**workbook))
+                    .threads(threads)
+                    .workbook_sheets(readable)
+                    .and_then(|parallel| {
+                        parallel.for_each_workbook_sheet(|| {
+                            let sheet_reader = SheetReader {
+                                labels: &labels,
+                                formats: &formats,
+                                target: &target,
+                                options: &options,
+                                stop: &coordinator_stop,
+                                sender: sender.clone(),
+                            };
+                            move |index: usize, sheet: &SheetInfo, rows: Result<SheetRows<'_>>| {
+                                sheet_reader.read(index, sheet, rows)
+                            }
+                        })
+                    });
+                if let Err(error) = run {
+                    coordinator_stop.store(true, Ordering::Relaxed);
+                    let _ = sender.send(Message::Failed(error));
                 }
             })
             .map_err(Error::from)?;
@@ -307,10 +323,11 @@ impl ArrowOptions {
 }
 
 /// What a worker of the engine needs to turn one sheet's rows into
-/// batches on the channel.
+/// batches on the channel: per workbook (by the engine's index) its label
+/// and its styles' format kinds.
 struct SheetReader<'a> {
-    label: &'a str,
-    formats: &'a [FormatKind],
+    labels: &'a [String],
+    formats: &'a [&'a [FormatKind]],
     target: &'a [(String, ColumnType)],
     options: &'a ArrowOptions,
     stop: &'a AtomicBool,
@@ -320,16 +337,17 @@ struct SheetReader<'a> {
 impl SheetReader<'_> {
     /// One sheet's batches onto the channel: Ok(false) when the reader is
     /// gone or stopped; an error (unless sheets are skipped) stops the run.
-    fn read(&self, sheet: &SheetInfo, rows: Result<SheetRows<'_>>) -> Result<bool> {
+    fn read(&self, index: usize, sheet: &SheetInfo, rows: Result<SheetRows<'_>>) -> Result<bool> {
         if self.stop.load(Ordering::Relaxed) {
             return Ok(false);
         }
+        let label = &self.labels[index];
         let result = (|| -> Result<bool> {
             let source = SheetSource {
                 rows: rows?,
-                formats: self.formats.to_vec(),
+                formats: self.formats[index].to_vec(),
                 sheet: sheet.name().to_owned(),
-                file: Some(self.label.to_owned()),
+                file: Some(label.clone()),
             };
             let mut batches = SheetBatches::open(source, self.options, Some(self.target))?;
             while let Some((batch, report)) = batches.next_batch_with_report()? {
@@ -340,11 +358,12 @@ impl SheetReader<'_> {
                 }
             }
             Ok(true)
-        })();
+        })()
+        .map_err(|err| err.with_file(label));
         match result {
             Err(error) if self.options.skip_unreadable => {
                 let skipped = SkippedSheet {
-                    file: self.label.to_owned(),
+                    file: label.clone(),
                     sheet: sheet.name().to_owned(),
                     error,
                 };

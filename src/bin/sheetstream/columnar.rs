@@ -206,9 +206,15 @@ impl TableArgs {
             }
         }
         let progress = Progress::new(total, self.quiet);
+        let counted: Vec<_> = files
+            .iter()
+            .map(|(_, file)| file.clone().with_progress(progress.counter()))
+            .collect();
+        let opened = sheetstream::open_workbooks(&counted, self.threads, |file| {
+            OpenOptions::new().from_reader(file.clone())
+        });
         let mut workbooks = Vec::new();
-        for (input, file) in files {
-            let workbook = OpenOptions::new().from_reader(file.with_progress(progress.counter()));
+        for ((input, _), workbook) in files.into_iter().zip(opened) {
             match workbook {
                 Ok(workbook) => workbooks.push((input.display(), Arc::new(workbook))),
                 Err(err) if self.skip_unreadable => skipped(&input.locate(err)),
