@@ -66,6 +66,9 @@ pub struct SkippedSheet {
     pub error: Error,
 }
 
+/// Spawns the thread that runs the batches' pass on the engine.
+type StartBatches = Box<dyn FnOnce() -> std::io::Result<JoinHandle<()>> + Send>;
+
 enum Message {
     Batch(RecordBatch, BatchReport),
     Skipped(SkippedSheet),
@@ -80,6 +83,11 @@ enum Message {
 /// [`ArrowOptions::sheet_column`] to tell them apart, or the
 /// [`BatchReport`]'s file and sheet); those of one sheet arrive in order.
 /// With one thread, sheets come one after another, biggest first.
+///
+/// The headers and samples are read when the reader is made (its schema
+/// is known then); the batches only from the first call to
+/// [`next_batch`](Self::next_batch), so a reader made for its schema and
+/// dropped builds none.
 ///
 /// ```
 /// use sheetstream::arrow::{ArrowOptions, SheetChoice};
@@ -106,6 +114,9 @@ enum Message {
 pub struct ManySheetsReader {
     schema: SchemaRef,
     receiver: Mutex<Receiver<Message>>,
+    /// Starts the second pass (the batches): taken by the first
+    /// `next_batch`.
+    start: Mutex<Option<StartBatches>>,
     workers: Vec<JoinHandle<()>>,
     stop: Arc<AtomicBool>,
     report: BatchReport,
@@ -279,18 +290,20 @@ impl ArrowOptions {
         let stop = Arc::new(AtomicBool::new(false));
         let (sender, receiver) = sync_channel(2 * threads.max(1));
         let (coordinator_stop, options) = (Arc::clone(&stop), self.clone());
-        let coordinator = thread::Builder::new()
-            .name("sheetstream-arrow".into())
-            .spawn(move || {
-                let formats: Vec<&[FormatKind]> = workbooks
-                    .iter()
-                    .map(|(_, workbook)| workbook.format_kinds())
-                    .collect();
-                let run = Parallel::across(workbooks.iter().map(|(_, workbook)| &**workbook))
-                    .threads(threads)
-                    .workbook_sheets(readable)
-                    .and_then(|parallel| {
-                        parallel.for_each_workbook_sheet(|| {
+        let start: StartBatches = Box::new(move || {
+            thread::Builder::new()
+                .name("sheetstream-arrow".into())
+                .spawn(move || {
+                    let formats: Vec<&[FormatKind]> = workbooks
+                        .iter()
+                        .map(|(_, workbook)| workbook.format_kinds())
+                        .collect();
+                    let run =
+                        Parallel::across(workbooks.iter().map(|(_, workbook)| &**workbook))
+                            .threads(threads)
+                            .workbook_sheets(readable)
+                            .and_then(|parallel| {
+                                parallel.for_each_workbook_sheet(|| {
                             let sheet_reader = SheetReader {
                                 labels: &labels,
                                 formats: &formats,
@@ -303,17 +316,18 @@ impl ArrowOptions {
                                 sheet_reader.read(index, sheet, rows)
                             }
                         })
-                    });
-                if let Err(error) = run {
-                    coordinator_stop.store(true, Ordering::Relaxed);
-                    let _ = sender.send(Message::Failed(error));
-                }
-            })
-            .map_err(Error::from)?;
+                            });
+                    if let Err(error) = run {
+                        coordinator_stop.store(true, Ordering::Relaxed);
+                        let _ = sender.send(Message::Failed(error));
+                    }
+                })
+        });
         Ok(ManySheetsReader {
             schema: batches,
             receiver: Mutex::new(receiver),
-            workers: vec![coordinator],
+            start: Mutex::new(Some(start)),
+            workers: Vec::new(),
             stop,
             report: BatchReport::default(),
             skipped,
@@ -456,6 +470,20 @@ impl ManySheetsReader {
     ///
     /// A panic on a worker thread is resumed here.
     pub fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        let start = self
+            .start
+            .get_mut()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .take();
+        if let Some(start) = start {
+            match start() {
+                Ok(coordinator) => self.workers.push(coordinator),
+                Err(err) => {
+                    self.done = true;
+                    return Err(err.into());
+                }
+            }
+        }
         while !self.done {
             let message = self
                 .receiver
