@@ -71,7 +71,7 @@ impl Styles {
         let mut format_index: HashMap<u32, u32> = HashMap::new();
         let mut style_formats = Vec::new();
         let mut in_cell_xfs = false;
-        xml::walk_spreadsheet(bytes, |token| {
+        xml::walk(bytes, xml::Namespace::SpreadsheetMl, |token, _| {
             match token {
                 Token::Start {
                     name,
