@@ -334,6 +334,11 @@ pub(crate) const OFFICE_RELATIONSHIPS: [&[u8]; 2] = [
     b"http://purl.oclc.org/ooxml/officeDocument/relationships",
 ];
 
+/// Excel's own 2006 namespace, where Excel puts a macro sheet's root
+/// element (`<xm:macrosheet>`, its content in SpreadsheetML) and some
+/// extension elements (`<xm:f>`, `<xm:sqref>`).
+pub(crate) const EXCEL_2006_MAIN: &[u8] = b"http://schemas.microsoft.com/office/excel/2006/main";
+
 /// A namespace a prefix (or the default namespace) can be bound to, as far
 /// as the readers care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -345,6 +350,8 @@ pub(crate) enum Namespace {
     PackageRelationships,
     /// The officeDocument relationships: `r:id` attributes.
     OfficeRelationships,
+    /// Excel's 2006 namespace ([`EXCEL_2006_MAIN`]).
+    Excel2006,
     /// No namespace: `xmlns=""` (unprefixed names only).
     Absent,
     /// Anything else: an extension's, markup compatibility, a typo.
@@ -359,6 +366,8 @@ impl Namespace {
             Namespace::PackageRelationships
         } else if OFFICE_RELATIONSHIPS.contains(&uri) {
             Namespace::OfficeRelationships
+        } else if uri == EXCEL_2006_MAIN {
+            Namespace::Excel2006
         } else if uri.is_empty() {
             Namespace::Absent
         } else {
@@ -438,10 +447,18 @@ impl Namespaces {
 
     /// Whether the element of qualified `name` is in `namespace`. An
     /// unprefixed name where no default namespace is declared, or where
-    /// `xmlns=""` undeclared it, counts as in any namespace.
+    /// `xmlns=""` undeclared it, counts as in any namespace. Excel writes a
+    /// macro sheet's root in its own 2006 namespace (`<xm:macrosheet>`, as
+    /// the Open XML SDK defines it too) around SpreadsheetML content: that
+    /// one element counts as SpreadsheetML.
     pub(crate) fn is_in(&self, name: &[u8], namespace: Namespace) -> bool {
         match name.iter().position(|&byte| byte == b':') {
-            Some(colon) => self.bound(&name[..colon]) == Some(namespace),
+            Some(colon) => match self.bound(&name[..colon]) {
+                Some(Namespace::Excel2006) if namespace == Namespace::SpreadsheetMl => {
+                    &name[colon + 1..] == b"macrosheet"
+                }
+                bound => bound == Some(namespace),
+            },
             None => match self.bound(&[]) {
                 Some(bound) => bound == namespace || bound == Namespace::Absent,
                 None => true,
@@ -1157,6 +1174,47 @@ mod tests {
         }
         let deep = "<a>".repeat(300);
         assert_eq!(walk_all(&deep), Err("elements nested more than 256 deep"));
+    }
+
+    #[test]
+    fn names_resolve_by_the_uri_their_prefix_is_bound_to() {
+        let input = concat!(
+            r#"<a xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" "#,
+            r#"xmlns:x="http://purl.oclc.org/ooxml/spreadsheetml/main" xmlns:f="urn:f" "#,
+            r#"xmlns:rel="http://schemas.openxmlformats.org/officeDocument/2006/relationships" "#,
+            r#"xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main" "#,
+            r#"r:id="no" f:id="no" rel:id="yes">"#
+        )
+        .as_bytes();
+        let Step::Token(Token::Start { attributes, .. }, _) = next_token(input, 0, true).unwrap()
+        else {
+            panic!()
+        };
+        let mut namespaces = Namespaces::default();
+        assert!(namespaces.is_spreadsheet(b"c") && !namespaces.is_spreadsheet(b"x:c"));
+        assert!(namespaces.declare(input, attributes).unwrap());
+        for (name, spreadsheet) in [
+            (&b"c"[..], true),
+            (b"x:c", true),
+            (b"f:c", false),
+            (b"undeclared:c", false),
+            (b"xm:macrosheet", true),
+            (b"xm:f", false),
+        ] {
+            assert_eq!(
+                namespaces.is_spreadsheet(name),
+                spreadsheet,
+                "{}",
+                String::from_utf8_lossy(name)
+            );
+        }
+        assert_eq!(
+            relationship_id(input, attributes, &namespaces).unwrap(),
+            Some(&b"yes"[..])
+        );
+        assert!(!namespaces.is_attribute(b"id", Namespace::OfficeRelationships, b"id"));
+        // A prefixed attribute is not the unqualified one.
+        assert_eq!(attribute(input, attributes, b"id").unwrap(), None);
     }
 
     #[test]

@@ -348,3 +348,34 @@ fn prefixed_attributes_are_not_the_unqualified_ones() {
         ])
     );
 }
+
+#[test]
+fn a_macro_sheet_as_excel_writes_it_is_read() {
+    // Excel puts a macro sheet's root in its own 2006 namespace, around
+    // SpreadsheetML content (corpus poi/64420.xlsm); its other elements in
+    // that namespace (`xm:f`) stay foreign.
+    let sheet = format!(
+        r#"{XML_DECL}<xm:macrosheet xmlns="{MAIN_NS}" xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main" xmlns:r="{REL_NS}"><dimension ref="A1:B1"/><sheetData><row r="1"><c r="A1"><v>1</v></c><c r="B1"><xm:f>A1</xm:f><v>2</v></c></row></sheetData><mergeCells><mergeCell ref="A1:B1"/></mergeCells></xm:macrosheet>"#
+    );
+    let bytes = book()
+        .sheet_of_type("Macro1", &format!("{MS_REL_NS}/xlMacrosheet"), None, sheet)
+        .build();
+    let mut workbook = open_with(&bytes, Limits::default()).expect("open");
+    assert_eq!(
+        workbook.sheets()[0].kind(),
+        sheetstream::SheetKind::Macrosheet
+    );
+    let mut rows = workbook.rows(0).expect("rows").with_formulas(true);
+    let row = rows.next_row().expect("row").expect("a row");
+    let cells: Vec<(String, String)> = row
+        .cells()
+        .iter()
+        .map(|cell| (cell.reference().to_string(), cell.value().to_string()))
+        .collect();
+    assert_eq!(cells, pairs(&[("A1", "1"), ("B1", "2")]));
+    assert_eq!(row.cells()[1].formula(), None);
+    drop(rows);
+    let metadata = workbook.sheet_metadata(0).expect("metadata");
+    assert_eq!(metadata.dimension, Some(range("A1:B1")));
+    assert_eq!(metadata.merged, [range("A1:B1")]);
+}
