@@ -17,6 +17,7 @@ use std::ops::RangeInclusive;
 
 use memchr::memmem;
 
+use crate::bytes::find_byte;
 use crate::cell::{CellRef, MAX_COLUMN, parse_row_number};
 use crate::chunk::{CHUNK_SIZE, ChunkBuffer};
 use crate::error::{Error, Result};
@@ -611,17 +612,19 @@ enum RowsAt {
     Before,
     /// Inside `<sheetData>`, its element open at this depth, no row open.
     Data(usize),
-    /// Inside a row, open at this depth, inside `<sheetData>` open at the
-    /// first.
+    /// Inside a row, inside `<sheetData>` open at this depth, with this
+    /// many elements open inside the row (cells and their content: only
+    /// counted, since nothing in a row but its start tag is read).
     Row(usize, usize),
     /// After `</sheetData>`: the sheet has no more rows.
     After,
 }
 
-/// The hidden rows of a streamed sheet part: every start tag is read (the
+/// The hidden rows of a streamed sheet part: every tag is tokenised (the
 /// row tags parsed), so that a row inside a foreign element (an
 /// `mc:AlternateContent` choice, an extension's `<x14:row>`) is skipped
-/// like the row reader skips it ([`ElementScope`]).
+/// like the row reader skips it ([`ElementScope`]). Inside a row, tags are
+/// only counted to find its end.
 fn hidden_rows(mut reader: impl Read, limits: &Limits, chunk_size: usize) -> Result<Vec<u32>> {
     let mut buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
     let mut scope = ElementScope::new(Namespace::SpreadsheetMl);
@@ -635,6 +638,21 @@ fn hidden_rows(mut reader: impl Read, limits: &Limits, chunk_size: usize) -> Res
         let shifted = |err: xml::XmlError| err.into_error().shift_offset(base);
         let mut pos = 0;
         loop {
+            if let RowsAt::Row(data, inside) = at {
+                match skip_row_content(window, pos, inside, complete).map_err(shifted)? {
+                    Skipped::RowEnd(next) => {
+                        scope.end();
+                        at = RowsAt::Data(data);
+                        pos = next;
+                        continue;
+                    }
+                    Skipped::NeedMore(stopped, inside) => {
+                        at = RowsAt::Row(data, inside);
+                        pos = stopped;
+                        break;
+                    }
+                }
+            }
             match xml::next_token(window, pos, complete).map_err(shifted)? {
                 Step::Token(
                     Token::Start {
@@ -677,7 +695,7 @@ fn hidden_rows(mut reader: impl Read, limits: &Limits, chunk_size: usize) -> Res
                             }
                             next_row = index.saturating_add(1);
                             if !self_closing {
-                                at = RowsAt::Row(data, scope.depth());
+                                at = RowsAt::Row(data, 0);
                             }
                         }
                         _ => {}
@@ -690,22 +708,103 @@ fn hidden_rows(mut reader: impl Read, limits: &Limits, chunk_size: usize) -> Res
                 Step::Token(Token::End { .. }, next) => {
                     let depth = scope.depth();
                     scope.end();
-                    at = match at {
-                        RowsAt::Row(data, row) if row == depth => RowsAt::Data(data),
-                        RowsAt::Data(data) if data == depth => RowsAt::After,
-                        at => at,
-                    };
+                    if at == RowsAt::Data(depth) {
+                        at = RowsAt::After;
+                    }
                     pos = next;
                 }
                 Step::Token(_, next) => pos = next,
                 Step::Incomplete | Step::End => break,
             }
         }
+        if complete && at != RowsAt::After && at != RowsAt::Before {
+            return Err(
+                Error::xml("the part ends inside `<sheetData>`").with_offset(base + pos as u64)
+            );
+        }
         if complete || at == RowsAt::After {
             return Ok(hidden);
         }
         buffer.consume(pos);
         buffer.fill_for_rescan(&mut reader)?;
+    }
+}
+
+/// Where [`skip_row_content`] stopped.
+enum Skipped {
+    /// After the row's end tag.
+    RowEnd(usize),
+    /// At a tag cut off by the window's end, this many elements open in
+    /// the row.
+    NeedMore(usize, usize),
+}
+
+/// Skips a row's content from `pos`, `inside` elements open in it, to just
+/// after the row's end tag: tags are only told apart (start, self-closing,
+/// end; comments, CDATA and processing instructions by the tokenizer),
+/// not read, so that a sheet's hidden rows cost little more than a search.
+fn skip_row_content(
+    input: &[u8],
+    mut pos: usize,
+    mut inside: usize,
+    complete: bool,
+) -> Result<Skipped, xml::XmlError> {
+    let cut = |pos: usize, inside: usize| {
+        if complete {
+            Err(xml::XmlError {
+                message: "the part ends inside `<sheetData>`",
+                offset: pos,
+            })
+        } else {
+            Ok(Skipped::NeedMore(pos, inside))
+        }
+    };
+    loop {
+        // Distances inside a row are short: a word-at-a-time search.
+        let Some(at) = find_byte(input, pos, b'<') else {
+            return cut(input.len(), inside);
+        };
+        match input.get(at + 1) {
+            None => return cut(at, inside),
+            Some(b'/') => {
+                let Some(close) = find_byte(input, at, b'>') else {
+                    return cut(at, inside);
+                };
+                pos = close + 1;
+                if inside == 0 {
+                    return Ok(Skipped::RowEnd(pos));
+                }
+                inside -= 1;
+            }
+            Some(b'!' | b'?') => match xml::next_token(input, at, complete)? {
+                Step::Token(_, next) => pos = next,
+                Step::Incomplete | Step::End => return cut(at, inside),
+            },
+            Some(_) => {
+                // The `>` that ends the tag is the first outside quotes.
+                let mut quote = None;
+                let close = input[at + 1..].iter().position(|&byte| match quote {
+                    Some(open) => {
+                        if byte == open {
+                            quote = None;
+                        }
+                        false
+                    }
+                    None if byte == b'"' || byte == b'\'' => {
+                        quote = Some(byte);
+                        false
+                    }
+                    None => byte == b'>',
+                });
+                let Some(close) = close.map(|found| at + 1 + found) else {
+                    return cut(at, inside);
+                };
+                if input[close - 1] != b'/' {
+                    inside += 1;
+                }
+                pos = close + 1;
+            }
+        }
     }
 }
 
@@ -822,6 +921,10 @@ mod tests {
                 "<row r=\"{row}\"{hidden}><c r=\"A{row}\"><v>{row}</v></c></row>"
             ));
         }
+        // Inside a row, markup that looks like its end is not: CDATA, a
+        // comment, a quoted `/>` or `>`, an end tag of a nested element.
+        xml.push_str("<row r=\"301\"><c t=\"str\"><v><![CDATA[</row>]]></v></c><!-- </row> -->");
+        xml.push_str("<c a=\"/>\" b='>'><v>1</v></c><c/><?pi </row>?></row><row hidden=\"1\"/>");
         // A foreign row (and the rows inside a foreign element) is no row.
         xml.push_str("<f:row hidden=\"1\"/><f:x><row hidden=\"1\"/></f:x>");
         xml.push_str("<x:row hidden=\"true\"/><row hidden=\"0\"/></sheetData>");
@@ -830,7 +933,7 @@ mod tests {
             .filter(|row| row % 7 == 0)
             .map(|row| row - 1)
             .collect();
-        expected.push(300);
+        expected.extend([301, 302]);
         for chunk in [1, 7, 64, 4096, 1 << 20] {
             let (metadata, hidden) = read_in_chunks(&xml, chunk);
             assert_eq!(metadata.merged.len(), 2, "chunk {chunk}");
