@@ -943,6 +943,30 @@ mod tests {
     }
 
     #[test]
+    fn hidden_rows_of_a_part_cut_inside_sheet_data_is_an_error() {
+        let limits = Limits::default();
+        for cut in [
+            "<worksheet><sheetData><row r=\"1\" hidden=\"1\"><c><v>1</v>",
+            "<worksheet><sheetData><row r=\"1\" hidden=\"1\"><c a=\"x>",
+            "<worksheet><sheetData><row hidden=\"1\"/>",
+        ] {
+            for chunk in [1, 7, 4096] {
+                let err = hidden_rows(cut.as_bytes(), &limits, chunk).unwrap_err();
+                assert!(
+                    err.to_string().contains("ends inside `<sheetData>`"),
+                    "{cut} in chunks of {chunk}: {err}"
+                );
+            }
+        }
+        // No data to cut: a chart sheet has no rows.
+        let chart = b"<chartsheet><drawing/></chartsheet>";
+        assert_eq!(
+            hidden_rows(&chart[..], &limits, 7).unwrap(),
+            Vec::<u32>::new()
+        );
+    }
+
+    #[test]
     fn comments_join_runs_and_skip_phonetics() {
         let xml = br#"<comments><authors><author>Ann &amp; Bo</author><author>Cy</author></authors>
 <commentList><comment ref="B2" authorId="1"><text><r><rPr><b/></rPr><t>Hello</t></r><r><t xml:space="preserve"> world_x0021_</t></r><rPh><t>x</t></rPh></text></comment>
