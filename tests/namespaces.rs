@@ -320,18 +320,29 @@ fn a_comments_part_in_a_foreign_namespace_has_no_comments() {
 
 #[test]
 fn prefixed_attributes_are_not_the_unqualified_ones() {
-    // `f:r`, `f:t`, `f:s` belong to the foreign namespace, and `x:t` to
+    // `f:r`, `f:t`, `f:s`, `f:numFmtId` belong to the foreign namespace, and `x:t` to
     // SpreadsheetML's namespace, which is not the unqualified `t` either
     // (SpreadsheetML's attributes are unqualified). Each cell reads as if
     // the prefixed attribute were not there: a cell without `r` takes the
     // next column.
     let sheet = format!(
-        r#"{XML_DECL}<worksheet xmlns="{MAIN_NS}" xmlns:x="{MAIN_NS}" xmlns:f="{FOREIGN}"><sheetData><row r="1"><c r="A1" f:r="Z1"><v>1</v></c><c f:r="C1"><v>2</v></c><c r="D1" t="s" f:t="n"><v>0</v></c><c r="E1" f:t="s"><v>5</v></c><c r="F1" f:s="1"><v>45292</v></c><c r="G1" x:t="s"><v>0</v></c><c r="H1" s="1"><v>45292</v></c></row><row f:r="5"><c><v>7</v></c></row><x:row r="3" x:r="9"><x:c x:r="Q3" r="B3"><x:v>8</x:v></x:c></x:row></sheetData></worksheet>"#
+        r#"{XML_DECL}<worksheet xmlns="{MAIN_NS}" xmlns:x="{MAIN_NS}" xmlns:f="{FOREIGN}"><sheetData><row r="1"><c r="A1" f:r="Z1"><v>1</v></c><c f:r="C1"><v>2</v></c><c r="D1" t="s" f:t="n"><v>0</v></c><c r="E1" f:t="s"><v>5</v></c><c r="F1" f:s="1"><v>45292</v></c><c r="G1" x:t="s"><v>0</v></c><c r="H1" s="1"><v>45292</v></c><c r="I1" s="2"><v>45292</v></c></row><row f:r="5"><c><v>7</v></c></row><x:row r="3" x:r="9"><x:c x:r="Q3" r="B3"><x:v>8</x:v></x:c></x:row></sheetData></worksheet>"#
     );
     let bytes = book()
         .sheet("Data", sheet)
         .strings(&["<t>text</t>"])
-        .styles(styles_xml(&[], &[0, 14]))
+        .styles(
+            styles_xml(&[], &[0, 14, 0])
+                .replace(
+                    &format!(r#"<styleSheet xmlns="{MAIN_NS}">"#),
+                    &format!(r#"<styleSheet xmlns="{MAIN_NS}" xmlns:f="{FOREIGN}">"#),
+                )
+                .replacen(
+                    r#"<xf numFmtId="0" fontId"#,
+                    r#"<xf numFmtId="0" f:numFmtId="14" fontId"#,
+                    2,
+                ),
+        )
         .build();
     assert_eq!(
         cells_of(&bytes),
@@ -343,6 +354,8 @@ fn prefixed_attributes_are_not_the_unqualified_ones() {
             ("F1", "45292"),
             ("G1", "0"),
             ("H1", "2024-01-01"),
+            // Style 2's `f:numFmtId="14"` is not its number format.
+            ("I1", "45292"),
             ("A2", "7"),
             ("B3", "8"),
         ])
