@@ -17,6 +17,7 @@ use std::ops::RangeInclusive;
 
 use memchr::memmem;
 
+use crate::bytes::find_byte;
 use crate::cell::{CellRef, MAX_COLUMN, parse_row_number};
 use crate::chunk::{CHUNK_SIZE, ChunkBuffer};
 use crate::error::{Error, Result};
@@ -24,7 +25,7 @@ use crate::limits::Limits;
 use crate::package::{read_relationships, type_suffix};
 use crate::range::CellRange;
 use crate::workbook::{SheetSelector, Workbook};
-use crate::xml::{self, Span, Step, Token};
+use crate::xml::{self, ElementScope, Namespace, Namespaces, Span, Step, Token};
 
 /// A defined name (a named range, constant or formula) from the workbook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,6 +156,22 @@ fn attribute_text(
         .transpose()
 }
 
+/// A number attribute, its references decoded; None when missing or not
+/// a number.
+fn number_attribute<T: std::str::FromStr>(
+    input: &[u8],
+    attributes: Span,
+    wanted: &[u8],
+) -> Result<Option<T>, xml::XmlError> {
+    Ok(xml::attribute_decoded(input, attributes, wanted)?
+        .and_then(|raw| std::str::from_utf8(&raw).ok()?.trim().parse().ok()))
+}
+
+/// A boolean attribute (`1` or `true`), its references decoded.
+fn flag_attribute(input: &[u8], attributes: Span, wanted: &[u8]) -> Result<bool, xml::XmlError> {
+    Ok(xml::attribute_decoded(input, attributes, wanted)?.is_some_and(|value| is_true(&value)))
+}
+
 impl<R: Read + Seek> Workbook<R> {
     /// The defined names of the workbook, in file order.
     ///
@@ -179,7 +196,7 @@ impl<R: Read + Seek> Workbook<R> {
         let mut names = Vec::new();
         // The name being read: (name, localSheetId, hidden, text).
         let mut current: Option<(String, Option<usize>, bool, String)> = None;
-        xml::walk(&bytes, |token| {
+        xml::walk(&bytes, Namespace::SpreadsheetMl, |token, _| {
             match token {
                 Token::Start {
                     name,
@@ -192,10 +209,8 @@ impl<R: Read + Seek> Workbook<R> {
                     }
                     b"definedName" => {
                         let name = attribute_text(&bytes, attributes, b"name")?.unwrap_or_default();
-                        let local = xml::attribute(&bytes, attributes, b"localSheetId")?
-                            .and_then(|raw| std::str::from_utf8(raw).ok()?.trim().parse().ok());
-                        let hidden =
-                            xml::attribute(&bytes, attributes, b"hidden")?.is_some_and(is_true);
+                        let local = number_attribute(&bytes, attributes, b"localSheetId")?;
+                        let hidden = flag_attribute(&bytes, attributes, b"hidden")?;
                         let entry = (name, local, hidden, String::new());
                         if self_closing {
                             names.push(entry);
@@ -263,7 +278,7 @@ impl<R: Read + Seek> Workbook<R> {
             .archive
             .open_part(&part, limits.max_part_bytes, &limits)
             .map_err(locate)?;
-        stream_outside_sheet_data(reader, &limits, CHUNK_SIZE, |input, token| {
+        stream_outside_sheet_data(reader, &limits, CHUNK_SIZE, |input, token, namespaces| {
             let (name, attributes, self_closing) = match token {
                 Token::Start {
                     name,
@@ -285,15 +300,12 @@ impl<R: Read + Seek> Workbook<R> {
                 }
                 b"sheetFormatPr" => {
                     metadata.rows_hidden_by_default =
-                        xml::attribute(input, attributes, b"zeroHeight")?.is_some_and(is_true);
+                        flag_attribute(input, attributes, b"zeroHeight")?;
                 }
                 b"cols" => in_cols = !self_closing,
                 b"col" if in_cols => {
-                    let number = |wanted: &[u8]| -> Result<Option<u32>, xml::XmlError> {
-                        Ok(xml::attribute(input, attributes, wanted)?
-                            .and_then(|raw| std::str::from_utf8(raw).ok()?.trim().parse().ok()))
-                    };
-                    let hidden = xml::attribute(input, attributes, b"hidden")?.is_some_and(is_true);
+                    let number = |wanted: &[u8]| number_attribute::<u32>(input, attributes, wanted);
+                    let hidden = flag_attribute(input, attributes, b"hidden")?;
                     if let (true, Some(min), Some(max)) = (hidden, number(b"min")?, number(b"max")?)
                         && min >= 1
                         && min <= max
@@ -317,7 +329,10 @@ impl<R: Read + Seek> Workbook<R> {
                     else {
                         return Ok(());
                     };
-                    let id = attribute_text(input, attributes, b"id")?;
+                    // `r:id`, by its prefix's namespace.
+                    let id = xml::relationship_id(input, attributes, namespaces)?
+                        .map(|raw| xml::decode_owned(raw, false))
+                        .transpose()?;
                     let target = id.and_then(|id| {
                         relationships
                             .iter()
@@ -378,28 +393,44 @@ impl<R: Read + Seek> Workbook<R> {
             .open_part(&part, limits.max_part_bytes, &limits)
             .map_err(locate)?;
         let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
+        // The dimension of the sheet, not of a foreign element.
+        let mut scope = ElementScope::new(Namespace::SpreadsheetMl);
         loop {
             let complete = buffer.is_eof();
             let input = buffer.window();
+            let base = buffer.window_offset();
+            let located = |err: xml::XmlError| locate(err.into_error().shift_offset(base));
             let mut pos = 0;
             loop {
-                match xml::next_token(input, pos, complete)
-                    .map_err(|err| locate(err.into_error()))?
-                {
+                match xml::next_token(input, pos, complete).map_err(located)? {
                     Step::Token(
                         Token::Start {
-                            name, attributes, ..
+                            name,
+                            attributes,
+                            self_closing,
                         },
                         next,
-                    ) => match xml::local_name(name.of(input)) {
-                        b"dimension" => {
-                            return Ok(attribute_text(input, attributes, b"ref")
-                                .map_err(|err| locate(err.into_error()))?
-                                .and_then(|text| text.parse().ok()));
+                    ) => {
+                        if scope.start(input, name, attributes, pos).map_err(located)? {
+                            match xml::local_name(name.of(input)) {
+                                b"dimension" => {
+                                    return Ok(attribute_text(input, attributes, b"ref")
+                                        .map_err(located)?
+                                        .and_then(|text| text.parse().ok()));
+                                }
+                                b"sheetData" => return Ok(None),
+                                _ => {}
+                            }
                         }
-                        b"sheetData" => return Ok(None),
-                        _ => pos = next,
-                    },
+                        if self_closing {
+                            scope.end();
+                        }
+                        pos = next;
+                    }
+                    Step::Token(Token::End { .. }, next) => {
+                        scope.end();
+                        pos = next;
+                    }
                     Step::Token(_, next) => pos = next,
                     Step::Incomplete | Step::End => break,
                 }
@@ -443,15 +474,18 @@ impl<R: Read + Seek> Workbook<R> {
     }
 }
 
-/// Streams a sheet part, calling `visit` with every token outside
-/// `<sheetData>`, whose content is skipped by a substring search.
+/// Streams a sheet part, calling `visit` with every token of a
+/// SpreadsheetML element outside `<sheetData>` (whose content is skipped
+/// by a substring search) and the bindings in scope; foreign elements are
+/// skipped with their content ([`ElementScope`]).
 fn stream_outside_sheet_data(
     mut reader: impl Read,
     limits: &Limits,
     chunk_size: usize,
-    mut visit: impl FnMut(&[u8], Token) -> Result<(), xml::XmlError>,
+    mut visit: impl FnMut(&[u8], Token, &Namespaces) -> Result<(), xml::XmlError>,
 ) -> Result<()> {
     let mut buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
+    let mut scope = ElementScope::new(Namespace::SpreadsheetMl);
     let mut pos = 0;
     let mut skipping = false;
     loop {
@@ -462,6 +496,7 @@ fn stream_outside_sheet_data(
                 Some(end) => {
                     pos += end;
                     skipping = false;
+                    scope.end();
                 }
                 None if complete => {
                     return Err(Error::xml(
@@ -479,20 +514,40 @@ fn stream_outside_sheet_data(
             continue;
         }
         let base = buffer.window_offset();
-        match xml::next_token(window, pos, complete)
-            .map_err(|err| err.into_error().shift_offset(base))?
-        {
+        let shifted = |err: xml::XmlError| err.into_error().shift_offset(base);
+        match xml::next_token(window, pos, complete).map_err(shifted)? {
             Step::Token(token, next) => {
-                if let Token::Start {
-                    name,
-                    self_closing: false,
-                    ..
-                } = token
-                    && xml::local_name(name.of(window)) == b"sheetData"
-                {
-                    skipping = true;
-                } else {
-                    visit(window, token).map_err(|err| err.into_error().shift_offset(base))?;
+                match token {
+                    Token::Start {
+                        name,
+                        attributes,
+                        self_closing,
+                    } => {
+                        let read = scope
+                            .start(window, name, attributes, pos)
+                            .map_err(shifted)?;
+                        if read && !self_closing && xml::local_name(name.of(window)) == b"sheetData"
+                        {
+                            skipping = true;
+                        } else {
+                            if read {
+                                visit(window, token, scope.namespaces()).map_err(shifted)?;
+                            }
+                            if self_closing {
+                                scope.end();
+                            }
+                        }
+                    }
+                    Token::End { .. } => {
+                        if scope.end() {
+                            visit(window, token, scope.namespaces()).map_err(shifted)?;
+                        }
+                    }
+                    _ => {
+                        if scope.reading() {
+                            visit(window, token, scope.namespaces()).map_err(shifted)?;
+                        }
+                    }
                 }
                 pos = next;
             }
@@ -550,89 +605,205 @@ fn is_end_tag_name(before: &[u8]) -> bool {
     prefix > 0 && rest[..rest.len() - prefix].ends_with(b"</")
 }
 
-/// Where a row start tag begins, if `input[at..]` is the name `row` of one.
-fn row_tag_start(input: &[u8], at: usize) -> Option<usize> {
-    match input.get(at + 3) {
-        Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/') | None => {}
-        _ => return None,
-    }
-    let before = &input[..at];
-    if before.ends_with(b"<") {
-        return Some(at - 1);
-    }
-    let rest = before.strip_suffix(b":")?;
-    let prefix = rest
-        .iter()
-        .rev()
-        .take_while(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
-        .count();
-    (prefix > 0 && rest[..rest.len() - prefix].ends_with(b"<")).then(|| rest.len() - prefix - 1)
+/// Where the hidden row reader is in the part.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RowsAt {
+    /// Before `<sheetData>`.
+    Before,
+    /// Inside `<sheetData>`, its element open at this depth, no row open.
+    Data(usize),
+    /// Inside a row, inside `<sheetData>` open at this depth, with this
+    /// many elements open inside the row (cells and their content: only
+    /// counted, since nothing in a row but its start tag is read).
+    Row(usize, usize),
+    /// After `</sheetData>`: the sheet has no more rows.
+    After,
 }
 
+/// The hidden rows of a streamed sheet part: every tag is tokenised (the
+/// row tags parsed), so that a row inside a foreign element (an
+/// `mc:AlternateContent` choice, an extension's `<x14:row>`) is skipped
+/// like the row reader skips it ([`ElementScope`]). Inside a row, tags are
+/// only counted to find its end.
 fn hidden_rows(mut reader: impl Read, limits: &Limits, chunk_size: usize) -> Result<Vec<u32>> {
-    let finder = memmem::Finder::new(b"row");
     let mut buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
+    let mut scope = ElementScope::new(Namespace::SpreadsheetMl);
+    let mut at = RowsAt::Before;
     let mut hidden = Vec::new();
     let mut next_row: u32 = 0;
-    let mut pos = 0;
     loop {
         let complete = buffer.is_eof();
         let window = buffer.window();
         let base = buffer.window_offset();
-        let Some(found) = finder.find(&window[pos..]) else {
-            if complete {
-                return Ok(hidden);
-            }
-            // Keep enough to see a prefixed name cut by the chunk.
-            let keep = window.len().saturating_sub(pos).min(END_TAIL);
-            buffer.consume(window.len() - keep);
-            pos = 0;
-            buffer.fill(&mut reader)?;
-            continue;
-        };
-        let at = pos + found;
-        if at + 3 >= window.len() && !complete {
-            // Cannot tell what follows the name yet.
-            buffer.consume(at.saturating_sub(END_TAIL));
-            pos = END_TAIL.min(at);
-            buffer.fill(&mut reader)?;
-            continue;
-        }
-        let Some(start) = row_tag_start(window, at) else {
-            pos = at + 1;
-            continue;
-        };
-        match xml::next_token(window, start, complete)
-            .map_err(|err| err.into_error().shift_offset(base))?
-        {
-            Step::Token(Token::Start { attributes, .. }, next) => {
-                let attribute = |wanted: &[u8]| {
-                    xml::attribute(window, attributes, wanted)
-                        .map_err(|err| err.into_error().shift_offset(base))
-                };
-                let index = match attribute(b"r")? {
-                    Some(raw) => parse_row_number(raw.trim_ascii()).ok_or_else(|| {
-                        Error::new(crate::ErrorKind::CellReference(format!(
-                            "row number `{}`",
-                            String::from_utf8_lossy(raw)
-                        )))
-                        .with_offset(base + start as u64)
-                    })?,
-                    None => next_row,
-                };
-                if attribute(b"hidden")?.is_some_and(is_true) {
-                    hidden.push(index);
+        let shifted = |err: xml::XmlError| err.into_error().shift_offset(base);
+        let mut pos = 0;
+        loop {
+            if let RowsAt::Row(data, inside) = at {
+                match skip_row_content(window, pos, inside, complete).map_err(shifted)? {
+                    Skipped::RowEnd(next) => {
+                        scope.end();
+                        at = RowsAt::Data(data);
+                        pos = next;
+                        continue;
+                    }
+                    Skipped::NeedMore(stopped, inside) => {
+                        at = RowsAt::Row(data, inside);
+                        pos = stopped;
+                        break;
+                    }
                 }
-                next_row = index.saturating_add(1);
-                pos = next;
             }
-            Step::Token(_, next) => pos = next,
-            Step::Incomplete => {
-                buffer.consume(start);
-                pos = 0;
-                buffer.fill_for_rescan(&mut reader)?;
+            match xml::next_token(window, pos, complete).map_err(shifted)? {
+                Step::Token(
+                    Token::Start {
+                        name,
+                        attributes,
+                        self_closing,
+                    },
+                    next,
+                ) => {
+                    let read = scope
+                        .start(window, name, attributes, pos)
+                        .map_err(shifted)?;
+                    let local = xml::local_name(name.of(window));
+                    match at {
+                        RowsAt::Before if read && local == b"sheetData" => {
+                            at = if self_closing {
+                                RowsAt::After
+                            } else {
+                                RowsAt::Data(scope.depth())
+                            };
+                        }
+                        RowsAt::Data(data) if read && local == b"row" => {
+                            let attribute = |wanted: &[u8]| {
+                                xml::attribute_decoded(window, attributes, wanted).map_err(shifted)
+                            };
+                            let index = match attribute(b"r")? {
+                                Some(raw) => {
+                                    parse_row_number(raw.trim_ascii()).ok_or_else(|| {
+                                        Error::new(crate::ErrorKind::CellReference(format!(
+                                            "row number `{}`",
+                                            String::from_utf8_lossy(&raw)
+                                        )))
+                                        .with_offset(base + pos as u64)
+                                    })?
+                                }
+                                None => next_row,
+                            };
+                            if flag_attribute(window, attributes, b"hidden").map_err(shifted)? {
+                                hidden.push(index);
+                            }
+                            next_row = index.saturating_add(1);
+                            if !self_closing {
+                                at = RowsAt::Row(data, 0);
+                            }
+                        }
+                        _ => {}
+                    }
+                    if self_closing {
+                        scope.end();
+                    }
+                    pos = next;
+                }
+                Step::Token(Token::End { .. }, next) => {
+                    let depth = scope.depth();
+                    scope.end();
+                    if at == RowsAt::Data(depth) {
+                        at = RowsAt::After;
+                    }
+                    pos = next;
+                }
+                Step::Token(_, next) => pos = next,
+                Step::Incomplete | Step::End => break,
             }
-            Step::End => return Ok(hidden),
+        }
+        if complete && at != RowsAt::After && at != RowsAt::Before {
+            return Err(
+                Error::xml("the part ends inside `<sheetData>`").with_offset(base + pos as u64)
+            );
+        }
+        if complete || at == RowsAt::After {
+            return Ok(hidden);
+        }
+        buffer.consume(pos);
+        buffer.fill_for_rescan(&mut reader)?;
+    }
+}
+
+/// Where [`skip_row_content`] stopped.
+enum Skipped {
+    /// After the row's end tag.
+    RowEnd(usize),
+    /// At a tag cut off by the window's end, this many elements open in
+    /// the row.
+    NeedMore(usize, usize),
+}
+
+/// Skips a row's content from `pos`, `inside` elements open in it, to just
+/// after the row's end tag: tags are only told apart (start, self-closing,
+/// end; comments, CDATA and processing instructions by the tokenizer),
+/// not read, so that a sheet's hidden rows cost little more than a search.
+fn skip_row_content(
+    input: &[u8],
+    mut pos: usize,
+    mut inside: usize,
+    complete: bool,
+) -> Result<Skipped, xml::XmlError> {
+    let cut = |pos: usize, inside: usize| {
+        if complete {
+            Err(xml::XmlError {
+                message: "the part ends inside `<sheetData>`",
+                offset: pos,
+            })
+        } else {
+            Ok(Skipped::NeedMore(pos, inside))
+        }
+    };
+    loop {
+        // Distances inside a row are short: a word-at-a-time search.
+        let Some(at) = find_byte(input, pos, b'<') else {
+            return cut(input.len(), inside);
+        };
+        match input.get(at + 1) {
+            None => return cut(at, inside),
+            Some(b'/') => {
+                let Some(close) = find_byte(input, at, b'>') else {
+                    return cut(at, inside);
+                };
+                pos = close + 1;
+                if inside == 0 {
+                    return Ok(Skipped::RowEnd(pos));
+                }
+                inside -= 1;
+            }
+            Some(b'!' | b'?') => match xml::next_token(input, at, complete)? {
+                Step::Token(_, next) => pos = next,
+                Step::Incomplete | Step::End => return cut(at, inside),
+            },
+            Some(_) => {
+                // The `>` that ends the tag is the first outside quotes.
+                let mut quote = None;
+                let close = input[at + 1..].iter().position(|&byte| match quote {
+                    Some(open) => {
+                        if byte == open {
+                            quote = None;
+                        }
+                        false
+                    }
+                    None if byte == b'"' || byte == b'\'' => {
+                        quote = Some(byte);
+                        false
+                    }
+                    None => byte == b'>',
+                });
+                let Some(close) = close.map(|found| at + 1 + found) else {
+                    return cut(at, inside);
+                };
+                if input[close - 1] != b'/' {
+                    inside += 1;
+                }
+                pos = close + 1;
+            }
         }
     }
 }
@@ -645,7 +816,7 @@ fn parse_comments(bytes: &[u8]) -> Result<Vec<Comment>, xml::XmlError> {
     let mut author: Option<String> = None;
     let mut comment: Option<(CellRef, Option<usize>, String)> = None;
     let (mut in_t, mut phonetic) = (false, 0u32);
-    xml::walk(bytes, |token| {
+    xml::walk(bytes, Namespace::SpreadsheetMl, |token, _| {
         match token {
             Token::Start {
                 name,
@@ -657,13 +828,13 @@ fn parse_comments(bytes: &[u8]) -> Result<Vec<Comment>, xml::XmlError> {
                 b"comment" => {
                     let cell = attribute_text(bytes, attributes, b"ref")?
                         .and_then(|text| text.parse::<CellRef>().ok());
-                    let author_id = xml::attribute(bytes, attributes, b"authorId")?
-                        .and_then(|raw| std::str::from_utf8(raw).ok()?.trim().parse().ok());
+                    let author_id: Option<usize> =
+                        number_attribute(bytes, attributes, b"authorId")?;
                     match (cell, self_closing) {
                         (Some(cell), false) => comment = Some((cell, author_id, String::new())),
                         (Some(cell), true) => comments.push(Comment {
                             cell,
-                            author: author_id.and_then(|id: usize| authors.get(id).cloned()),
+                            author: author_id.and_then(|id| authors.get(id).cloned()),
                             text: String::new(),
                         }),
                         (None, _) => {}
@@ -720,19 +891,10 @@ mod tests {
         assert_eq!(find_sheet_data_end(b"</sheetData"), None);
     }
 
-    #[test]
-    fn recognises_row_tags() {
-        let input = b"<row r=\"1\"><x:row><rows></row>arrow <row>";
-        let starts: Vec<usize> = memmem::find_iter(input, b"row")
-            .filter_map(|at| row_tag_start(input, at))
-            .collect();
-        assert_eq!(starts, [0, 11, 36]);
-    }
-
     fn read_in_chunks(xml: &str, chunk: usize) -> (SheetMetadata, Vec<u32>) {
         let limits = Limits::default();
         let mut metadata = SheetMetadata::default();
-        stream_outside_sheet_data(xml.as_bytes(), &limits, chunk, |input, token| {
+        stream_outside_sheet_data(xml.as_bytes(), &limits, chunk, |input, token, _| {
             if let Token::Start {
                 name, attributes, ..
             } = token
@@ -750,26 +912,58 @@ mod tests {
 
     #[test]
     fn skips_sheet_data_whatever_the_chunks() {
-        let mut xml = String::from("<worksheet><sheetData>");
+        let mut xml = String::from(
+            "<worksheet xmlns:x=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" xmlns:f=\"urn:f\"><sheetData>",
+        );
         for row in 1..=300 {
             let hidden = if row % 7 == 0 { " hidden=\"1\"" } else { "" };
             xml.push_str(&format!(
                 "<row r=\"{row}\"{hidden}><c r=\"A{row}\"><v>{row}</v></c></row>"
             ));
         }
+        // Inside a row, markup that looks like its end is not: CDATA, a
+        // comment, a quoted `/>` or `>`, an end tag of a nested element.
+        xml.push_str("<row r=\"301\"><c t=\"str\"><v><![CDATA[</row>]]></v></c><!-- </row> -->");
+        xml.push_str("<c a=\"/>\" b='>'><v>1</v></c><c/><?pi </row>?></row><row hidden=\"1\"/>");
+        // A foreign row (and the rows inside a foreign element) is no row.
+        xml.push_str("<f:row hidden=\"1\"/><f:x><row hidden=\"1\"/></f:x>");
         xml.push_str("<x:row hidden=\"true\"/><row hidden=\"0\"/></sheetData>");
         xml.push_str("<mergeCells><mergeCell ref=\"A1:B2\"/><mergeCell ref=\"C3:D4\"/></mergeCells></worksheet>");
         let mut expected: Vec<u32> = (1..=300)
             .filter(|row| row % 7 == 0)
             .map(|row| row - 1)
             .collect();
-        expected.push(300);
+        expected.extend([301, 302]);
         for chunk in [1, 7, 64, 4096, 1 << 20] {
             let (metadata, hidden) = read_in_chunks(&xml, chunk);
             assert_eq!(metadata.merged.len(), 2, "chunk {chunk}");
             assert_eq!(metadata.merged[1].to_string(), "C3:D4");
             assert_eq!(hidden, expected, "chunk {chunk}");
         }
+    }
+
+    #[test]
+    fn hidden_rows_of_a_part_cut_inside_sheet_data_is_an_error() {
+        let limits = Limits::default();
+        for cut in [
+            "<worksheet><sheetData><row r=\"1\" hidden=\"1\"><c><v>1</v>",
+            "<worksheet><sheetData><row r=\"1\" hidden=\"1\"><c a=\"x>",
+            "<worksheet><sheetData><row hidden=\"1\"/>",
+        ] {
+            for chunk in [1, 7, 4096] {
+                let err = hidden_rows(cut.as_bytes(), &limits, chunk).unwrap_err();
+                assert!(
+                    err.to_string().contains("ends inside `<sheetData>`"),
+                    "{cut} in chunks of {chunk}: {err}"
+                );
+            }
+        }
+        // No data to cut: a chart sheet has no rows.
+        let chart = b"<chartsheet><drawing/></chartsheet>";
+        assert_eq!(
+            hidden_rows(&chart[..], &limits, 7).unwrap(),
+            Vec::<u32>::new()
+        );
     }
 
     #[test]

@@ -855,7 +855,8 @@ fn row_attributes(input: &[u8], attributes: Span, tag_start: usize, index: u32) 
 
 /// Reads the attributes of a start tag on the fast path: `name="value"`
 /// pairs separated by single or repeated spaces, double quotes, up to `>`
-/// or `/>`. Calls `on_attribute` with each local name and raw value.
+/// or `/>`. Calls `on_attribute` with each qualified name and raw value
+/// (a prefixed `x:r` is not `r`: see the `xml` module docs).
 /// Returns the position of the closing `>` and whether the tag is
 /// self-closing, or None for anything unusual (other whitespace, single
 /// quotes, spaces around `=`, a tag cut off by the end of the window, or
@@ -895,7 +896,7 @@ fn fast_attributes(
                 if !value.is_ascii() {
                     return None;
                 }
-                on_attribute(xml::local_name(name), value)?;
+                on_attribute(name, value)?;
                 at = close + 1;
             }
         }

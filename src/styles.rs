@@ -71,7 +71,7 @@ impl Styles {
         let mut format_index: HashMap<u32, u32> = HashMap::new();
         let mut style_formats = Vec::new();
         let mut in_cell_xfs = false;
-        xml::walk_spreadsheet(bytes, |token| {
+        xml::walk(bytes, xml::Namespace::SpreadsheetMl, |token, _| {
             match token {
                 Token::Start {
                     name,
@@ -139,13 +139,7 @@ fn number_attribute(
     attributes: xml::Span,
     wanted: &[u8],
 ) -> Result<Option<u32>, xml::XmlError> {
-    let Some(raw) = xml::attribute(bytes, attributes, wanted)? else {
-        return Ok(None);
-    };
-    if !raw.contains(&b'&') {
-        return Ok(parse_u32(raw));
-    }
-    Ok(parse_u32(xml::decode_owned(raw, false)?.as_bytes()))
+    Ok(xml::attribute_decoded(bytes, attributes, wanted)?.and_then(|raw| parse_u32(&raw)))
 }
 
 fn parse_u32(text: &[u8]) -> Option<u32> {

@@ -5,9 +5,20 @@
 //! text, CDATA; comments and processing instructions are skipped) and never
 //! allocates. It owns no buffer and does no I/O: when a token is cut off by
 //! the end of the input it says so ([`Step::Incomplete`]) and the caller
-//! supplies more bytes. Names are compared by their local part, so
-//! `<x:row>` and `<row>` are the same element. A document type declaration
-//! is refused outright (no entity expansion, ever).
+//! supplies more bytes. A document type declaration is refused outright (no
+//! entity expansion, ever).
+//!
+//! Names and namespaces: an element is read by its local name only once
+//! [`Namespaces`] has said it is in the namespace its reader wants
+//! (SpreadsheetML, or the package relationships); `<x:row>` is a row where
+//! `x` is bound to SpreadsheetML, a foreign element where it is bound to
+//! anything else or to nothing. Attributes are handed out by their
+//! qualified name ([`Attributes`]): the attributes the readers read (`r`,
+//! `t`, `s`, `ref`, `name`, `Id`, ...) are unqualified in the schemas, so a
+//! prefixed one (`x:r`) is in its prefix's namespace and never matches
+//! them, whatever the prefix is bound to. The one qualified attribute read,
+//! a relationship id (`r:id`), is found by its prefix's namespace URI
+//! ([`relationship_id`]), not by the spelling `r`.
 
 use memchr::{memchr, memchr2, memchr3, memmem};
 
@@ -237,14 +248,13 @@ fn start_tag(input: &[u8], pos: usize, complete: bool) -> Result<Step, XmlError>
     }
 }
 
-/// Iterates over the attributes of a start tag: `(local name, raw value)`.
-/// The value is still entity-encoded.
+/// Iterates over the attributes of a start tag: `(qualified name, raw
+/// value)`. The value is still entity-encoded. Names are not cut to their
+/// local part: `x:r` is not `r` (see the module docs).
 pub(crate) struct Attributes<'a> {
     input: &'a [u8],
     pos: usize,
     end: usize,
-    /// Whether names are handed out whole (`xmlns:x`), not by local name.
-    qualified: bool,
 }
 
 impl<'a> Attributes<'a> {
@@ -253,15 +263,6 @@ impl<'a> Attributes<'a> {
             input,
             pos: span.start,
             end: span.end,
-            qualified: false,
-        }
-    }
-
-    /// The same, handing out each attribute's qualified name.
-    pub(crate) fn qualified(input: &'a [u8], span: Span) -> Attributes<'a> {
-        Attributes {
-            qualified: true,
-            ..Attributes::new(input, span)
         }
     }
 }
@@ -310,13 +311,7 @@ impl<'a> Iterator for Attributes<'a> {
         };
         let value = Span::new(value_start + 1, value_start + 1 + close);
         self.pos = value.end + 1;
-        let name = &input[name_start..name_end];
-        let name = if self.qualified {
-            name
-        } else {
-            local_name(name)
-        };
-        Some(Ok((name, value)))
+        Some(Ok((&input[name_start..name_end], value)))
     }
 }
 
@@ -326,22 +321,79 @@ pub(crate) const SPREADSHEETML: [&[u8]; 2] = [
     b"http://purl.oclc.org/ooxml/spreadsheetml/main",
 ];
 
-/// The namespace prefixes in scope, and whether each is bound to
-/// SpreadsheetML: enough to tell a SpreadsheetML element (`<c>`, `<x:c>`)
-/// from a foreign one (an extension's `<x14:c>`, a `<c>` under a foreign
-/// default namespace), which readers skip with its content.
+/// The package relationships namespace of a `.rels` part (the same in
+/// transitional and strict packages).
+pub(crate) const PACKAGE_RELATIONSHIPS: &[u8] =
+    b"http://schemas.openxmlformats.org/package/2006/relationships";
+
+/// The namespace of the relationship id attributes (`r:id`) that point a
+/// workbook's sheets and a sheet's hyperlinks at their relationships:
+/// transitional and strict.
+pub(crate) const OFFICE_RELATIONSHIPS: [&[u8]; 2] = [
+    b"http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+    b"http://purl.oclc.org/ooxml/officeDocument/relationships",
+];
+
+/// Excel's own 2006 namespace, where Excel puts a macro sheet's root
+/// element (`<xm:macrosheet>`, its content in SpreadsheetML) and some
+/// extension elements (`<xm:f>`, `<xm:sqref>`).
+pub(crate) const EXCEL_2006_MAIN: &[u8] = b"http://schemas.microsoft.com/office/excel/2006/main";
+
+/// A namespace a prefix (or the default namespace) can be bound to, as far
+/// as the readers care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Namespace {
+    /// SpreadsheetML, transitional or strict: sheets, shared strings, the
+    /// workbook, styles, comments.
+    SpreadsheetMl,
+    /// The package relationships of `.rels` parts.
+    PackageRelationships,
+    /// The officeDocument relationships: `r:id` attributes.
+    OfficeRelationships,
+    /// Excel's 2006 namespace ([`EXCEL_2006_MAIN`]).
+    Excel2006,
+    /// No namespace: `xmlns=""` (unprefixed names only).
+    Absent,
+    /// Anything else: an extension's, markup compatibility, a typo.
+    Other,
+}
+
+impl Namespace {
+    fn of_uri(uri: &[u8]) -> Namespace {
+        if SPREADSHEETML.contains(&uri) {
+            Namespace::SpreadsheetMl
+        } else if uri == PACKAGE_RELATIONSHIPS {
+            Namespace::PackageRelationships
+        } else if OFFICE_RELATIONSHIPS.contains(&uri) {
+            Namespace::OfficeRelationships
+        } else if uri == EXCEL_2006_MAIN {
+            Namespace::Excel2006
+        } else if uri.is_empty() {
+            Namespace::Absent
+        } else {
+            Namespace::Other
+        }
+    }
+}
+
+/// The namespace prefixes in scope and what each is bound to: enough to
+/// tell an element of the namespace a reader wants (`<c>`, `<x:c>`) from a
+/// foreign one (an extension's `<x14:c>`, a `<c>` under a foreign default
+/// namespace), which readers skip with its content, and to find a
+/// relationship id attribute by its namespace ([`relationship_id`]).
 ///
 /// Declarations sit on the root element in practice; a reader binds each
 /// start tag's declarations with [`declare`](Self::declare) and drops them
 /// at its end tag with [`truncate`](Self::truncate) to the length it had
 /// before. A name whose prefix nothing binds is foreign, except an
-/// unprefixed one where no default namespace is declared: read as
-/// SpreadsheetML, as files without declarations are meant.
+/// unprefixed one where no default namespace is declared (or `xmlns=""`):
+/// read as the reader's namespace, as files without declarations are
+/// meant.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Namespaces {
-    /// `(prefix, bound to SpreadsheetML)`, innermost last; the default
-    /// namespace has the empty prefix.
-    bindings: Vec<(smallvec::SmallVec<[u8; 16]>, bool)>,
+    /// `(prefix, namespace)`, innermost last; the default namespace has the
+    /// empty prefix.
+    bindings: Vec<(smallvec::SmallVec<[u8; 16]>, Namespace)>,
 }
 
 impl Namespaces {
@@ -362,7 +414,7 @@ impl Namespaces {
             return Ok(false);
         }
         let mut declared = false;
-        for attribute in Attributes::qualified(input, attributes) {
+        for attribute in Attributes::new(input, attributes) {
             let (name, value) = attribute?;
             let prefix = match name.strip_prefix(b"xmlns") {
                 Some([]) => &[][..],
@@ -378,38 +430,161 @@ impl Namespaces {
             } else {
                 raw
             };
-            // `xmlns=""` leaves unprefixed names in no namespace: read as
-            // SpreadsheetML, like a part that declares none.
-            let spreadsheet = SPREADSHEETML.contains(&uri) || (prefix.is_empty() && uri.is_empty());
-            self.bindings.push((prefix.into(), spreadsheet));
+            self.bindings.push((prefix.into(), Namespace::of_uri(uri)));
             declared = true;
         }
         Ok(declared)
     }
 
-    /// Whether the element or its qualified `name` is SpreadsheetML's.
-    pub(crate) fn is_spreadsheet(&self, name: &[u8]) -> bool {
-        let prefix = match name.iter().position(|&byte| byte == b':') {
-            Some(colon) => &name[..colon],
-            None => &[][..],
-        };
-        // Compared byte by byte, not with `==` on the slices: prefixes are
-        // short (mostly empty), and the libc `memcmp` call that slice
-        // equality makes took half the time of a row of tiny foreign
-        // elements (`cargo bench --bench hostile`: 2.26 s -> 1.1 s per
-        // 64 MiB on one thread).
-        match self.bindings.iter().rev().find(|(bound, _)| {
-            bound.len() == prefix.len() && bound.iter().zip(prefix).all(|(a, b)| a == b)
-        }) {
-            Some(&(_, spreadsheet)) => spreadsheet,
-            None => prefix.is_empty(),
+    /// What `prefix` is bound to, if anything. Compared byte by byte, not
+    /// with `==` on the slices: prefixes are short (mostly empty), and the
+    /// libc `memcmp` call that slice equality makes took half the time of
+    /// a row of tiny foreign elements (`cargo bench --bench hostile`:
+    /// 2.26 s -> 1.1 s per 64 MiB on one thread).
+    fn bound(&self, prefix: &[u8]) -> Option<Namespace> {
+        self.bindings
+            .iter()
+            .rev()
+            .find(|(bound, _)| {
+                bound.len() == prefix.len() && bound.iter().zip(prefix).all(|(a, b)| a == b)
+            })
+            .map(|&(_, namespace)| namespace)
+    }
+
+    /// Whether the element of qualified `name` is in `namespace`. An
+    /// unprefixed name where no default namespace is declared, or where
+    /// `xmlns=""` undeclared it, counts as in any namespace. Excel writes a
+    /// macro sheet's root in its own 2006 namespace (`<xm:macrosheet>`, as
+    /// the Open XML SDK defines it too) around SpreadsheetML content: that
+    /// one element counts as SpreadsheetML.
+    pub(crate) fn is_in(&self, name: &[u8], namespace: Namespace) -> bool {
+        match name.iter().position(|&byte| byte == b':') {
+            Some(colon) => match self.bound(&name[..colon]) {
+                Some(Namespace::Excel2006) if namespace == Namespace::SpreadsheetMl => {
+                    &name[colon + 1..] == b"macrosheet"
+                }
+                bound => bound == Some(namespace),
+            },
+            None => match self.bound(&[]) {
+                Some(bound) => bound == namespace || bound == Namespace::Absent,
+                None => true,
+            },
         }
+    }
+
+    /// Whether the element of qualified `name` is SpreadsheetML's.
+    pub(crate) fn is_spreadsheet(&self, name: &[u8]) -> bool {
+        self.is_in(name, Namespace::SpreadsheetMl)
     }
 
     /// Whether unprefixed names are SpreadsheetML's: the scanners' fast
     /// paths, which read unprefixed tags, run only then.
     pub(crate) fn default_is_spreadsheet(&self) -> bool {
         self.is_spreadsheet(b"")
+    }
+
+    /// Whether the qualified attribute `name` is `local` in `namespace`:
+    /// its prefix is bound to that namespace (an unprefixed attribute is in
+    /// no namespace, whatever the default).
+    pub(crate) fn is_attribute(&self, name: &[u8], namespace: Namespace, local: &[u8]) -> bool {
+        match name.iter().position(|&byte| byte == b':') {
+            Some(colon) => {
+                &name[colon + 1..] == local && self.bound(&name[..colon]) == Some(namespace)
+            }
+            None => false,
+        }
+    }
+}
+
+/// The raw value of a start tag's relationship id (`r:id`, under whatever
+/// prefix is bound to the officeDocument relationships namespace), with
+/// the tag's own declarations in `namespaces`.
+pub(crate) fn relationship_id<'a>(
+    input: &'a [u8],
+    attributes: Span,
+    namespaces: &Namespaces,
+) -> Result<Option<&'a [u8]>, XmlError> {
+    for attribute in Attributes::new(input, attributes) {
+        let (name, value) = attribute?;
+        if namespaces.is_attribute(name, Namespace::OfficeRelationships, b"id") {
+            return Ok(Some(value.of(input)));
+        }
+    }
+    Ok(None)
+}
+
+/// The elements open in a part read token by token, and which of them are
+/// in the reader's namespace: the one mechanism by which the readers of
+/// whole parts ([`walk`]) and of streamed ones (a sheet's metadata) skip
+/// foreign elements with their content. The caller feeds it every start
+/// and end tag, in order, and reads an element only when it says so.
+#[derive(Debug)]
+pub(crate) struct ElementScope {
+    namespace: Namespace,
+    namespaces: Namespaces,
+    /// Per open element: the bindings in scope before its own, and whether
+    /// it is foreign (or inside a foreign one).
+    open: Vec<(usize, bool)>,
+}
+
+impl ElementScope {
+    /// A scope reading the elements of `namespace`.
+    pub(crate) fn new(namespace: Namespace) -> ElementScope {
+        ElementScope {
+            namespace,
+            namespaces: Namespaces::default(),
+            open: Vec::new(),
+        }
+    }
+
+    /// An element starts at `pos`: binds its declarations and opens it
+    /// (also when self-closing: then [`end`](Self::end) it after reading
+    /// it, so that its own declarations are in scope meanwhile). Returns
+    /// whether it is to be read: in the namespace, not inside a foreign
+    /// element.
+    pub(crate) fn start(
+        &mut self,
+        input: &[u8],
+        name: Span,
+        attributes: Span,
+        pos: usize,
+    ) -> Result<bool, XmlError> {
+        if self.open.len() >= MAX_WALK_DEPTH {
+            return Err(XmlError::at("elements nested more than 256 deep", pos));
+        }
+        let scope = self.namespaces.len();
+        self.namespaces.declare(input, attributes)?;
+        let inside_foreign = self.open.last().is_some_and(|&(_, foreign)| foreign);
+        let foreign = inside_foreign || !self.namespaces.is_in(name.of(input), self.namespace);
+        self.open.push((scope, foreign));
+        Ok(!foreign)
+    }
+
+    /// The innermost open element ends. Returns whether it was read (see
+    /// [`start`](Self::start)); false when none is open.
+    pub(crate) fn end(&mut self) -> bool {
+        match self.open.pop() {
+            Some((scope, foreign)) => {
+                self.namespaces.truncate(scope);
+                !foreign
+            }
+            None => false,
+        }
+    }
+
+    /// Whether text here is to be read: no foreign element is open.
+    pub(crate) fn reading(&self) -> bool {
+        self.open.last().is_none_or(|&(_, foreign)| !foreign)
+    }
+
+    /// How many elements are open.
+    pub(crate) fn depth(&self) -> usize {
+        self.open.len()
+    }
+
+    /// The bindings in scope, for [`relationship_id`].
+    pub(crate) fn namespaces(&self) -> &Namespaces {
+        &self.namespaces
     }
 }
 
@@ -719,45 +894,26 @@ pub(crate) fn decode_owned(raw: &[u8], escapes: bool) -> Result<String, XmlError
 const MAX_WALK_DEPTH: usize = 256;
 
 /// Walks every token of a whole in-memory part (the small parts read at
-/// open, never sheets), calling `visit` with each and the input. The part
-/// must be one well-formed element: every end tag closes the element open
-/// at that point, and the part does not end inside one (a workbook or
+/// open, never sheets), calling `visit` with each token of an element in
+/// `namespace` (see [`ElementScope`]) and the bindings in scope; a foreign
+/// element is skipped with its content, its structure still checked. The
+/// part must be one well-formed element: every end tag closes the element
+/// open at that point, and the part does not end inside one (a workbook or
 /// styles part cut short between two elements is not read as if it ended
 /// there).
 pub(crate) fn walk(
     input: &[u8],
-    visit: impl FnMut(Token) -> Result<(), XmlError>,
-) -> Result<(), XmlError> {
-    walk_tokens(input, false, visit)
-}
-
-/// [`walk`] for a SpreadsheetML part (the workbook, styles): `visit` sees
-/// only the tokens of SpreadsheetML elements (see [`Namespaces`]); a
-/// foreign element is skipped with its content, its structure still
-/// checked.
-pub(crate) fn walk_spreadsheet(
-    input: &[u8],
-    visit: impl FnMut(Token) -> Result<(), XmlError>,
-) -> Result<(), XmlError> {
-    walk_tokens(input, true, visit)
-}
-
-fn walk_tokens(
-    input: &[u8],
-    spreadsheet_only: bool,
-    mut visit: impl FnMut(Token) -> Result<(), XmlError>,
+    namespace: Namespace,
+    mut visit: impl FnMut(Token, &Namespaces) -> Result<(), XmlError>,
 ) -> Result<(), XmlError> {
     let mut pos = 0;
-    // Each open element, the bindings before its own, and whether it is
-    // foreign.
-    let mut open: Vec<(Span, usize, bool)> = Vec::new();
-    let mut namespaces = Namespaces::default();
-    let mut foreign_open = 0usize;
+    // The names of the open elements, to check that end tags match.
+    let mut open: Vec<Span> = Vec::new();
+    let mut scope = ElementScope::new(namespace);
     let mut seen_root = false;
     loop {
         match next_token(input, pos, true)? {
             Step::Token(token, next) => {
-                let mut foreign = spreadsheet_only && foreign_open > 0;
                 match token {
                     Token::Start {
                         name,
@@ -768,41 +924,31 @@ fn walk_tokens(
                             return Err(XmlError::at("a second root element", pos));
                         }
                         seen_root = true;
-                        let scope = namespaces.len();
-                        if spreadsheet_only {
-                            namespaces.declare(input, attributes)?;
-                            foreign = foreign || !namespaces.is_spreadsheet(name.of(input));
+                        if scope.start(input, name, attributes, pos)? {
+                            visit(token, scope.namespaces())?;
                         }
                         if self_closing {
-                            namespaces.truncate(scope);
+                            scope.end();
                         } else {
-                            if open.len() >= MAX_WALK_DEPTH {
-                                return Err(XmlError::at(
-                                    "elements nested more than 256 deep",
-                                    pos,
-                                ));
-                            }
-                            open.push((name, scope, foreign));
-                            foreign_open += usize::from(foreign);
+                            open.push(name);
                         }
                     }
-                    Token::End { name } => match open.pop() {
-                        Some((top, scope, element_foreign)) if top.of(input) == name.of(input) => {
-                            namespaces.truncate(scope);
-                            foreign_open -= usize::from(element_foreign);
-                            foreign = element_foreign;
-                        }
-                        _ => {
+                    Token::End { name } => {
+                        if open.pop().is_none_or(|top| top.of(input) != name.of(input)) {
                             return Err(XmlError::at(
                                 "an end tag does not close the element open here",
                                 pos,
                             ));
                         }
-                    },
-                    _ => {}
-                }
-                if !foreign {
-                    visit(token)?;
+                        if scope.end() {
+                            visit(token, scope.namespaces())?;
+                        }
+                    }
+                    _ => {
+                        if scope.reading() {
+                            visit(token, scope.namespaces())?;
+                        }
+                    }
                 }
                 pos = next;
             }
@@ -822,7 +968,8 @@ fn walk_tokens(
     }
 }
 
-/// Finds the attribute with local name `wanted`, returning its raw value.
+/// Finds the unqualified attribute `wanted`, returning its raw value (a
+/// prefixed attribute of the same local name is another attribute).
 pub(crate) fn attribute<'a>(
     input: &'a [u8],
     attributes: Span,
@@ -835,6 +982,24 @@ pub(crate) fn attribute<'a>(
         }
     }
     Ok(None)
+}
+
+/// [`attribute`] with its references decoded (`hidden="&#49;"` is `1`):
+/// borrowed when the value has none.
+pub(crate) fn attribute_decoded<'a>(
+    input: &'a [u8],
+    attributes: Span,
+    wanted: &[u8],
+) -> Result<Option<std::borrow::Cow<'a, [u8]>>, XmlError> {
+    let Some(raw) = attribute(input, attributes, wanted)? else {
+        return Ok(None);
+    };
+    if !raw.contains(&b'&') {
+        return Ok(Some(std::borrow::Cow::Borrowed(raw)));
+    }
+    Ok(Some(std::borrow::Cow::Owned(
+        decode_owned(raw, false)?.into_bytes(),
+    )))
 }
 
 #[cfg(test)]
@@ -922,7 +1087,7 @@ mod tests {
             got,
             vec![
                 (b"r".to_vec(), b"A1".to_vec()),
-                (b"s".to_vec(), b"3".to_vec()),
+                (b"x:s".to_vec(), b"3".to_vec()),
                 (b"t".to_vec(), b"s".to_vec())
             ]
         );
@@ -989,7 +1154,10 @@ mod tests {
 
     #[test]
     fn a_walk_checks_nesting_and_a_proper_end() {
-        let walk_all = |input: &str| walk(input.as_bytes(), |_| Ok(())).map_err(|err| err.message);
+        let walk_all = |input: &str| {
+            walk(input.as_bytes(), Namespace::SpreadsheetMl, |_, _| Ok(()))
+                .map_err(|err| err.message)
+        };
         assert_eq!(
             walk_all("<?xml version=\"1.0\"?>\n<a><b/><c>t</c></a>\n"),
             Ok(())
@@ -1012,6 +1180,47 @@ mod tests {
         }
         let deep = "<a>".repeat(300);
         assert_eq!(walk_all(&deep), Err("elements nested more than 256 deep"));
+    }
+
+    #[test]
+    fn names_resolve_by_the_uri_their_prefix_is_bound_to() {
+        let input = concat!(
+            r#"<a xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" "#,
+            r#"xmlns:x="http://purl.oclc.org/ooxml/spreadsheetml/main" xmlns:f="urn:f" "#,
+            r#"xmlns:rel="http://schemas.openxmlformats.org/officeDocument/2006/relationships" "#,
+            r#"xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main" "#,
+            r#"r:id="no" f:id="no" rel:id="yes">"#
+        )
+        .as_bytes();
+        let Step::Token(Token::Start { attributes, .. }, _) = next_token(input, 0, true).unwrap()
+        else {
+            panic!()
+        };
+        let mut namespaces = Namespaces::default();
+        assert!(namespaces.is_spreadsheet(b"c") && !namespaces.is_spreadsheet(b"x:c"));
+        assert!(namespaces.declare(input, attributes).unwrap());
+        for (name, spreadsheet) in [
+            (&b"c"[..], true),
+            (b"x:c", true),
+            (b"f:c", false),
+            (b"undeclared:c", false),
+            (b"xm:macrosheet", true),
+            (b"xm:f", false),
+        ] {
+            assert_eq!(
+                namespaces.is_spreadsheet(name),
+                spreadsheet,
+                "{}",
+                String::from_utf8_lossy(name)
+            );
+        }
+        assert_eq!(
+            relationship_id(input, attributes, &namespaces).unwrap(),
+            Some(&b"yes"[..])
+        );
+        assert!(!namespaces.is_attribute(b"id", Namespace::OfficeRelationships, b"id"));
+        // A prefixed attribute is not the unqualified one.
+        assert_eq!(attribute(input, attributes, b"id").unwrap(), None);
     }
 
     #[test]

@@ -468,7 +468,8 @@ fn a_damaged_sheet_entry_is_a_zip_error_and_ends_the_reader() {
 // A minimal ZIP writer, so that the damaged archives above can be built
 // byte by byte (the `zip` crate would refuse to write most of them).
 
-const WORKBOOK: &[u8] = b"<workbook xmlns:r=\"r\"><sheets><sheet name=\"S\" sheetId=\"1\" r:id=\"rId1\"/></sheets></workbook>";
+// `r:id` is read by its namespace URI, so `r` is bound to the real one.
+const WORKBOOK: &[u8] = b"<workbook xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\"><sheets><sheet name=\"S\" sheetId=\"1\" r:id=\"rId1\"/></sheets></workbook>";
 const WORKBOOK_RELS: &[u8] = b"<Relationships><Relationship Id=\"rId1\" \
     Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet\" \
     Target=\"worksheets/sheet1.xml\"/></Relationships>";

@@ -9,9 +9,9 @@ use std::io::Cursor;
 use common::*;
 use sheetstream::{Error, ErrorKind, Limits, OpenOptions, Row, SheetInfo, Workbook};
 
-type Book = Workbook<Cursor<Vec<u8>>>;
+pub(crate) type Book = Workbook<Cursor<Vec<u8>>>;
 
-fn open_with(bytes: &[u8], limits: Limits) -> Result<Book, Error> {
+pub(crate) fn open_with(bytes: &[u8], limits: Limits) -> Result<Book, Error> {
     OpenOptions::new()
         .limits(limits)
         .from_reader(Cursor::new(bytes.to_vec()))
@@ -666,7 +666,7 @@ fn unpaired_surrogates_in_utf16_parts_are_refused() {
 
 /// Every cell of the first sheet as `(reference, value)`, read on one
 /// thread and pipelined; asserts that both paths agree.
-fn cells_of(bytes: &[u8]) -> Vec<(String, String)> {
+pub(crate) fn cells_of(bytes: &[u8]) -> Vec<(String, String)> {
     let mut workbook = open_with(bytes, Limits::default()).expect("open");
     let mut one = Vec::new();
     let mut rows = workbook.rows(0).expect("rows");

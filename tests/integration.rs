@@ -22,6 +22,7 @@ mod fuzz_regressions;
 mod golden;
 mod hostile;
 mod metadata;
+mod namespaces;
 mod parallel;
 mod serde_rows;
 mod sheet;

@@ -29,7 +29,8 @@ const SHEETS: &[(&str, u8, &str)] = &[
         6,
         concat!(
             "\u{feff}<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n",
-            "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\">",
+            "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" ",
+            "xmlns:x=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\">",
             "<dimension ref=\"A1:C4\"/><sheetViews><sheetView workbookViewId=\"0\"/></sheetViews>",
             "<sheetData>\n",
             "<row r=\"1\" spans=\"1:3\"><c r=\"A1\" t=\"s\"><v>0</v></c><c r=\"B1\" s=\"1\"><v>45000.5</v></c>",
@@ -38,7 +39,7 @@ const SHEETS: &[(&str, u8, &str)] = &[
             "<row><c t=\"b\"><v>1</v></c><!-- note --><c t=\"e\"><v>#N/A</v></c><c r=\"E4\" s=\"1\"/>",
             "<c t=\"inlineStr\"><is><r><t>ri</t></r><r><t xml:space=\"preserve\">ch</t></r>",
             "<rPh><t>ignored</t></rPh></is></c></row>",
-            "<x:row r='6' x:spans='1:1'><x:c r='B6' t='d'><x:v><![CDATA[2024-01-02]]></x:v></x:c></x:row>",
+            "<x:row r='6' spans='1:1'><x:c r='B6' t='d'><x:v><![CDATA[2024-01-02]]></x:v></x:c></x:row>",
             "</sheetData><mergeCells count=\"1\"><mergeCell ref=\"A1:B1\"/></mergeCells></worksheet>"
         ),
     ),
@@ -108,6 +109,28 @@ const SHEETS: &[(&str, u8, &str)] = &[
         "malformed",
         5,
         "<worksheet><sheetData><row><c r=\"A1\"><v>1</v></row></sheetData></worksheet>",
+    ),
+    (
+        // Foreign elements (skipped with their content), prefixed
+        // attributes (not the unqualified ones), declarations below the
+        // root, SpreadsheetML under a prefix.
+        "foreign_namespaces",
+        8,
+        concat!(
+            "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" ",
+            "xmlns:f=\"urn:example:foreign\" ",
+            "xmlns:mc=\"http://schemas.openxmlformats.org/markup-compatibility/2006\" ",
+            "mc:Ignorable=\"f\"><f:sheetData/><sheetData>",
+            "<row r=\"1\" f:r=\"7\"><c r=\"A1\" f:t=\"s\"><v>1</v></c><f:c r=\"B1\"><v>2</v></f:c>",
+            "<c f:r=\"Z1\" t=\"inlineStr\"><is><t>a</t><f:t>b</f:t></is></c>",
+            "<c r=\"D1\"><f:v>9</f:v><v>4</v></c></row>",
+            "<mc:AlternateContent><mc:Choice Requires=\"f\"><row r=\"2\"><c><v>3</v></c></row>",
+            "</mc:Choice></mc:AlternateContent><f:row r=\"3\"/>",
+            "<row r=\"4\" xmlns:s=\"http://purl.oclc.org/ooxml/spreadsheetml/main\">",
+            "<s:c r=\"A4\" t=\"s\"><s:v>0</s:v></s:c><c r=\"B4\" xmlns=\"urn:other\"><v>5</v></c></row>",
+            "<row r=\"5\" xmlns=\"urn:other\"><c><v>6</v></c></row><row><c><v>7</v></c></row>",
+            "</sheetData></worksheet>"
+        ),
     ),
     (
         "bad_values",
@@ -331,9 +354,12 @@ fn workbooks() -> Vec<(&'static str, Vec<u8>)> {
             .flat_map(u16::to_le_bytes)
             .collect()
     };
-    let prefixed_sheet = "<x:worksheet xmlns:x=\"urn:x\"><x:sheetData><x:row r=\"1\">\
-                          <x:c r=\"A1\" t=\"s\"><x:v>0</x:v></x:c><x:c r=\"B1\"><x:v>3</x:v></x:c>\
-                          </x:row></x:sheetData></x:worksheet>";
+    // `x` is SpreadsheetML's prefix here: the cells are read.
+    let prefixed_sheet = format!(
+        "<x:worksheet xmlns:x=\"{MAIN_NS}\"><x:sheetData><x:row r=\"1\">\
+         <x:c r=\"A1\" t=\"s\"><x:v>0</x:v></x:c><x:c r=\"B1\"><x:v>3</x:v></x:c>\
+         </x:row></x:sheetData></x:worksheet>"
+    );
     let encoded = zip(&[
         part("_rels/.rels", package_rels("xl/workbook.xml"), true),
         part(
@@ -349,11 +375,89 @@ fn workbooks() -> Vec<(&'static str, Vec<u8>)> {
             ]),
             true,
         ),
-        part("xl/worksheets/sheet1.xml", utf16(prefixed_sheet), true),
+        part("xl/worksheets/sheet1.xml", utf16(&prefixed_sheet), true),
         part(
             "xl/sharedStrings.xml",
             utf16("<sst><si><t>\u{1f600} utf-16</t></si></sst>"),
             false,
+        ),
+    ]);
+
+    // Namespaces everywhere: prefixed package relationships with a foreign
+    // look-alike, a relationship id under another prefix, foreign sheets,
+    // defined names and metadata, comments with foreign runs.
+    let foreign = "urn:example:foreign";
+    let namespaced = zip(&[
+        part(
+            "_rels/.rels",
+            format!(
+                "<p:Relationships xmlns:p=\"{PKG_REL_NS}\" xmlns:f=\"{foreign}\">\
+                 <f:Relationship Id=\"rId0\" Type=\"{REL_NS}/officeDocument\" Target=\"ghost.xml\"/>\
+                 <p:Relationship Id=\"rId1\" Type=\"{REL_NS}/officeDocument\" Target=\"xl/workbook.xml\"/>\
+                 </p:Relationships>"
+            ),
+            true,
+        ),
+        part(
+            "xl/workbook.xml",
+            format!(
+                "<workbook xmlns=\"{MAIN_NS}\" xmlns:rel=\"{REL_NS}\" xmlns:r=\"{foreign}\" \
+                 xmlns:f=\"{foreign}\"><f:workbookPr date1904=\"1\"/><sheets>\
+                 <f:sheet name=\"Ghost\" sheetId=\"9\" rel:id=\"rId1\"/>\
+                 <sheet name=\"Data\" sheetId=\"1\" rel:id=\"rId1\" r:id=\"rId9\"/></sheets>\
+                 <definedNames><definedName name=\"Real\" localSheetId=\"0\">Data!$A$1</definedName>\
+                 <f:definedName name=\"Ghost\">Data!$B$1</f:definedName></definedNames></workbook>"
+            ),
+            true,
+        ),
+        part(
+            "xl/_rels/workbook.xml.rels",
+            relationships(&[
+                ("rId1", "worksheet", "worksheets/sheet1.xml"),
+                ("rId2", "sharedStrings", "sharedStrings.xml"),
+            ]),
+            true,
+        ),
+        part(
+            "xl/worksheets/sheet1.xml",
+            format!(
+                "<worksheet xmlns=\"{MAIN_NS}\" xmlns:f=\"{foreign}\" xmlns:rel=\"{REL_NS}\">\
+                 <f:dimension ref=\"A1:Z9\"/><dimension ref=\"A1:B3\"/>\
+                 <cols><col min=\"1\" max=\"1\" hidden=\"1\"/><f:col min=\"2\" max=\"2\" hidden=\"1\"/></cols>\
+                 <sheetData><row r=\"1\" hidden=\"1\"><c r=\"A1\" t=\"s\"><v>0</v></c>\
+                 <c r=\"B1\" f:t=\"s\"><v>1</v></c></row><f:row r=\"2\" hidden=\"1\"/>\
+                 <row r=\"3\" f:hidden=\"1\"><c r=\"A3\"><v>3</v></c></row></sheetData>\
+                 <mergeCells><mergeCell ref=\"A1:B1\"/><f:mergeCell ref=\"A3:B3\"/></mergeCells>\
+                 <hyperlinks><hyperlink ref=\"A1\" rel:id=\"rId1\"/></hyperlinks></worksheet>"
+            ),
+            true,
+        ),
+        part(
+            "xl/worksheets/_rels/sheet1.xml.rels",
+            relationships(&[
+                ("rId1", "hyperlink", "https://example.com/"),
+                ("rId2", "comments", "../comments1.xml"),
+            ]),
+            true,
+        ),
+        part(
+            "xl/comments1.xml",
+            format!(
+                "<comments xmlns=\"{MAIN_NS}\" xmlns:f=\"{foreign}\"><authors><author>Ann</author>\
+                 <f:author>Ghost</f:author></authors><commentList><comment ref=\"A1\" authorId=\"0\">\
+                 <text><t>keep</t><f:t>drop</f:t></text></comment>\
+                 <f:comment ref=\"B1\" authorId=\"0\"><text><t>ghost</t></text></f:comment>\
+                 </commentList></comments>"
+            ),
+            true,
+        ),
+        part(
+            "xl/sharedStrings.xml",
+            format!(
+                "<sst xmlns=\"{MAIN_NS}\" xmlns:f=\"{foreign}\"><f:si><t>ghost</t></f:si>\
+                 <si><t>one</t><f:t>not this</f:t></si></sst>"
+            ),
+            true,
         ),
     ]);
 
@@ -362,5 +466,6 @@ fn workbooks() -> Vec<(&'static str, Vec<u8>)> {
         ("rich", rich),
         ("conventional", conventional),
         ("utf16", encoded),
+        ("namespaces", namespaced),
     ]
 }

@@ -46,6 +46,22 @@ fuzz_target!(|data: &[u8]| {
             Err(err) => check_error(&err),
         }
     }
+    // The metadata readers: their own walks over the workbook, the sheet
+    // parts (outside and inside `<sheetData>`) and the comments.
+    if let Err(err) = workbook.defined_names() {
+        check_error(&err);
+    }
+    for position in 0..workbook.sheets().len() {
+        if let Err(err) = workbook.sheet_metadata(position) {
+            check_error(&err);
+        }
+        if let Err(err) = workbook.sheet_dimension(position) {
+            check_error(&err);
+        }
+        if let Err(err) = workbook.hidden_rows(position) {
+            check_error(&err);
+        }
+    }
 });
 
 /// What every error must satisfy.

@@ -14,7 +14,7 @@ use std::io::{Read, Seek};
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::xml::{self, Token};
+use crate::xml::{self, Namespace, Token};
 use archive::Archive;
 
 /// Whether a sheet is shown in Excel's tab bar.
@@ -174,7 +174,10 @@ pub(crate) fn read_relationships<R: Read + Seek>(
     }
     let bytes = archive.read_part(&part, limits)?;
     let mut relationships = Vec::new();
-    xml::walk(&bytes, |token| {
+    // Only the package relationships namespace's elements: a foreign
+    // element that looks like a `<Relationship>` is skipped with its
+    // content.
+    xml::walk(&bytes, Namespace::PackageRelationships, |token, _| {
         let Token::Start {
             name, attributes, ..
         } = token
@@ -192,7 +195,9 @@ pub(crate) fn read_relationships<R: Read + Seek>(
                 b"Id" => id = Some(xml::decode_owned(value, false)?),
                 b"Type" => kind = Some(xml::decode_owned(value, false)?),
                 b"Target" => target = Some(xml::decode_owned(value, false)?),
-                b"TargetMode" => external = value.eq_ignore_ascii_case(b"External"),
+                b"TargetMode" => {
+                    external = xml::decode_owned(value, false)?.eq_ignore_ascii_case("External")
+                }
                 _ => {}
             }
         }
@@ -264,7 +269,7 @@ pub(crate) fn read_layout<R: Read + Seek>(
     let mut sheets = Vec::new();
     let mut date_system = DateSystem::V1900;
     let mut problem: Option<Error> = None;
-    xml::walk_spreadsheet(&bytes, |token| {
+    xml::walk(&bytes, Namespace::SpreadsheetMl, |token, namespaces| {
         let Token::Start {
             name, attributes, ..
         } = token
@@ -273,27 +278,30 @@ pub(crate) fn read_layout<R: Read + Seek>(
         };
         match xml::local_name(name.of(&bytes)) {
             b"workbookPr" => {
-                if let Some(value) = xml::attribute(&bytes, attributes, b"date1904")?
-                    && (value == b"1" || value.eq_ignore_ascii_case(b"true"))
+                if let Some(value) = xml::attribute_decoded(&bytes, attributes, b"date1904")?
+                    && (*value == *b"1" || value.eq_ignore_ascii_case(b"true"))
                 {
                     date_system = DateSystem::V1904;
                 }
             }
             b"sheet" => {
-                let (mut sheet_name, mut state, mut id) = (None, SheetState::Visible, None);
+                let (mut sheet_name, mut state) = (None, SheetState::Visible);
+                // `r:id`, by its prefix's namespace.
+                let id = xml::relationship_id(&bytes, attributes, namespaces)?
+                    .map(|raw| xml::decode_owned(raw, false))
+                    .transpose()?;
                 for attribute in xml::Attributes::new(&bytes, attributes) {
                     let (key, value) = attribute?;
                     let value = value.of(&bytes);
                     match key {
                         b"name" => sheet_name = Some(xml::decode_owned(value, false)?),
                         b"state" => {
-                            state = match value {
+                            state = match xml::decode_owned(value, false)?.as_bytes() {
                                 b"hidden" => SheetState::Hidden,
                                 b"veryHidden" => SheetState::VeryHidden,
                                 _ => SheetState::Visible,
                             }
                         }
-                        b"id" => id = Some(xml::decode_owned(value, false)?),
                         _ => {}
                     }
                 }
