@@ -117,19 +117,14 @@ pub(crate) fn read_excel<'py>(
         .threads(threads);
     let (schema, batches) = py
         .detach(|| {
-            let mut reader = options.read_workbooks(workbooks.clone(), sheets.clone())?;
-            let mut schema = arrow_array::RecordBatchReader::schema(&reader);
-            // A wide table in bigger batches (see `whole_table_batch_rows`):
-            // the reader just started is dropped, which stops it.
+            let mut reader = options.read_workbooks(workbooks, sheets)?;
+            let schema = arrow_array::RecordBatchReader::schema(&reader);
+            // A wide table in bigger batches (see `whole_table_batch_rows`),
+            // set before the first batch.
             if let Some(rows) =
                 whole_table_batch_rows(schema.fields().len()).filter(|_| !batch_size_given)
             {
-                drop(reader);
-                reader = options
-                    .clone()
-                    .batch_size(rows)
-                    .read_workbooks(workbooks, sheets)?;
-                schema = arrow_array::RecordBatchReader::schema(&reader);
+                reader.set_batch_size(rows)?;
             }
             // Batches of different sheets arrive as the pool finishes
             // them; those of one sheet in order (a stable sort keeps it).

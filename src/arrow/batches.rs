@@ -3,7 +3,7 @@
 //! one small owned buffer, replayed into the first batch); after that each
 //! row goes from the row reader straight into the column builders.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -545,11 +545,12 @@ pub struct SheetBatches<'w> {
 impl<'w> SheetBatches<'w> {
     /// Reads the header and the sample, infers the schema, and sets up the
     /// builders. `target`: the names and types of a unioned schema the
-    /// batches must have instead of the sheet's own.
+    /// batches must have instead of the sheet's own, and that schema (with
+    /// the file and sheet columns the options ask for), shared.
     pub(crate) fn open(
         source: SheetSource<'w>,
         options: &ArrowOptions,
-        target: Option<&[(String, ColumnType)]>,
+        target: Option<(&[(String, ColumnType)], &SchemaRef)>,
     ) -> Result<SheetBatches<'w>> {
         let SheetSource {
             mut rows,
@@ -569,17 +570,20 @@ impl<'w> SheetBatches<'w> {
                     .map(|((name, &source), ty)| (name.clone(), Some(source), ty))
                     .collect()
             }
-            Some(target) => target
-                .iter()
-                .map(|(name, ty)| {
-                    let source = columns
-                        .names
-                        .iter()
-                        .position(|own| own == name)
-                        .map(|at| columns.sources[at]);
-                    (name.clone(), source, *ty)
-                })
-                .collect(),
+            Some((target, _)) => {
+                // The sheet's own names are unique: a map, not a search per
+                // column (a sheet can have 16,384).
+                let own: HashMap<&str, u32> = columns
+                    .names
+                    .iter()
+                    .map(String::as_str)
+                    .zip(columns.sources.iter().copied())
+                    .collect();
+                target
+                    .iter()
+                    .map(|(name, ty)| (name.clone(), own.get(name.as_str()).copied(), *ty))
+                    .collect()
+            }
         };
         let batch_size = options.get_batch_size();
         let mut fields = Vec::new();
@@ -592,6 +596,17 @@ impl<'w> SheetBatches<'w> {
             fields.push(Field::new(name, arrow_schema::DataType::Utf8, false));
             constants.push(sheet.clone());
         }
+        let schema = match target {
+            Some((_, schema)) => Arc::clone(schema),
+            None => {
+                fields.extend(
+                    outputs
+                        .iter()
+                        .map(|(name, _, ty)| Field::new(name, ty.data_type(), true)),
+                );
+                Arc::new(Schema::new(fields))
+            }
+        };
         let mut slot_of = Vec::new();
         let mut extra_slots = Vec::new();
         for (slot, (_, source, _)) in outputs.iter().enumerate() {
@@ -606,13 +621,8 @@ impl<'w> SheetBatches<'w> {
                 extra_slots.push((source, slot));
             }
         }
-        fields.extend(
-            outputs
-                .iter()
-                .map(|(name, _, ty)| Field::new(name, ty.data_type(), true)),
-        );
         let builder = BatchBuilder {
-            schema: Arc::new(Schema::new(fields)),
+            schema,
             names: outputs.iter().map(|(name, _, _)| name.clone()).collect(),
             types: outputs.iter().map(|&(_, _, ty)| ty).collect(),
             builders: outputs

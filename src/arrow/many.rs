@@ -66,8 +66,9 @@ pub struct SkippedSheet {
     pub error: Error,
 }
 
-/// Spawns the thread that runs the batches' pass on the engine.
-type StartBatches = Box<dyn FnOnce() -> std::io::Result<JoinHandle<()>> + Send>;
+/// Spawns the thread that runs the batches' pass on the engine, in
+/// batches of the rows given.
+type StartBatches = Box<dyn FnOnce(usize) -> std::io::Result<JoinHandle<()>> + Send>;
 
 enum Message {
     Batch(RecordBatch, BatchReport),
@@ -117,6 +118,8 @@ pub struct ManySheetsReader {
     /// Starts the second pass (the batches): taken by the first
     /// `next_batch`.
     start: Mutex<Option<StartBatches>>,
+    /// The rows per batch the batches' pass will use.
+    batch_size: usize,
     workers: Vec<JoinHandle<()>>,
     stop: Arc<AtomicBool>,
     report: BatchReport,
@@ -289,8 +292,10 @@ impl ArrowOptions {
         // time and hands them over one bounded channel.
         let stop = Arc::new(AtomicBool::new(false));
         let (sender, receiver) = sync_channel(2 * threads.max(1));
-        let (coordinator_stop, options) = (Arc::clone(&stop), self.clone());
-        let start: StartBatches = Box::new(move || {
+        let (coordinator_stop, mut options) = (Arc::clone(&stop), self.clone());
+        let batches_schema = Arc::clone(&batches);
+        let start: StartBatches = Box::new(move |batch_size| {
+            options.batch_size = batch_size;
             thread::Builder::new()
                 .name("sheetstream-arrow".into())
                 .spawn(move || {
@@ -308,6 +313,7 @@ impl ArrowOptions {
                                 labels: &labels,
                                 formats: &formats,
                                 target: &target,
+                                schema: &batches_schema,
                                 options: &options,
                                 stop: &coordinator_stop,
                                 sender: sender.clone(),
@@ -327,6 +333,7 @@ impl ArrowOptions {
             schema: batches,
             receiver: Mutex::new(receiver),
             start: Mutex::new(Some(start)),
+            batch_size: self.batch_size,
             workers: Vec::new(),
             stop,
             report: BatchReport::default(),
@@ -343,6 +350,8 @@ struct SheetReader<'a> {
     labels: &'a [String],
     formats: &'a [&'a [FormatKind]],
     target: &'a [(String, ColumnType)],
+    /// The batches' schema, shared by every sheet's batches.
+    schema: &'a SchemaRef,
     options: &'a ArrowOptions,
     stop: &'a AtomicBool,
     sender: SyncSender<Message>,
@@ -363,7 +372,8 @@ impl SheetReader<'_> {
                 sheet: sheet.name().to_owned(),
                 file: Some(label.clone()),
             };
-            let mut batches = SheetBatches::open(source, self.options, Some(self.target))?;
+            let mut batches =
+                SheetBatches::open(source, self.options, Some((self.target, self.schema)))?;
             while let Some((batch, report)) = batches.next_batch_with_report()? {
                 if self.stop.load(Ordering::Relaxed)
                     || self.sender.send(Message::Batch(batch, report)).is_err()
@@ -476,7 +486,7 @@ impl ManySheetsReader {
             .unwrap_or_else(|poison| poison.into_inner())
             .take();
         if let Some(start) = start {
-            match start() {
+            match start(self.batch_size) {
                 Ok(coordinator) => self.workers.push(coordinator),
                 Err(err) => {
                     self.done = true;
@@ -517,6 +527,48 @@ impl ManySheetsReader {
     /// The report of the batch returned last (its file and sheet included).
     pub fn report(&self) -> &BatchReport {
         &self.report
+    }
+
+    /// Sets the rows per batch, which [`ArrowOptions::batch_size`] set when
+    /// the reader was made, once its schema is known (a consumer that
+    /// wants wide tables in bigger batches, say). Only before the first
+    /// [`next_batch`](Self::next_batch): the batches start there.
+    ///
+    /// ```
+    /// use sheetstream::arrow::{ArrowOptions, SheetChoice};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut reader = ArrowOptions::new()
+    ///     .batch_size(1)
+    ///     .read_files(["examples/data/sales.xlsx"], SheetChoice::Named(vec!["Data".into()]))?;
+    /// assert_eq!(reader.schema().fields().len(), 5);
+    /// reader.set_batch_size(2)?;
+    /// let mut rows = Vec::new();
+    /// while let Some(batch) = reader.next_batch()? {
+    ///     rows.push(batch.num_rows());
+    /// }
+    /// assert_eq!(rows, [2, 1]);
+    /// assert!(reader.set_batch_size(3).is_err(), "too late: the batches started");
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The batches have started.
+    pub fn set_batch_size(&mut self, rows: usize) -> Result<()> {
+        let pending = self
+            .start
+            .get_mut()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .is_some();
+        if !pending {
+            return Err(Error::conversion(
+                "the batch size cannot change once the batches have started",
+            ));
+        }
+        self.batch_size = rows.max(1);
+        Ok(())
     }
 
     /// The sheets and files skipped so far (all of them once
