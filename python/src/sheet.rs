@@ -136,16 +136,21 @@ impl PySheet {
 
     /// A reader for a new read, in batches of `rows` rows when given. The
     /// first reader (whose header and sample `Workbook.sheet` read) serves
-    /// when its batch size does.
+    /// the first read: it builds no batch before it is asked, so its batch
+    /// size can still be set.
     fn reader_in_batches_of(
         &self,
         py: Python<'_>,
         rows: Option<usize>,
     ) -> PyResult<ReportingReader> {
         let first = self.first_reader.lock().ok().and_then(|mut r| r.take());
+        let first = match (first, rows) {
+            (Some(mut reader), Some(rows)) => reader.set_batch_size(rows).ok().map(|()| reader),
+            (first, _) => first,
+        };
         let reader = match (first, rows) {
-            (Some(reader), None) => reader,
-            (_, rows) => {
+            (Some(reader), _) => reader,
+            (None, rows) => {
                 let options = match rows {
                     Some(rows) => self.options.clone().batch_size(rows),
                     None => self.options.clone(),

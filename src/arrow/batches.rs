@@ -704,6 +704,12 @@ impl<'w> SheetBatches<'w> {
         &self.report
     }
 
+    /// Sets the rows per batch; before the first batch (the owned readers
+    /// call it when their consumer asks).
+    pub(crate) fn set_batch_size(&mut self, rows: usize) {
+        self.builder.batch_size = rows.max(1);
+    }
+
     pub(crate) fn next_batch_with_report(&mut self) -> Result<Option<(RecordBatch, BatchReport)>> {
         if let Some(err) = self.held_error.take() {
             self.finished = true;

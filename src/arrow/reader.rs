@@ -2,7 +2,9 @@
 //! `Send + 'static`, for other threads and foreign interfaces (the Arrow C
 //! stream, Python). A worker thread holds the workbook, runs
 //! [`SheetBatches`] and hands each batch over a channel of two, so at most
-//! three batches exist at once (one being built, two waiting).
+//! three batches exist at once (one being built, two waiting). It reads
+//! the header and the sample at once, then waits for the first
+//! `next_batch` (and the batch size then in force) to build batches.
 
 use std::io::{Read, Seek};
 use std::panic;
@@ -32,7 +34,11 @@ enum Message {
 /// The record batches of one sheet, owned: built from an
 /// `Arc<Workbook<R>>`, it implements Arrow's [`RecordBatchReader`] and is
 /// `Send + Sync + 'static`. The rows are read on a worker thread of its
-/// own; dropping the reader stops it at its next batch.
+/// own; dropping the reader stops it at its next batch. The header and
+/// sample are read when it is made; the batches from the first
+/// [`next_batch`](Self::next_batch), so
+/// [`set_batch_size`](Self::set_batch_size) can change their size once
+/// the schema is known.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -52,6 +58,10 @@ enum Message {
 /// ```
 pub struct SheetBatchReader {
     schema: SchemaRef,
+    /// Tells the worker to start the batches, in batches of the rows
+    /// sent; taken by the first `next_batch`.
+    start: Option<SyncSender<usize>>,
+    batch_size: usize,
     receiver: Mutex<Receiver<Message>>,
     worker: Option<JoinHandle<()>>,
     report: BatchReport,
@@ -68,18 +78,22 @@ impl SheetBatchReader {
         R: Read + Seek + Clone + Send + Sync + 'static,
     {
         let (sender, receiver) = sync_channel(CHANNEL_BATCHES);
+        let (start, started) = sync_channel(1);
+        let batch_size = options.get_batch_size();
         let worker = thread::Builder::new()
             .name("sheetstream-arrow".into())
             .spawn(move || {
                 // A panic drops the sender: the reader sees the channel
                 // close without an end and resumes the panic.
-                if let Err(err) = produce(&workbook, position, &options, &sender) {
+                if let Err(err) = produce(&workbook, position, &options, &started, &sender) {
                     let _ = sender.send(Message::Failed(err));
                 }
             })
             .map_err(Error::from)?;
         let mut reader = SheetBatchReader {
             schema: Arc::new(arrow_schema::Schema::empty()),
+            start: Some(start),
+            batch_size,
             receiver: Mutex::new(receiver),
             worker: Some(worker),
             report: BatchReport::default(),
@@ -111,6 +125,11 @@ impl SheetBatchReader {
         if self.done {
             return Ok(None);
         }
+        if let Some(start) = self.start.take() {
+            // A worker that already ended (an error after the schema) has
+            // said so on the channel.
+            let _ = start.send(self.batch_size);
+        }
         match self.receive()? {
             Some(Message::Batch(batch, report)) => {
                 self.report = report;
@@ -125,6 +144,41 @@ impl SheetBatchReader {
                 Ok(None)
             }
         }
+    }
+
+    /// Sets the rows per batch, which [`ArrowOptions::batch_size`] set when
+    /// the reader was made, once its schema is known. Only before the
+    /// first [`next_batch`](Self::next_batch): the batches start there.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use sheetstream::arrow::ArrowOptions;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let workbook = Arc::new(sheetstream::Workbook::open("examples/data/sales.xlsx")?);
+    /// let mut reader = ArrowOptions::new().batch_size(1).sheet_reader(workbook, "Data")?;
+    /// reader.set_batch_size(2)?;
+    /// let mut rows = Vec::new();
+    /// while let Some(batch) = reader.next_batch()? {
+    ///     rows.push(batch.num_rows());
+    /// }
+    /// assert_eq!(rows, [2, 1]);
+    /// assert!(reader.set_batch_size(3).is_err(), "too late: the batches started");
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The batches have started.
+    pub fn set_batch_size(&mut self, rows: usize) -> Result<()> {
+        if self.start.is_none() {
+            return Err(Error::conversion(
+                "the batch size cannot change once the batches have started",
+            ));
+        }
+        self.batch_size = rows.max(1);
+        Ok(())
     }
 
     /// The report of the batch returned last.
@@ -158,6 +212,7 @@ fn produce<R>(
     workbook: &Workbook<R>,
     position: usize,
     options: &ArrowOptions,
+    started: &Receiver<usize>,
     sender: &SyncSender<Message>,
 ) -> Result<()>
 where
@@ -175,6 +230,12 @@ where
     if sender.send(Message::Schema(batches.schema())).is_err() {
         return Ok(());
     }
+    // The first next_batch says go, with the batch size; a reader
+    // dropped before that ends the worker here.
+    let Ok(batch_size) = started.recv() else {
+        return Ok(());
+    };
+    batches.set_batch_size(batch_size);
     while let Some((batch, report)) = batches.next_batch_with_report()? {
         if sender.send(Message::Batch(batch, report)).is_err() {
             // The reader was dropped.
