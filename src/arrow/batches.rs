@@ -484,6 +484,25 @@ impl BatchBuilder {
     }
 }
 
+/// The schema of a sheet's batches: the file and sheet columns the
+/// options ask for (text, never null), then `columns`.
+pub(crate) fn batch_schema<'a>(
+    options: &ArrowOptions,
+    columns: impl Iterator<Item = (&'a str, ColumnType)>,
+) -> SchemaRef {
+    let constant = |name: &String| Field::new(name, arrow_schema::DataType::Utf8, false);
+    let fields: Vec<Field> = (options.file_column.iter().map(constant))
+        .chain(options.sheet_column.iter().map(constant))
+        .chain(columns.map(|(name, ty)| Field::new(name, ty.data_type(), true)))
+        .collect();
+    Arc::new(Schema::new(fields))
+}
+
+/// The error of a reader's `set_batch_size` once its batches have started.
+pub(crate) fn batches_started() -> Error {
+    Error::conversion("the batch size cannot change once the batches have started")
+}
+
 /// A value as text for a message or report, cut at 200 bytes.
 fn value_text(value: Value<'_>) -> String {
     let mut text = String::new();
@@ -586,26 +605,17 @@ impl<'w> SheetBatches<'w> {
             }
         };
         let batch_size = options.get_batch_size();
-        let mut fields = Vec::new();
-        let mut constants = Vec::new();
-        if let Some(name) = &options.file_column {
-            fields.push(Field::new(name, arrow_schema::DataType::Utf8, false));
-            constants.push(file.clone().unwrap_or_default());
-        }
-        if let Some(name) = &options.sheet_column {
-            fields.push(Field::new(name, arrow_schema::DataType::Utf8, false));
-            constants.push(sheet.clone());
-        }
+        // The file and sheet columns' values, in the schema's order.
+        let constants: Vec<String> = (options.file_column.iter())
+            .map(|_| file.clone().unwrap_or_default())
+            .chain(options.sheet_column.iter().map(|_| sheet.clone()))
+            .collect();
         let schema = match target {
             Some((_, schema)) => Arc::clone(schema),
-            None => {
-                fields.extend(
-                    outputs
-                        .iter()
-                        .map(|(name, _, ty)| Field::new(name, ty.data_type(), true)),
-                );
-                Arc::new(Schema::new(fields))
-            }
+            None => batch_schema(
+                options,
+                outputs.iter().map(|(name, _, ty)| (name.as_str(), *ty)),
+            ),
         };
         let mut slot_of = Vec::new();
         let mut extra_slots = Vec::new();

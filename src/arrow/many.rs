@@ -27,10 +27,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 
 use arrow_array::{RecordBatch, RecordBatchReader};
-use arrow_schema::{ArrowError, Schema, SchemaRef};
+use arrow_schema::{ArrowError, SchemaRef};
 
 use super::batches::{
-    BatchReport, SheetBatches, SheetColumns, SheetSource, apply_overrides, sheet_columns,
+    BatchReport, SheetBatches, SheetColumns, SheetSource, apply_overrides, batch_schema,
+    batches_started, sheet_columns,
 };
 use super::infer::promote;
 use super::options::{ArrowOptions, ColumnType};
@@ -263,29 +264,7 @@ impl ArrowOptions {
             }
         }
         let target = unite(&columns, self)?;
-        let batches = Arc::new(Schema::new({
-            let mut fields = Vec::new();
-            if let Some(name) = &self.file_column {
-                fields.push(arrow_schema::Field::new(
-                    name,
-                    arrow_schema::DataType::Utf8,
-                    false,
-                ));
-            }
-            if let Some(name) = &self.sheet_column {
-                fields.push(arrow_schema::Field::new(
-                    name,
-                    arrow_schema::DataType::Utf8,
-                    false,
-                ));
-            }
-            fields.extend(
-                target
-                    .iter()
-                    .map(|(name, ty)| arrow_schema::Field::new(name, ty.data_type(), true)),
-            );
-            fields
-        }));
+        let batches = batch_schema(self, target.iter().map(|(name, ty)| (name.as_str(), *ty)));
         // Second pass, on the engine: every readable (workbook, sheet)
         // pair is one work item on one pool, biggest sheet first across
         // all the workbooks; each worker builds one sheet's batches at a
@@ -563,9 +542,7 @@ impl ManySheetsReader {
             .unwrap_or_else(|poison| poison.into_inner())
             .is_some();
         if !pending {
-            return Err(Error::conversion(
-                "the batch size cannot change once the batches have started",
-            ));
+            return Err(batches_started());
         }
         self.batch_size = rows.max(1);
         Ok(())

@@ -16,7 +16,7 @@ use std::thread::{self, JoinHandle};
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 
-use super::batches::{BatchReport, SheetBatches, SheetSource};
+use super::batches::{BatchReport, SheetBatches, SheetSource, batches_started};
 use super::options::ArrowOptions;
 use crate::error::{Error, Result};
 use crate::workbook::Workbook;
@@ -173,9 +173,7 @@ impl SheetBatchReader {
     /// The batches have started.
     pub fn set_batch_size(&mut self, rows: usize) -> Result<()> {
         if self.start.is_none() {
-            return Err(Error::conversion(
-                "the batch size cannot change once the batches have started",
-            ));
+            return Err(batches_started());
         }
         self.batch_size = rows.max(1);
         Ok(())
