@@ -152,6 +152,8 @@ impl<'a> Cell<'a> {
 pub struct Row<'a> {
     pub(crate) index: u32,
     pub(crate) cells: &'a [Cell<'a>],
+    /// Whether a column left out by a selection holds a value in this row.
+    pub(crate) values_elsewhere: bool,
 }
 
 impl<'a> Row<'a> {
@@ -165,6 +167,31 @@ impl<'a> Row<'a> {
     #[inline]
     pub fn cells(&self) -> &'a [Cell<'a>] {
         self.cells
+    }
+
+    /// Whether the row holds a value in any column, counting the columns
+    /// a [selection](crate::SheetRows::select_columns) leaves out: a row
+    /// of the sheet's table even when none of the selected columns has a
+    /// value in it. Without a selection, whether [`Row::cells`] is not
+    /// empty.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let mut rows = workbook.rows("Data")?;
+    /// // Column E (`Doubled`) has a value in rows 1 and 2 only.
+    /// rows.select_columns(Some([4].into_iter().collect()));
+    /// let mut seen = Vec::new();
+    /// while let Some(row) = rows.next_row()? {
+    ///     seen.push((row.index(), row.cells().len(), row.holds_values()));
+    /// }
+    /// assert_eq!(seen, [(0, 1, true), (1, 1, true), (2, 0, true), (3, 0, true)]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[inline]
+    pub fn holds_values(&self) -> bool {
+        !self.cells.is_empty() || self.values_elsewhere
     }
 
     /// The cell in a column (0-based), if it holds a value.

@@ -20,6 +20,9 @@ pub struct Error(Box<ErrorInner>);
 struct ErrorInner {
     kind: ErrorKind,
     location: Location,
+    /// A misfit's sheet read through: the columns a read again needs.
+    #[cfg(feature = "arrow")]
+    widened: Option<crate::arrow::WidenedSheet>,
 }
 
 /// What went wrong.
@@ -63,10 +66,23 @@ pub enum ErrorKind {
     },
     /// The requested sheet does not exist.
     SheetNotFound(String),
-    /// A value does not fit the type of its column in a typed reader
-    /// (feature `arrow`, strict mode), or is an error cell there; the
+    /// A typed reader (feature `arrow`) cannot go on: an error cell under
+    /// `OnErrorValue::Strict`, a second value for one column in one row
+    /// under `OnMismatch::Strict`, a batch that cannot be assembled; the
     /// location names the sheet, row and column.
     Conversion(String),
+    /// A value does not fit the type of its column in a typed reader
+    /// (feature `arrow`) and the read could not widen the column; the
+    /// location names the file, sheet and cell.
+    Mismatch {
+        /// The value, as the CSV writer writes it.
+        value: String,
+        /// The column's name.
+        column: String,
+        /// The column's type and where it came from, and the options that
+        /// would take the value (never cut short).
+        detail: String,
+    },
     /// A row could not be deserialised into the requested type (see
     /// `Workbook::deserialize`, feature `serde`); the
     /// location names the sheet, row and column.
@@ -105,6 +121,8 @@ impl Error {
         Error(Box::new(ErrorInner {
             kind,
             location: Location::default(),
+            #[cfg(feature = "arrow")]
+            widened: None,
         }))
     }
 
@@ -127,6 +145,30 @@ impl Error {
 
     pub(crate) fn limit(limit: &'static str, max: u64) -> Error {
         Error::new(ErrorKind::LimitExceeded { limit, max })
+    }
+
+    /// A value that does not fit its column (feature `arrow`).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn mismatch(value: String, column: String, detail: String) -> Error {
+        Error::new(ErrorKind::Mismatch {
+            value,
+            column,
+            detail,
+        })
+    }
+
+    /// With the columns a read again of the misfit's sheet needs.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn with_widened(mut self, widened: crate::arrow::WidenedSheet) -> Error {
+        self.0.widened = Some(widened);
+        self
+    }
+
+    /// The columns a read again of a misfit's sheet needs, if this is a
+    /// misfit that can widen its column.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn widened(&self) -> Option<&crate::arrow::WidenedSheet> {
+        self.0.widened.as_ref()
     }
 
     /// What went wrong.
@@ -156,6 +198,9 @@ impl Error {
     #[cfg(feature = "arrow")]
     pub(crate) fn with_file(mut self, file: &str) -> Error {
         self.0.location.file.get_or_insert_with(|| file.to_owned());
+        if let Some(widened) = &mut self.0.widened {
+            widened.file.get_or_insert_with(|| file.to_owned());
+        }
         self
     }
 
@@ -245,6 +290,16 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Conversion(message) => {
                 write!(f, "cannot convert a cell: {}", Shown(message))
             }
+            ErrorKind::Mismatch {
+                value,
+                column,
+                detail,
+            } => write!(
+                f,
+                "`{}` does not fit column `{}` {detail}",
+                Shown(value),
+                Shown(column)
+            ),
             ErrorKind::Deserialize {
                 field: Some(field),
                 message,

@@ -388,6 +388,7 @@ fn build_row<'r>(
                 return Ok(Row {
                     index: raw.index,
                     cells,
+                    values_elsewhere: cells.is_empty() && values_elsewhere(raw, columns),
                 });
             }
             Err(Some(err)) => return Err(err),
@@ -418,9 +419,29 @@ fn build_row<'r>(
             formula,
         });
     }
+    let cells = cells.into_bump_slice();
     Ok(Row {
         index: raw.index,
-        cells: cells.into_bump_slice(),
+        values_elsewhere: cells.is_empty() && values_elsewhere(raw, columns),
+        cells,
+    })
+}
+
+/// Whether a column the selection leaves out holds a value in the row (a
+/// `<v>` or an inline string; its value is not resolved, so an empty
+/// `<v></v>` of a number cell, which is no value, counts too).
+#[cold]
+fn values_elsewhere(raw: &RawRow, columns: Option<&ColumnSet>) -> bool {
+    let Some(columns) = columns else {
+        return false;
+    };
+    raw.cells.iter().any(|cell| {
+        !columns.contains(cell.column)
+            && cell.value.is_some_and(|range| {
+                range.start < range.end
+                    || !matches!(cell.parsed, Parsed::No)
+                    || matches!(cell.kind, CellKind::FormulaString | CellKind::InlineString)
+            })
     })
 }
 

@@ -809,7 +809,13 @@ mod tests {
     }
 
     fn push(builder: &mut SheetBuilder, index: u32, cells: &[Cell<'_>]) {
-        builder.push_row(Row { index, cells }).unwrap();
+        builder
+            .push_row(Row {
+                index,
+                cells,
+                values_elsewhere: false,
+            })
+            .unwrap();
     }
 
     #[test]

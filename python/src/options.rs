@@ -65,7 +65,7 @@ pub(crate) fn options_from_kwargs(
             "strict" => options.on_mismatch(if value.extract::<bool>()? {
                 OnMismatch::Strict
             } else {
-                OnMismatch::Coerce
+                OnMismatch::Widen
             }),
             "null_values" => {
                 if value.is_none() {

@@ -4,18 +4,16 @@
 //! row goes from the row reader straight into the column builders.
 
 use std::collections::{HashMap, HashSet};
-use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader, StringArray};
 use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
 
 use super::convert::{ColumnBuilder, Refusal, write_text};
-use super::infer::ColumnSample;
-use super::options::{ArrowOptions, ColumnType, Header, OnMismatch};
-use crate::cell::{Cell, Value};
-use crate::columns::ColumnSet;
-use crate::date::DateTime;
+use super::prelude::{Prelude, Sampled, SheetColumns, read_prelude};
+use super::widen::{Misfit, MisfitColumn, Widening};
+use super::options::{ArrowOptions, ColumnType, OnErrorValue, OnMismatch};
+use crate::cell::Value;
 use crate::error::{Error, ErrorKind, Result};
 use crate::number_format::FormatKind;
 use crate::rows::SheetRows;
@@ -97,84 +95,33 @@ pub enum IssueKind {
     },
 }
 
-/// A sheet's columns as the header and the sample made them.
-#[derive(Debug, Clone)]
-pub(crate) struct SheetColumns {
-    /// Unique names, in output order.
-    pub names: Vec<String>,
-    /// The sheet column each output column reads (0-based).
-    pub sources: Vec<u32>,
-    /// Inferred types; None for a column whose sample held no value.
-    pub inferred: Vec<Option<ColumnType>>,
-}
-
-/// The sample rows, owned: cells and their text in one buffer.
-#[derive(Default)]
-struct Sampled {
-    rows: Vec<(u32, Range<usize>)>,
-    cells: Vec<SampledCell>,
-    text: String,
-    /// Rows already replayed.
-    replayed: usize,
-}
-
-struct SampledCell {
-    column: u32,
-    format: FormatKind,
-    value: SampledValue,
-}
-
-enum SampledValue {
-    Number(f64),
-    Text(Range<usize>),
-    Bool(bool),
-    Error(Range<usize>),
-    DateTime(DateTime),
-}
-
-impl Sampled {
-    fn push_row(&mut self, index: u32, cells: &[Cell<'_>], formats: &[FormatKind]) {
-        let start = self.cells.len();
-        for cell in cells {
-            let mut text = |text: &str| {
-                let at = self.text.len();
-                self.text.push_str(text);
-                at..self.text.len()
-            };
-            let value = match cell.value() {
-                Value::Number(number) => SampledValue::Number(number),
-                Value::Text(t) => SampledValue::Text(text(t)),
-                Value::Bool(flag) => SampledValue::Bool(flag),
-                Value::Error(code) => SampledValue::Error(text(code)),
-                Value::DateTime(date) => SampledValue::DateTime(date),
-            };
-            self.cells.push(SampledCell {
-                column: cell.column(),
-                format: formats
-                    .get(cell.style() as usize)
-                    .copied()
-                    .unwrap_or_default(),
-                value,
-            });
-        }
-        self.rows.push((index, start..self.cells.len()));
-    }
-
-    fn value(&self, cell: &SampledCell) -> Value<'_> {
-        match &cell.value {
-            SampledValue::Number(number) => Value::Number(*number),
-            SampledValue::Text(range) => Value::Text(&self.text[range.clone()]),
-            SampledValue::Bool(flag) => Value::Bool(*flag),
-            SampledValue::Error(range) => Value::Error(&self.text[range.clone()]),
-            SampledValue::DateTime(date) => Value::DateTime(*date),
+impl std::fmt::Display for IssueKind {
+    /// In words: `error value #DIV/0!`, `` `abc` did not fit int64 ``,
+    /// `` a second value `3` for the column ``, `` `x` outside the columns ``.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IssueKind::ErrorValue(code) => write!(f, "error value {code}"),
+            IssueKind::DoesNotFit { value, column_type } => {
+                write!(f, "`{value}` did not fit {column_type}")
+            }
+            IssueKind::Repeated { value } => write!(f, "a second value `{value}` for the column"),
+            IssueKind::OutsideSchema { value } => write!(f, "`{value}` outside the columns"),
         }
     }
+}
 
-    fn clear(&mut self) {
-        self.rows.clear();
-        self.cells.clear();
-        self.text.clear();
-        self.replayed = 0;
+impl std::fmt::Display for CellIssue {
+    /// `cell B7 (column `Amount`): `abc` did not fit int64`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cell = crate::CellRef {
+            row: self.row,
+            column: self.column,
+        };
+        if self.column_name.is_empty() {
+            write!(f, "cell {cell}: {}", self.kind)
+        } else {
+            write!(f, "cell {cell} (column `{}`): {}", self.column_name, self.kind)
+        }
     }
 }
 
@@ -216,6 +163,14 @@ struct BatchBuilder {
     rows_in_batch: usize,
     null_values: HashSet<String>,
     on_mismatch: OnMismatch,
+    on_error_value: OnErrorValue,
+    /// Output columns whose type inference gave (not an override), which
+    /// a misfit may widen.
+    widenable: Vec<bool>,
+    /// The value that did not fit, when `offer` failed on one: the sheet's
+    /// reader makes the error (reading on to widen the column, or naming
+    /// the options that would take the value).
+    misfit: Option<Misfit>,
     report: BatchReport,
     issues_per_batch: usize,
     scratch: String,
@@ -365,8 +320,10 @@ impl BatchBuilder {
         Ok(())
     }
 
-    /// A value its column refused (it became null): counted, described,
-    /// or the error under `strict`.
+    /// A value its column refused: an error cell (null, or its code in a
+    /// text column; counted, described, or the error under
+    /// [`OnErrorValue::Strict`]), or a misfit (null and counted under
+    /// [`OnMismatch::Null`], otherwise the read stops on it).
     #[cold]
     #[inline(never)]
     fn refused(
@@ -382,44 +339,52 @@ impl BatchBuilder {
         let kind = match refusal {
             Refusal::ErrorValue => {
                 self.report.error_cells += 1;
-                IssueKind::ErrorValue(value_text(value))
+                if !self.builders[slot].append_code(value) {
+                    self.builders[slot].append_null();
+                }
+                let code = value_text(value);
+                if self.on_error_value == OnErrorValue::Strict {
+                    let message = format!(
+                        "error value {code} in column `{name}` ({column_type}); on_error_value=\"null\" (CLI --on-error-value null) reads it as null"
+                    );
+                    return Err(self.locate(Error::conversion(message), row, column));
+                }
+                IssueKind::ErrorValue(code)
             }
-            Refusal::DoesNotFit => {
+            Refusal::DoesNotFit if self.on_mismatch == OnMismatch::Null => {
+                self.builders[slot].append_null();
                 self.report.coerced_cells += 1;
                 IssueKind::DoesNotFit {
                     value: value_text(value),
                     column_type,
                 }
             }
+            Refusal::DoesNotFit => return Err(self.misfit(Some(slot), row, column, value)),
         };
-        if self.on_mismatch == OnMismatch::Strict {
-            let message = match &kind {
-                IssueKind::ErrorValue(code) => {
-                    format!("error value {code} in column `{name}` ({column_type})")
-                }
-                IssueKind::DoesNotFit { value, .. } => {
-                    format!("`{value}` does not fit column `{name}` ({column_type})")
-                }
-                IssueKind::OutsideSchema { .. } | IssueKind::Repeated { .. } => {
-                    unreachable!("not a refusal")
-                }
-            };
-            return Err(self.locate(Error::conversion(message), row, column));
-        }
         let name = name.clone();
         self.describe(row, column, name, kind);
         Ok(())
     }
 
+    /// Stops on a value that does not fit (`slot`: its output column;
+    /// None: the schema has none for it).
+    fn misfit(&mut self, slot: Option<usize>, row: u32, column: u32, value: Value<'_>) -> Error {
+        self.misfit = Some(Misfit {
+            slot,
+            row,
+            column,
+            value: value_text(value),
+            position: self.produced,
+        });
+        Error::conversion("a value does not fit its column")
+    }
+
     fn outside(&mut self, row: u32, column: u32, value: Value<'_>) -> Result<()> {
+        if self.on_mismatch != OnMismatch::Null {
+            return Err(self.misfit(None, row, column, value));
+        }
         self.report.dropped_cells += 1;
         let text = value_text(value);
-        if self.on_mismatch == OnMismatch::Strict {
-            let message = format!(
-                "`{text}` is in a column the schema does not have (it was inferred from the header and the sample rows)"
-            );
-            return Err(self.locate(Error::conversion(message), row, column));
-        }
         self.describe(
             row,
             column,
@@ -559,17 +524,23 @@ pub struct SheetBatches<'w> {
     /// batch had rows, returned after that batch.
     keep_rows_before_error: bool,
     held_error: Option<Error>,
+    /// What a misfit needs: the header, the samples (read on through the
+    /// sheet to widen), the sheet's own columns and the options.
+    widening: Widening,
 }
 
 impl<'w> SheetBatches<'w> {
     /// Reads the header and the sample, infers the schema, and sets up the
     /// builders. `target`: the names and types of a unioned schema the
     /// batches must have instead of the sheet's own, and that schema (with
-    /// the file and sheet columns the options ask for), shared.
+    /// the file and sheet columns the options ask for), shared. `known`:
+    /// the sheet's columns as a read before found them (otherwise those of
+    /// [`ArrowOptions::widened_by`], or the sample's).
     pub(crate) fn open(
         source: SheetSource<'w>,
         options: &ArrowOptions,
         target: Option<(&[(String, ColumnType)], &SchemaRef)>,
+        known: Option<&SheetColumns>,
     ) -> Result<SheetBatches<'w>> {
         let SheetSource {
             mut rows,
@@ -577,7 +548,19 @@ impl<'w> SheetBatches<'w> {
             sheet,
             file,
         } = source;
-        let (columns, pending, next_index) = read_prelude(&mut rows, &formats, options, &sheet)?;
+        let known = known.or_else(|| options.widened_columns(file.as_deref(), &sheet));
+        debug_assert!(
+            known.is_some() || !options.samples_every_row(),
+            "a read of every row's types starts from the columns of a first pass"
+        );
+        let Prelude {
+            header,
+            held: pending,
+            samples,
+            next_index,
+            columns,
+        } = read_prelude(&mut rows, &formats, options, &sheet, known, true)?;
+        let given = |name: &str| options.dtypes.iter().any(|(own, _)| own == name);
         let outputs: Vec<(String, Option<u32>, ColumnType)> = match target {
             None => {
                 let types = resolve_types(&columns, options, &sheet)?;
@@ -648,7 +631,8 @@ impl<'w> SheetBatches<'w> {
             slot_of,
             extra_slots,
             filled: vec![false; outputs.len()],
-            report_outside: options.columns.is_none() && target.is_none(),
+            // A selection leaves the other columns out as asked.
+            report_outside: options.columns.is_none(),
             constants,
             batch_size,
             n_rows: options.n_rows,
@@ -657,6 +641,9 @@ impl<'w> SheetBatches<'w> {
             rows_in_batch: 0,
             null_values: options.null_values.iter().cloned().collect(),
             on_mismatch: options.on_mismatch,
+            on_error_value: options.on_error_value,
+            widenable: outputs.iter().map(|(name, _, _)| !given(name)).collect(),
+            misfit: None,
             report: BatchReport {
                 sheet: sheet.clone(),
                 file: file.clone(),
@@ -664,6 +651,15 @@ impl<'w> SheetBatches<'w> {
             },
             issues_per_batch: options.issues_per_batch,
             scratch: String::new(),
+        };
+        let widening = Widening {
+            header,
+            samples,
+            columns,
+            sources: outputs.iter().map(|(_, source, _)| *source).collect(),
+            united: target.is_some(),
+            known: known.is_some(),
+            options: options.clone(),
         };
         Ok(SheetBatches {
             rows,
@@ -678,6 +674,7 @@ impl<'w> SheetBatches<'w> {
             finished: false,
             keep_rows_before_error: options.keep_rows_before_error,
             held_error: None,
+            widening,
         })
     }
 
@@ -733,10 +730,21 @@ impl<'w> SheetBatches<'w> {
             while self.pending.replayed < self.pending.rows.len() {
                 let (index, range) = self.pending.rows[self.pending.replayed].clone();
                 let pending = &self.pending;
-                let cells = pending.cells[range]
+                let cells = pending.cells[range.clone()]
                     .iter()
                     .map(|cell| (cell.column, pending.value(cell)));
-                match self.builder.offer(index, cells)? {
+                let offered = self.builder.offer(index, cells);
+                if offered.is_err()
+                    && let Some(misfit) = self.builder.misfit.take()
+                {
+                    // The held row's cells count towards the widened types.
+                    for cell in &self.pending.cells[range] {
+                        let value = self.pending.value(cell);
+                        self.widening.samples.add(cell.column, value, cell.format);
+                    }
+                    return Err(self.misfit_error(misfit));
+                }
+                match offered? {
                     Offer::Taken => self.pending.replayed += 1,
                     Offer::Full => return self.builder.take(),
                     Offer::Stop => return self.finish(),
@@ -761,12 +769,21 @@ impl<'w> SheetBatches<'w> {
                 }
                 Err(err) => return Err(err),
             };
-            if row.cells().is_empty() {
+            // A row with values only in columns a selection leaves out is
+            // a row of the table all the same (of nulls).
+            if !row.holds_values() {
                 continue;
             }
             let index = row.index();
             let cells = row.cells().iter().map(|cell| (cell.column(), cell.value()));
-            match self.builder.offer(index, cells)? {
+            let offered = self.builder.offer(index, cells);
+            if offered.is_err()
+                && let Some(misfit) = self.builder.misfit.take()
+            {
+                self.widening.samples.add_row(row.cells(), &self.formats);
+                return Err(self.misfit_error(misfit));
+            }
+            match offered? {
                 Offer::Taken => {}
                 Offer::Full => {
                     self.pending.push_row(index, row.cells(), &self.formats);
@@ -780,6 +797,41 @@ impl<'w> SheetBatches<'w> {
     fn finish(&mut self) -> Result<Option<(RecordBatch, BatchReport)>> {
         self.finished = true;
         self.builder.take()
+    }
+
+    /// The error for the value the builder stopped on (its row's cells
+    /// already in the samples).
+    #[cold]
+    fn misfit_error(&mut self, misfit: Misfit) -> Error {
+        self.finished = true;
+        let column = misfit.slot.map(|slot| MisfitColumn {
+            name: &self.builder.names[slot],
+            column_type: self.builder.types[slot],
+            widenable: self.builder.widenable[slot],
+        });
+        self.widening.error(
+            &misfit,
+            column,
+            &mut self.rows,
+            &self.formats,
+            self.report.file.as_deref(),
+            &self.report.sheet,
+        )
+    }
+
+    /// Every batch of the sheet (the whole table in memory, a batch at a
+    /// time as it is read), or the first error. A whole-table reader that
+    /// widens columns reads again on [`ArrowOptions::widened_by`].
+    ///
+    /// # Errors
+    ///
+    /// As [`SheetBatches::next_batch`].
+    pub fn collect_batches(mut self) -> Result<Vec<RecordBatch>> {
+        let mut batches = Vec::new();
+        while let Some(batch) = self.next_batch()? {
+            batches.push(batch);
+        }
+        Ok(batches)
     }
 }
 
@@ -797,150 +849,6 @@ impl RecordBatchReader for SheetBatches<'_> {
     fn schema(&self) -> SchemaRef {
         SheetBatches::schema(self)
     }
-}
-
-/// Reads the header and the sample rows: the sheet's columns, the sample
-/// (to replay), and the row index the data starts at.
-fn read_prelude(
-    rows: &mut SheetRows<'_>,
-    formats: &[FormatKind],
-    options: &ArrowOptions,
-    sheet: &str,
-) -> Result<(SheetColumns, Sampled, u32)> {
-    let spec = options.columns.as_ref();
-    if let Some(spec) = spec
-        && !spec.needs_header()
-    {
-        let wanted = spec.resolve(&[])?;
-        rows.select_columns(Some(wanted.into_iter().collect::<ColumnSet>()));
-    }
-    let mut sample = Sampled::default();
-    let mut header: Vec<(u32, String)> = Vec::new();
-    let mut next_index: Option<u32> = None;
-    let sample_rows = options
-        .schema_sample_rows
-        .max(1)
-        .min(usize::try_from(options.n_rows.unwrap_or(u64::MAX)).unwrap_or(usize::MAX));
-    // The header.
-    if options.header != Header::None {
-        while let Some(row) = rows.next_row()? {
-            if row.index() < options.skip_rows || row.cells().is_empty() {
-                continue;
-            }
-            match options.header {
-                Header::Row(at) if row.index() < at => continue,
-                Header::Row(at) if row.index() > at => {
-                    // No such row: every name is generated, and this row is data.
-                    next_index = Some(at.saturating_add(1));
-                    sample.push_row(row.index(), row.cells(), formats);
-                }
-                _ => {
-                    let mut text = String::new();
-                    for cell in row.cells() {
-                        text.clear();
-                        write_text(&mut text, cell.value());
-                        header.push((cell.column(), text.trim().to_owned()));
-                    }
-                    next_index = Some(row.index().saturating_add(1));
-                }
-            }
-            break;
-        }
-    }
-    if let Some(spec) = spec
-        && spec.needs_header()
-    {
-        let names: Vec<(u32, &str)> = header.iter().map(|(c, t)| (*c, t.as_str())).collect();
-        let wanted = spec.resolve(&names).map_err(|err| err.with_sheet(sheet))?;
-        rows.select_columns(Some(wanted.into_iter().collect::<ColumnSet>()));
-    }
-    // The sample.
-    while sample.rows.len() < sample_rows {
-        let Some(row) = rows.next_row()? else { break };
-        if row.index() < options.skip_rows || row.cells().is_empty() {
-            continue;
-        }
-        next_index.get_or_insert(row.index());
-        sample.push_row(row.index(), row.cells(), formats);
-    }
-    let sources: Vec<u32> = match spec {
-        Some(spec) => {
-            let names: Vec<(u32, &str)> = header.iter().map(|(c, t)| (*c, t.as_str())).collect();
-            spec.resolve(&names).map_err(|err| err.with_sheet(sheet))?
-        }
-        None => {
-            let used = header
-                .iter()
-                .map(|(column, _)| *column)
-                .chain(sample.cells.iter().map(|cell| cell.column));
-            let (min, max) = used.fold((u32::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)));
-            if min == u32::MAX {
-                Vec::new()
-            } else {
-                (min..=max).collect()
-            }
-        }
-    };
-    let own_names: Vec<Option<&str>> = sources
-        .iter()
-        .map(|&source| {
-            header
-                .iter()
-                .find(|(column, _)| *column == source)
-                .map(|(_, text)| text.as_str())
-                .filter(|text| !text.is_empty())
-        })
-        .collect();
-    let names = unique_names(&own_names);
-    let mut samples = vec![ColumnSample::default(); sources.len()];
-    for (_, range) in &sample.rows {
-        for cell in &sample.cells[range.clone()] {
-            for (slot, _) in sources
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| **s == cell.column)
-            {
-                let value = sample.value(cell);
-                if let Value::Text(text) = value
-                    && options.null_values.iter().any(|null| null == text)
-                {
-                    continue;
-                }
-                samples[slot].add(value, cell.format);
-            }
-        }
-    }
-    let columns = SheetColumns {
-        names,
-        sources,
-        inferred: samples.iter().map(ColumnSample::infer).collect(),
-    };
-    Ok((columns, sample, next_index.unwrap_or(options.skip_rows)))
-}
-
-/// Column names from the header's (None: generated, `column_N` for the
-/// Nth column): the first of equal names keeps it, the others get the
-/// first free `name_1`, `name_2`, ..., never one another column's header
-/// already holds.
-pub(crate) fn unique_names(own: &[Option<&str>]) -> Vec<String> {
-    let reserved: HashSet<&str> = own.iter().flatten().copied().collect();
-    let mut taken: HashSet<String> = HashSet::new();
-    let mut names = Vec::with_capacity(own.len());
-    for (position, name) in own.iter().enumerate() {
-        let base = match name {
-            Some(text) => (*text).to_owned(),
-            None => format!("column_{}", position + 1),
-        };
-        let mut name = base.clone();
-        let mut suffix = 0;
-        while taken.contains(&name) || (suffix > 0 && reserved.contains(name.as_str())) {
-            suffix += 1;
-            name = format!("{base}_{suffix}");
-        }
-        taken.insert(name.clone());
-        names.push(name);
-    }
-    names
 }
 
 /// The inferred types with the overrides applied; all-empty columns Null.
@@ -976,15 +884,6 @@ pub(crate) fn apply_overrides(
         }
     }
     Ok(())
-}
-
-/// The header and sample of a sheet, without building any batch (the
-/// first pass of a read over many sheets).
-pub(crate) fn sheet_columns(
-    mut source: SheetSource<'_>,
-    options: &ArrowOptions,
-) -> Result<SheetColumns> {
-    read_prelude(&mut source.rows, &source.formats, options, &source.sheet).map(|(c, _, _)| c)
 }
 
 impl std::fmt::Debug for SheetBatches<'_> {

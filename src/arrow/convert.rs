@@ -12,7 +12,7 @@ use arrow_array::{ArrayRef, NullArray};
 
 use super::options::ColumnType;
 use crate::cell::Value;
-use crate::date::{CivilDateTime, DateSystem, DateTime, duration_ms};
+use crate::date::{CivilDateTime, DateSystem, DateTime, DateTimeKind, duration_ms};
 
 const MS_PER_DAY: i64 = 86_400_000;
 
@@ -35,9 +35,9 @@ pub(crate) enum ColumnBuilder {
     Duration(DurationMillisecondBuilder),
 }
 
-/// Why a value did not go into its column.
+/// Why a value did not go into its column (nothing was appended for it).
 pub(crate) enum Refusal {
-    /// An error cell (`#N/A`): null, and reported.
+    /// An error cell (`#N/A`).
     ErrorValue,
     /// The value does not fit the column's type.
     DoesNotFit,
@@ -95,14 +95,19 @@ impl ColumnBuilder {
         }
     }
 
-    /// Appends `value`, or a null and the reason it did not fit. `scratch`
-    /// is reused for text written from numbers and dates. Inlined into the
-    /// row loop: the values that fit are appended in place; text written
-    /// from other values and refusals are out of line.
+    /// Appends `value`, or appends nothing and says why it did not fit.
+    /// `scratch` is reused for text written from numbers and dates.
+    /// Inlined into the row loop: the values that fit are appended in
+    /// place; text written from other values and refusals are out of line.
+    ///
+    /// What fits follows what inference makes of the values, so that a
+    /// column inferred from any values takes them all: dates (of kind
+    /// `Date`) fit `Timestamp`, and `Date32` when they have no time of
+    /// day; times of day fit `Time` and `Duration`; durations `Duration`.
     #[inline]
     pub(crate) fn append(&mut self, value: Value<'_>, scratch: &mut String) -> Result<(), Refusal> {
         let fits = match (&mut *self, value) {
-            (_, Value::Error(_)) => return self.refuse(Refusal::ErrorValue),
+            (_, Value::Error(_)) => return Err(Refusal::ErrorValue),
             (ColumnBuilder::Utf8(b), Value::Text(text)) => {
                 b.append_value(text);
                 true
@@ -126,28 +131,42 @@ impl ColumnBuilder {
                 }
                 None => false,
             },
-            (ColumnBuilder::Date32(b), Value::DateTime(date)) => match epoch_ms(date) {
-                Some(ms) => {
-                    b.append_value(ms.div_euclid(MS_PER_DAY) as i32);
-                    true
+            (ColumnBuilder::Date32(b), Value::DateTime(date))
+                if date.kind() == DateTimeKind::Date && date.serial().fract() == 0.0 =>
+            {
+                match epoch_ms(date) {
+                    Some(ms) => {
+                        b.append_value(ms.div_euclid(MS_PER_DAY) as i32);
+                        true
+                    }
+                    None => false,
                 }
-                None => false,
-            },
-            (ColumnBuilder::Timestamp(b), Value::DateTime(date)) => match epoch_ms(date) {
-                Some(ms) => {
-                    b.append_value(ms);
-                    true
+            }
+            (ColumnBuilder::Timestamp(b), Value::DateTime(date))
+                if date.kind() == DateTimeKind::Date =>
+            {
+                match epoch_ms(date) {
+                    Some(ms) => {
+                        b.append_value(ms);
+                        true
+                    }
+                    None => false,
                 }
-                None => false,
-            },
-            (ColumnBuilder::Time(b), Value::DateTime(date)) => match epoch_ms(date) {
-                Some(ms) => {
-                    b.append_value(ms.rem_euclid(MS_PER_DAY) as i32);
-                    true
+            }
+            (ColumnBuilder::Time(b), Value::DateTime(date))
+                if date.kind() == DateTimeKind::Time =>
+            {
+                match epoch_ms(date) {
+                    Some(ms) => {
+                        b.append_value(ms.rem_euclid(MS_PER_DAY) as i32);
+                        true
+                    }
+                    None => false,
                 }
-                None => false,
-            },
-            (ColumnBuilder::Duration(b), Value::DateTime(date)) => {
+            }
+            (ColumnBuilder::Duration(b), Value::DateTime(date))
+                if date.kind() != DateTimeKind::Date =>
+            {
                 match duration_ms(date.serial()) {
                     Some(ms) => {
                         b.append_value(ms);
@@ -161,16 +180,19 @@ impl ColumnBuilder {
         if fits {
             Ok(())
         } else {
-            self.refuse(Refusal::DoesNotFit)
+            Err(Refusal::DoesNotFit)
         }
     }
 
-    /// A null for a value that did not go in, and why.
-    #[cold]
-    #[inline(never)]
-    fn refuse(&mut self, refusal: Refusal) -> Result<(), Refusal> {
-        self.append_null();
-        Err(refusal)
+    /// An error cell's code into a text column (which keeps it).
+    pub(crate) fn append_code(&mut self, value: Value<'_>) -> bool {
+        match (self, value) {
+            (ColumnBuilder::Utf8(b), Value::Error(code)) => {
+                b.append_value(code);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// A new, empty builder of the same type for `rows` rows (and, for

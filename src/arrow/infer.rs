@@ -1,20 +1,26 @@
 //! Column type inference from sampled cells, and the promotion of two
 //! inferred types into one (for unions across sheets and files).
 
-use super::convert::MAX_EXACT_INTEGER;
+use super::convert::{MAX_EXACT_INTEGER, epoch_ms};
 use super::options::ColumnType;
 use crate::cell::Value;
+use crate::date::{DateTimeKind, duration_ms};
 use crate::number_format::FormatKind;
 
 /// What the sampled cells of one column held.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct ColumnSample {
+    /// Cells seen, values or not (error cells and null values too): a
+    /// column with any is one of the sheet's columns.
+    cells: usize,
     booleans: usize,
     /// Whole numbers within 2^53 in a format that shows no fraction.
     whole_numbers: usize,
     /// Every other number.
     fractional_numbers: usize,
     texts: usize,
+    /// Dates without a time of day (a whole serial in a format that is not
+    /// a date-time one).
     dates: usize,
     date_times: usize,
     times: usize,
@@ -22,9 +28,17 @@ pub(crate) struct ColumnSample {
 }
 
 impl ColumnSample {
+    /// Counts one cell that holds no typed value (an error cell, or a
+    /// text among the null values): it makes the column one of the
+    /// sheet's, and says nothing about the type.
+    pub(crate) fn add_untyped(&mut self) {
+        self.cells += 1;
+    }
+
     /// Counts one sampled value; `format` is its style's number format
-    /// kind. Error cells and nulls say nothing about the type.
+    /// kind. Error cells say nothing about the type.
     pub(crate) fn add(&mut self, value: Value<'_>, format: FormatKind) {
+        self.cells += 1;
         match value {
             Value::Bool(_) => self.booleans += 1,
             Value::Number(number) => {
@@ -39,15 +53,20 @@ impl ColumnSample {
             }
             Value::Text(_) => self.texts += 1,
             Value::Error(_) => {}
-            Value::DateTime(date) => match format {
-                FormatKind::Date => self.dates += 1,
-                FormatKind::Time => self.times += 1,
-                FormatKind::Duration => self.durations += 1,
-                FormatKind::DateTime => self.date_times += 1,
-                // An ISO 8601 cell (`t="d"`) in a style that is not a date
-                // format: a date when it has no time of day.
-                FormatKind::General | FormatKind::Fractional => {
-                    if date.serial().fract() == 0.0 {
+            // By the kind the reader gave the value (the one the column
+            // builders take it by), and for a date by whether it has a
+            // time of day or a format that shows one.
+            Value::DateTime(date) => match date.kind() {
+                // A serial that stands for no date or time (negative, past
+                // 9999) fits no date column: its text does.
+                DateTimeKind::Date | DateTimeKind::Time if epoch_ms(date).is_none() => {
+                    self.texts += 1
+                }
+                DateTimeKind::Duration if duration_ms(date.serial()).is_none() => self.texts += 1,
+                DateTimeKind::Time => self.times += 1,
+                DateTimeKind::Duration => self.durations += 1,
+                DateTimeKind::Date => {
+                    if date.serial().fract() == 0.0 && format != FormatKind::DateTime {
                         self.dates += 1;
                     } else {
                         self.date_times += 1;
@@ -57,18 +76,26 @@ impl ColumnSample {
         }
     }
 
+    /// Whether the column had any cell in the sample.
+    pub(crate) fn seen(&self) -> bool {
+        self.cells > 0
+    }
+
     /// The column's type, None when the sample held no value (an all-empty
     /// column, which becomes Null unless a union gives it another type).
     pub(crate) fn infer(&self) -> Option<ColumnType> {
         let numbers = self.whole_numbers + self.fractional_numbers;
-        let date_family = self.dates + self.date_times + self.times + self.durations;
-        let families = [self.booleans, numbers, self.texts, date_family]
+        let calendar = self.dates + self.date_times;
+        let clock = self.times + self.durations;
+        let families = [self.booleans, numbers, self.texts, calendar, clock]
             .iter()
             .filter(|&&count| count > 0)
             .count();
         if families == 0 {
             return None;
         }
+        // Values of more than one family (dates with times of day or
+        // durations among them) have one type in common: their text.
         if families > 1 || self.texts > 0 {
             return Some(ColumnType::Utf8);
         }
@@ -82,23 +109,25 @@ impl ColumnSample {
                 ColumnType::Float64
             });
         }
-        let only = |count: usize| count == date_family;
-        Some(if only(self.dates) {
-            ColumnType::Date32
-        } else if only(self.times) {
+        Some(if calendar > 0 {
+            if self.date_times == 0 {
+                ColumnType::Date32
+            } else {
+                ColumnType::Timestamp
+            }
+        } else if self.durations == 0 {
             ColumnType::Time
-        } else if only(self.durations) || only(self.durations + self.times) {
-            ColumnType::Duration
         } else {
-            ColumnType::Timestamp
+            ColumnType::Duration
         })
     }
 }
 
 /// One type for two columns matched by name: the same type stays, Int64
-/// and Float64 make Float64, dates and times make the type a sample of
-/// both would have made, and anything else makes Utf8. None (all empty)
-/// takes the other side's type.
+/// and Float64 make Float64, Date32 and Timestamp make Timestamp, Time and
+/// Duration make Duration, and anything else makes Utf8 (a calendar date
+/// with a time of day or a duration too). None (all empty) takes the other
+/// side's type. The type a sample of both columns' values would give.
 pub(crate) fn promote(a: Option<ColumnType>, b: Option<ColumnType>) -> Option<ColumnType> {
     use ColumnType::*;
     let (a, b) = match (a, b) {
@@ -107,9 +136,10 @@ pub(crate) fn promote(a: Option<ColumnType>, b: Option<ColumnType>) -> Option<Co
     };
     Some(match (a, b) {
         _ if a == b => a,
+        (Null, other) | (other, Null) => other,
         (Int64, Float64) | (Float64, Int64) => Float64,
         (Time, Duration) | (Duration, Time) => Duration,
-        (Date32 | Timestamp | Time | Duration, Date32 | Timestamp | Time | Duration) => Timestamp,
+        (Date32, Timestamp) | (Timestamp, Date32) => Timestamp,
         _ => Utf8,
     })
 }
@@ -129,6 +159,10 @@ mod tests {
 
     fn date(serial: f64) -> Value<'static> {
         Value::DateTime(DateTime::from_serial(serial, DateSystem::V1900))
+    }
+
+    fn clock(serial: f64, kind: DateTimeKind) -> Value<'static> {
+        Value::DateTime(DateTime::from_serial(serial, DateSystem::V1900).with_kind(kind))
     }
 
     #[test]
@@ -186,26 +220,52 @@ mod tests {
     }
 
     #[test]
-    fn dates_times_and_durations_follow_their_formats() {
+    fn dates_times_and_durations_follow_their_kinds_and_formats() {
+        use DateTimeKind as K;
         use FormatKind::*;
         assert_eq!(infer(&[(date(45_000.0), Date)]), Some(ColumnType::Date32));
         assert_eq!(
             infer(&[(date(45_000.25), DateTime)]),
             Some(ColumnType::Timestamp)
         );
+        // A whole serial in a date-time format is a date-time.
+        assert_eq!(
+            infer(&[(date(45_000.0), DateTime)]),
+            Some(ColumnType::Timestamp)
+        );
+        // A time of day hidden by a date-only format is kept: Timestamp.
+        assert_eq!(
+            infer(&[(date(45_000.5), Date)]),
+            Some(ColumnType::Timestamp)
+        );
         assert_eq!(
             infer(&[(date(45_000.0), Date), (date(45_000.5), DateTime)]),
             Some(ColumnType::Timestamp)
         );
-        assert_eq!(infer(&[(date(0.5), Time)]), Some(ColumnType::Time));
-        assert_eq!(infer(&[(date(1.5), Duration)]), Some(ColumnType::Duration));
         assert_eq!(
-            infer(&[(date(0.5), Time), (date(1.5), Duration)]),
+            infer(&[(clock(0.5, K::Time), Time)]),
+            Some(ColumnType::Time)
+        );
+        assert_eq!(
+            infer(&[(clock(1.5, K::Duration), Duration)]),
             Some(ColumnType::Duration)
         );
         assert_eq!(
-            infer(&[(date(0.5), Time), (date(45_000.0), Date)]),
-            Some(ColumnType::Timestamp)
+            infer(&[(clock(0.5, K::Time), Time), (clock(1.5, K::Duration), Duration)]),
+            Some(ColumnType::Duration)
+        );
+        // Calendar dates with times of day or durations: no instant type
+        // holds both; their text does.
+        assert_eq!(
+            infer(&[(clock(0.5, K::Time), Time), (date(45_000.0), Date)]),
+            Some(ColumnType::Utf8)
+        );
+        assert_eq!(
+            infer(&[
+                (date(45_000.0), Date),
+                (clock(10.63, K::Duration), Duration)
+            ]),
+            Some(ColumnType::Utf8)
         );
         // ISO 8601 cells in a General style: by whether they have a time of day.
         assert_eq!(
@@ -225,6 +285,9 @@ mod tests {
         assert_eq!(promote(None, Some(Date32)), Some(Date32));
         assert_eq!(promote(Some(Date32), Some(Timestamp)), Some(Timestamp));
         assert_eq!(promote(Some(Time), Some(Duration)), Some(Duration));
+        assert_eq!(promote(Some(Date32), Some(Duration)), Some(Utf8));
+        assert_eq!(promote(Some(Timestamp), Some(Time)), Some(Utf8));
+        assert_eq!(promote(Some(Null), Some(Int64)), Some(Int64));
         assert_eq!(promote(Some(Boolean), Some(Int64)), Some(Utf8));
         assert_eq!(promote(Some(Utf8), Some(Utf8)), Some(Utf8));
         assert_eq!(promote(None, None), None);

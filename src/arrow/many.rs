@@ -30,9 +30,9 @@ use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 
 use super::batches::{
-    BatchReport, SheetBatches, SheetColumns, SheetSource, apply_overrides, batch_schema,
-    batches_started, sheet_columns,
+    BatchReport, SheetBatches, SheetSource, apply_overrides, batch_schema, batches_started,
 };
+use super::prelude::{SheetColumns, sheet_columns};
 use super::infer::promote;
 use super::options::{ArrowOptions, ColumnType};
 use crate::error::{Error, ErrorKind, Result};
@@ -264,6 +264,13 @@ impl ArrowOptions {
             }
         }
         let target = unite(&columns, self)?;
+        // The second pass reads each sheet with the columns the first
+        // found (the union was made of them), sampling no more.
+        let known: HashMap<(usize, usize), SheetColumns> = readable
+            .iter()
+            .copied()
+            .zip(columns.into_iter().map(|(_, _, found)| found))
+            .collect();
         let batches = batch_schema(self, target.iter().map(|(name, ty)| (name.as_str(), *ty)));
         // Second pass, on the engine: every readable (workbook, sheet)
         // pair is one work item on one pool, biggest sheet first across
@@ -292,6 +299,7 @@ impl ArrowOptions {
                                 labels: &labels,
                                 formats: &formats,
                                 target: &target,
+                                known: &known,
                                 schema: &batches_schema,
                                 options: &options,
                                 stop: &coordinator_stop,
@@ -329,6 +337,8 @@ struct SheetReader<'a> {
     labels: &'a [String],
     formats: &'a [&'a [FormatKind]],
     target: &'a [(String, ColumnType)],
+    /// Each (workbook, sheet) pair's columns as the first pass found them.
+    known: &'a HashMap<(usize, usize), SheetColumns>,
     /// The batches' schema, shared by every sheet's batches.
     schema: &'a SchemaRef,
     options: &'a ArrowOptions,
@@ -351,8 +361,9 @@ impl SheetReader<'_> {
                 sheet: sheet.name().to_owned(),
                 file: Some(label.clone()),
             };
+            let known = self.known.get(&(index, sheet.position()));
             let mut batches =
-                SheetBatches::open(source, self.options, Some((self.target, self.schema)))?;
+                SheetBatches::open(source, self.options, Some((self.target, self.schema)), known)?;
             while let Some((batch, report)) = batches.next_batch_with_report()? {
                 if self.stop.load(Ordering::Relaxed)
                     || self.sender.send(Message::Batch(batch, report)).is_err()
@@ -364,7 +375,9 @@ impl SheetReader<'_> {
         })()
         .map_err(|err| err.with_file(label));
         match result {
-            Err(error) if self.options.skip_unreadable => {
+            // A misfit that can widen its column is not damage: the
+            // whole-table reader reads again.
+            Err(error) if self.options.skip_unreadable && error.widened().is_none() => {
                 let skipped = SkippedSheet {
                     file: label.clone(),
                     sheet: sheet.name().to_owned(),

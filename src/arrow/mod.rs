@@ -132,7 +132,9 @@ mod convert;
 mod infer;
 mod many;
 mod options;
+mod prelude;
 mod reader;
+mod widen;
 
 use std::io::{Read, Seek};
 use std::sync::Arc;
@@ -144,13 +146,16 @@ use arrow_schema::SchemaRef;
 pub use batches::{BatchReport, CellIssue, IssueKind, MAX_ISSUES_PER_BATCH, SheetBatches};
 pub use many::{ManySheetsReader, SheetChoice, SkippedSheet};
 pub use options::{
-    ArrowOptions, ColumnType, DEFAULT_BATCH_SIZE, DEFAULT_SCHEMA_SAMPLE_ROWS, Header, OnMismatch,
+    ALL_ROWS, ArrowOptions, ColumnType, DEFAULT_BATCH_SIZE, DEFAULT_SCHEMA_SAMPLE_ROWS, Header,
+    OnErrorValue, OnMismatch,
 };
 pub use reader::SheetBatchReader;
+pub(crate) use widen::WidenedSheet;
 
 use crate::error::Result;
 use crate::workbook::{SheetSelector, Workbook};
 use batches::SheetSource;
+use prelude::sheet_columns;
 
 impl ArrowOptions {
     /// The record batches of one sheet, read on this thread. Opening reads
@@ -169,14 +174,75 @@ impl ArrowOptions {
         let position = sheet.position(workbook.sheets())?;
         let formats = workbook.format_kinds().to_vec();
         let name = workbook.sheets()[position].name().to_owned();
-        let rows = workbook.rows(position)?;
+        // Types from every row: a first pass for them, none of it held.
+        let options = if self.needs_first_pass(None, &name) {
+            let source = SheetSource {
+                rows: workbook.rows(position)?,
+                formats: formats.clone(),
+                sheet: name.clone(),
+                file: None,
+            };
+            self.with_first_pass(None, &name, sheet_columns(source, self)?)
+        } else {
+            self.clone()
+        };
         let source = SheetSource {
-            rows,
+            rows: workbook.rows(position)?,
             formats,
             sheet: name,
             file: None,
         };
-        SheetBatches::open(source, self, None)
+        SheetBatches::open(source, &options, None, None)
+    }
+
+    /// The whole table of one sheet: its schema and every batch, each
+    /// column as wide as its values need. A value that does not fit the
+    /// type the sample gave its column (a fraction after 1,000 whole
+    /// numbers, a text after an empty sample) makes the sheet be read
+    /// again with the wider type ([`ArrowOptions::widened_by`]), unless
+    /// [`OnMismatch::Strict`] or [`OnMismatch::Null`] say otherwise or the
+    /// column's type was given. Memory: the whole table (use
+    /// [`ArrowOptions::read_sheet`] to stream it).
+    ///
+    /// ```
+    /// use sheetstream::arrow::{ArrowOptions, ColumnType};
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let (schema, batches) = ArrowOptions::new().read_sheet_table(&mut workbook, "Data")?;
+    /// assert_eq!(schema.field(1).data_type(), &ColumnType::Int64.data_type());
+    /// assert_eq!(batches.iter().map(|batch| batch.num_rows()).sum::<usize>(), 3);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`ArrowOptions::read_sheet`], and [`SheetBatches::next_batch`]'s.
+    pub fn read_sheet_table<R: Read + Seek>(
+        &self,
+        workbook: &mut Workbook<R>,
+        sheet: impl SheetSelector,
+    ) -> Result<(SchemaRef, Vec<arrow_array::RecordBatch>)> {
+        let position = sheet.position(workbook.sheets())?;
+        let mut options = self.clone();
+        loop {
+            let batches = options.read_sheet(&mut *workbook, position)?;
+            let schema = batches.schema();
+            match batches.collect_batches() {
+                Ok(batches) => return Ok((schema, batches)),
+                Err(err) => match options.widened_by(&err) {
+                    Some(wider) => options = wider,
+                    None => return Err(err),
+                },
+            }
+        }
+    }
+
+    /// Whether a sheet's types are to be inferred from every row in a
+    /// first pass (no read before found its columns).
+    pub(crate) fn needs_first_pass(&self, file: Option<&str>, sheet: &str) -> bool {
+        self.samples_every_row() && self.widened_columns(file, sheet).is_none()
     }
 
     /// The record batches of one sheet, owned: read on a worker thread

@@ -1,13 +1,19 @@
 //! [`ArrowOptions`]: how a sheet becomes typed columns.
 
+use std::sync::Arc;
+
 use arrow_schema::{DataType, TimeUnit};
 
+use super::prelude::SheetColumns;
+use super::widen::WidenedSheet;
 use crate::columns::ColumnSpec;
 
 /// The default number of rows per record batch.
 pub const DEFAULT_BATCH_SIZE: usize = 65_536;
 /// The default number of data rows the column types are inferred from.
 pub const DEFAULT_SCHEMA_SAMPLE_ROWS: usize = 1_000;
+/// [`ArrowOptions::schema_sample_rows`] of every row.
+pub const ALL_ROWS: usize = usize::MAX;
 
 /// Which row holds the column names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -24,17 +30,86 @@ pub enum Header {
     None,
 }
 
-/// What happens to a value that does not fit its column's type (a text in
-/// a number column after the sample, say) and to error cells (`#N/A`).
+/// What happens to a value that does not fit its column's type: a text in
+/// a number column after the sample, a fraction in an `Int64` column, a
+/// time of day in a date column, a cell to the right of every sampled
+/// column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OnMismatch {
+    /// No value is lost: a reader of the whole table widens the column
+    /// (the readers' consumers that collect every batch first, such as
+    /// Python's `read_excel` and the CLI's `parquet` to a file, read
+    /// again with the types inference over every row gives, see
+    /// [`ArrowOptions::widened_by`]); a stream whose schema is out fails
+    /// with an [`ErrorKind::Conversion`](crate::ErrorKind::Conversion)
+    /// naming the cell, the value and the options that would take it. A
+    /// column whose type was given ([`ArrowOptions::dtype`]) is never
+    /// widened: its misfits fail. The default.
+    #[default]
+    Widen,
+    /// Reading fails with an [`ErrorKind::Conversion`](crate::ErrorKind::Conversion)
+    /// naming the sheet, cell, value and the options that would take it.
+    Strict,
     /// The value becomes null and is counted (and, for the first ones of
     /// each batch, described) in the batch's [`BatchReport`](super::BatchReport).
+    Null,
+}
+
+impl OnMismatch {
+    /// Parses `widen`, `strict` (or `error`, `raise`) and `null` (or
+    /// `coerce`), as the CLI's `--on-mismatch` and Python's `on_mismatch`
+    /// take them.
+    pub fn parse(name: &str) -> Option<OnMismatch> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "widen" => OnMismatch::Widen,
+            "strict" | "error" | "raise" => OnMismatch::Strict,
+            "null" | "coerce" => OnMismatch::Null,
+            _ => return None,
+        })
+    }
+
+    /// The name [`OnMismatch::parse`] reads back.
+    pub fn name(self) -> &'static str {
+        match self {
+            OnMismatch::Widen => "widen",
+            OnMismatch::Strict => "strict",
+            OnMismatch::Null => "null",
+        }
+    }
+}
+
+/// What happens to an error cell (`#DIV/0!`, `#N/A`): a value the workbook
+/// shows, not damage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnErrorValue {
+    /// Null in a typed column, its code (`#DIV/0!`) in a `Utf8` column;
+    /// counted in the batch's [`BatchReport`](super::BatchReport) either
+    /// way (as `pandas.read_excel` reads them). The default.
     #[default]
-    Coerce,
+    Null,
     /// Reading fails with an [`ErrorKind::Conversion`](crate::ErrorKind::Conversion)
-    /// naming the sheet, row, column and value.
+    /// naming the cell and the code.
     Strict,
+}
+
+impl OnErrorValue {
+    /// Parses `null` and `strict` (or `error`, `raise`), as the CLI's
+    /// `--on-error-value` and Python's `on_error_value` take them.
+    pub fn parse(name: &str) -> Option<OnErrorValue> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "null" => OnErrorValue::Null,
+            "strict" | "error" | "raise" => OnErrorValue::Strict,
+            _ => return None,
+        })
+    }
+
+    /// The name [`OnErrorValue::parse`] reads back.
+    pub fn name(self) -> &'static str {
+        match self {
+            OnErrorValue::Null => "null",
+            OnErrorValue::Strict => "strict",
+        }
+    }
 }
 
 /// The column types the typed reader produces: the inference table of the
@@ -141,7 +216,7 @@ impl std::fmt::Display for ColumnType {
 /// need and hand the options to a reader.
 ///
 /// ```
-/// use sheetstream::arrow::{ArrowOptions, ColumnType, Header, OnMismatch};
+/// use sheetstream::arrow::{ArrowOptions, ColumnType, Header, OnErrorValue, OnMismatch};
 ///
 /// # fn main() -> Result<(), sheetstream::Error> {
 /// let options = ArrowOptions::new()
@@ -152,6 +227,7 @@ impl std::fmt::Display for ColumnType {
 ///     .schema_sample_rows(100)
 ///     .dtype("Amount", ColumnType::Float64)
 ///     .on_mismatch(OnMismatch::Strict)
+///     .on_error_value(OnErrorValue::Null)
 ///     .null_values(["n/a", "-"])
 ///     .batch_size(8_192);
 /// assert_eq!(options.get_batch_size(), 8_192);
@@ -167,6 +243,7 @@ pub struct ArrowOptions {
     pub(crate) schema_sample_rows: usize,
     pub(crate) dtypes: Vec<(String, ColumnType)>,
     pub(crate) on_mismatch: OnMismatch,
+    pub(crate) on_error_value: OnErrorValue,
     pub(crate) null_values: Vec<String>,
     pub(crate) batch_size: usize,
     pub(crate) file_column: Option<String>,
@@ -176,6 +253,9 @@ pub struct ArrowOptions {
     pub(crate) threads: usize,
     pub(crate) issues_per_batch: usize,
     pub(crate) keep_rows_before_error: bool,
+    /// Sheets whose columns a read before found wider than their sample
+    /// said ([`ArrowOptions::widened_by`]): read with these columns.
+    pub(crate) widened: Arc<Vec<WidenedSheet>>,
 }
 
 impl Default for ArrowOptions {
@@ -187,7 +267,8 @@ impl Default for ArrowOptions {
             columns: None,
             schema_sample_rows: DEFAULT_SCHEMA_SAMPLE_ROWS,
             dtypes: Vec::new(),
-            on_mismatch: OnMismatch::Coerce,
+            on_mismatch: OnMismatch::Widen,
+            on_error_value: OnErrorValue::Null,
             null_values: Vec::new(),
             batch_size: DEFAULT_BATCH_SIZE,
             file_column: None,
@@ -197,13 +278,15 @@ impl Default for ArrowOptions {
             threads: 0,
             issues_per_batch: super::MAX_ISSUES_PER_BATCH,
             keep_rows_before_error: false,
+            widened: Arc::new(Vec::new()),
         }
     }
 }
 
 impl ArrowOptions {
     /// The defaults: header in the first non-empty row, every column,
-    /// types inferred from 1,000 rows, coerce, batches of 65,536 rows.
+    /// types inferred from 1,000 rows, misfits widened (or failing a
+    /// stream), error cells null, batches of 65,536 rows.
     pub fn new() -> ArrowOptions {
         ArrowOptions::default()
     }
@@ -262,10 +345,29 @@ impl ArrowOptions {
     }
 
     /// Infers column types from this many data rows (default 1,000; at
-    /// least 1 is used).
+    /// least 1 is used). [`ALL_ROWS`] (`usize::MAX`) infers them from
+    /// every row: the sheet is then read twice, first only to infer (no
+    /// row is kept), then into batches, so memory stays one batch.
+    ///
+    /// ```
+    /// use sheetstream::arrow::{ALL_ROWS, ArrowOptions, ColumnType};
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// // `Doubled` has one value in its first row, and the type of the rest.
+    /// let schema = ArrowOptions::new().schema_sample_rows(ALL_ROWS).infer_schema(&mut workbook, "Data")?;
+    /// assert_eq!(schema.field(4).data_type(), &ColumnType::Int64.data_type());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn schema_sample_rows(mut self, rows: usize) -> Self {
         self.schema_sample_rows = rows;
         self
+    }
+
+    /// Whether the types are inferred from every row.
+    pub(crate) fn samples_every_row(&self) -> bool {
+        self.schema_sample_rows == ALL_ROWS
     }
 
     /// Gives the column named `name` (after header names were made
@@ -299,7 +401,8 @@ impl ArrowOptions {
         self
     }
 
-    /// Coerce (the default) or fail on values that do not fit their column.
+    /// Widen (the default), fail or null on values that do not fit their
+    /// column (see [`OnMismatch`]).
     ///
     /// ```
     /// use sheetstream::arrow::{ArrowOptions, ColumnType, OnMismatch, arrow_array::Array};
@@ -308,14 +411,16 @@ impl ArrowOptions {
     /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
     /// // Item is text: as a number column it does not fit.
     /// let options = ArrowOptions::new().dtype("Item", ColumnType::Float64);
-    /// let mut batches = options.clone().read_sheet(&mut workbook, "Data")?;
+    /// let mut batches = options.clone().on_mismatch(OnMismatch::Null).read_sheet(&mut workbook, "Data")?;
     /// let batch = batches.next_batch()?.expect("a batch");
     /// assert_eq!(batch.column(0).null_count(), 3);
     /// assert_eq!(batches.report().coerced_cells, 3);
     /// drop(batches);
-    /// let mut strict = options.on_mismatch(OnMismatch::Strict).read_sheet(&mut workbook, "Data")?;
+    /// // A column whose type was given is not widened: by default the read fails.
+    /// let mut strict = options.read_sheet(&mut workbook, "Data")?;
     /// let err = strict.next_batch().unwrap_err();
     /// assert_eq!(err.location().row, Some(2));
+    /// assert!(err.to_string().contains("`apples` in cell A2 does not fit column `Item` (float64"), "{err}");
     /// # Ok(())
     /// # }
     /// ```
@@ -324,13 +429,101 @@ impl ArrowOptions {
         self
     }
 
-    /// Shorthand: `strict(true)` is [`OnMismatch::Strict`].
+    /// Shorthand: `strict(true)` is [`OnMismatch::Strict`], `strict(false)`
+    /// the default, [`OnMismatch::Widen`].
     pub fn strict(self, strict: bool) -> Self {
         self.on_mismatch(if strict {
             OnMismatch::Strict
         } else {
-            OnMismatch::Coerce
+            OnMismatch::Widen
         })
+    }
+
+    /// What error cells (`#DIV/0!`) become: null, counted (the default),
+    /// or a failed read (see [`OnErrorValue`]).
+    pub fn on_error_value(mut self, on_error_value: OnErrorValue) -> Self {
+        self.on_error_value = on_error_value;
+        self
+    }
+
+    /// The options to read again with after a read failed on a value that
+    /// did not fit its column, when that column can widen: None for any
+    /// other error, under [`OnMismatch::Strict`] and
+    /// [`OnMismatch::Null`], for a column whose type was given, and when
+    /// these options already read that sheet as widely. The sheet is then
+    /// read with the columns and types inference over every row gives
+    /// (more exactly: over the sample and every row from the misfit on;
+    /// the rows between fit the narrower type, so they fit the wider one).
+    /// A reader of the whole table (every batch collected before any is
+    /// used) reads again with them until the read succeeds; each round
+    /// widens at least one column, so it ends.
+    ///
+    /// ```
+    /// use sheetstream::arrow::{ArrowOptions, ColumnType};
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// // One sampled row: `Amount` looks like Int64 and `Doubled` like Int64.
+    /// let mut options = ArrowOptions::new().schema_sample_rows(1);
+    /// let table = loop {
+    ///     let read: Result<Vec<_>, _> = options.read_sheet(&mut workbook, "Data")?.collect_batches();
+    ///     match read {
+    ///         Ok(batches) => break batches,
+    ///         Err(err) => match options.widened_by(&err) {
+    ///             Some(wider) => options = wider,
+    ///             None => return Err(err),
+    ///         },
+    ///     }
+    /// };
+    /// assert_eq!(table.iter().map(|batch| batch.num_rows()).sum::<usize>(), 3);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn widened_by(&self, err: &crate::Error) -> Option<ArrowOptions> {
+        let widened = err.widened()?;
+        let known = self
+            .widened
+            .iter()
+            .find(|known| known.file == widened.file && known.sheet == widened.sheet);
+        if known.is_some_and(|known| known.columns == widened.columns) {
+            return None;
+        }
+        let mut sheets: Vec<WidenedSheet> = self
+            .widened
+            .iter()
+            .filter(|known| !(known.file == widened.file && known.sheet == widened.sheet))
+            .cloned()
+            .collect();
+        sheets.push(widened.clone());
+        let mut options = self.clone();
+        options.widened = Arc::new(sheets);
+        Some(options)
+    }
+
+    /// These options with a sheet's columns as a first pass found them.
+    pub(crate) fn with_first_pass(
+        &self,
+        file: Option<&str>,
+        sheet: &str,
+        columns: SheetColumns,
+    ) -> ArrowOptions {
+        let mut options = self.clone();
+        let mut sheets = (*self.widened).clone();
+        sheets.push(WidenedSheet {
+            file: file.map(str::to_owned),
+            sheet: sheet.to_owned(),
+            columns,
+        });
+        options.widened = Arc::new(sheets);
+        options
+    }
+
+    /// The columns a read before found for this sheet, if any.
+    pub(crate) fn widened_columns(&self, file: Option<&str>, sheet: &str) -> Option<&SheetColumns> {
+        self.widened
+            .iter()
+            .find(|known| known.file.as_deref() == file && known.sheet == sheet)
+            .map(|known| &known.columns)
     }
 
     /// Text cells exactly equal to one of these are read as null.

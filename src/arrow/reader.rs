@@ -18,7 +18,9 @@ use arrow_schema::{ArrowError, SchemaRef};
 
 use super::batches::{BatchReport, SheetBatches, SheetSource, batches_started};
 use super::options::ArrowOptions;
+use super::prelude::sheet_columns;
 use crate::error::{Error, Result};
+use crate::package::archive::Archive;
 use crate::workbook::Workbook;
 
 /// Batches waiting in the channel.
@@ -206,6 +208,20 @@ impl SheetBatchReader {
     }
 }
 
+/// A sheet of a shared workbook, read through a clone of its archive.
+fn sheet_source<'a, R: Read + Seek + Clone>(
+    workbook: &'a Workbook<R>,
+    archive: &'a mut Archive<R>,
+    position: usize,
+) -> Result<SheetSource<'a>> {
+    Ok(SheetSource {
+        rows: workbook.rows_through(archive, position)?,
+        formats: workbook.format_kinds().to_vec(),
+        sheet: workbook.sheets()[position].name().to_owned(),
+        file: None,
+    })
+}
+
 fn produce<R>(
     workbook: &Workbook<R>,
     position: usize,
@@ -217,14 +233,22 @@ where
     R: Read + Seek + Clone + Send,
 {
     let mut archive = workbook.archive.clone();
-    let rows = workbook.rows_through(&mut archive, position)?;
-    let source = SheetSource {
-        rows,
-        formats: workbook.format_kinds().to_vec(),
-        sheet: workbook.sheets()[position].name().to_owned(),
-        file: None,
+    let sheet = workbook.sheets()[position].name();
+    // Types from every row: a first pass for them, none of it held.
+    let first_pass;
+    let options = if options.needs_first_pass(None, sheet) {
+        let columns = sheet_columns(sheet_source(workbook, &mut archive, position)?, options)?;
+        first_pass = options.with_first_pass(None, sheet, columns);
+        &first_pass
+    } else {
+        options
     };
-    let mut batches = SheetBatches::open(source, options, None)?;
+    let mut batches = SheetBatches::open(
+        sheet_source(workbook, &mut archive, position)?,
+        options,
+        None,
+        None,
+    )?;
     if sender.send(Message::Schema(batches.schema())).is_err() {
         return Ok(());
     }

@@ -14,7 +14,8 @@ use parquet::file::properties::WriterProperties;
 use sheetstream::arrow::arrow_array::RecordBatch;
 use sheetstream::arrow::arrow_schema::SchemaRef;
 use sheetstream::arrow::{
-    ArrowOptions, BatchReport, ColumnType, Header, ManySheetsReader, OnMismatch, SheetChoice,
+    ALL_ROWS, ArrowOptions, BatchReport, ColumnType, Header, ManySheetsReader, OnErrorValue,
+    OnMismatch, SheetChoice,
 };
 use sheetstream::{ColumnSpec, OpenOptions, Workbook};
 
@@ -57,17 +58,31 @@ pub struct TableArgs {
     /// 1-based positions (2-4) or header names ("Amount").
     #[arg(long, value_name = "LIST")]
     columns: Option<String>,
-    /// Infer the column types from this many data rows.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
+    /// Infer the column types from this many data rows, or `all` (every
+    /// row: the sheet is read twice, first only for the types).
+    #[arg(long, visible_alias = "schema-sample-rows", default_value = "1000",
+          value_name = "N|all", value_parser = parse_sample_rows)]
     sample_rows: usize,
     /// Give a column a type instead of the inferred one (repeatable):
     /// bool, int64, float64, utf8, date, timestamp, time, duration.
     #[arg(long, value_name = "NAME=TYPE")]
     dtype: Vec<String>,
-    /// Fail on a value that does not fit its column (and on error cells)
-    /// instead of writing null and counting it.
-    #[arg(long)]
+    /// A value that does not fit its column's inferred type (a fraction
+    /// after whole numbers, a text after the sample): `widen` the column
+    /// (parquet to a file reads again with the wider type; a stream, such
+    /// as `arrow`, fails, naming the cell and the options that would take
+    /// it), `strict` fails, `null` writes null and counts it.
+    #[arg(long, value_name = "widen|strict|null", default_value = "widen",
+          value_parser = parse_on_mismatch)]
+    on_mismatch: OnMismatch,
+    /// The same as `--on-mismatch strict`.
+    #[arg(long, conflicts_with = "on_mismatch")]
     strict: bool,
+    /// Error cells (#DIV/0!, #N/A): `null` (their code in a text column;
+    /// counted on stderr) or `strict` (fail).
+    #[arg(long, value_name = "null|strict", default_value = "null",
+          value_parser = parse_on_error_value)]
+    on_error_value: OnErrorValue,
     /// Read text cells equal to this as null (repeatable).
     #[arg(long, value_name = "TEXT")]
     null_value: Vec<String>,
@@ -128,6 +143,24 @@ pub struct SchemaArgs {
     table: TableArgs,
 }
 
+fn parse_sample_rows(text: &str) -> Result<usize, String> {
+    if text.eq_ignore_ascii_case("all") {
+        return Ok(ALL_ROWS);
+    }
+    match text.parse::<usize>() {
+        Ok(rows) if rows > 0 => Ok(rows),
+        _ => Err(format!("`{text}` is not a number of rows (1 or more) or `all`")),
+    }
+}
+
+fn parse_on_mismatch(text: &str) -> Result<OnMismatch, String> {
+    OnMismatch::parse(text).ok_or_else(|| format!("`{text}` is not one of widen, strict, null"))
+}
+
+fn parse_on_error_value(text: &str) -> Result<OnErrorValue, String> {
+    OnErrorValue::parse(text).ok_or_else(|| format!("`{text}` is not one of null, strict"))
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Codec {
     Zstd,
@@ -150,8 +183,9 @@ impl TableArgs {
             .on_mismatch(if self.strict {
                 OnMismatch::Strict
             } else {
-                OnMismatch::Coerce
+                self.on_mismatch
             })
+            .on_error_value(self.on_error_value)
             .null_values(self.null_value.iter().cloned())
             .batch_size(self.batch_size)
             .file_column(self.file_column.clone())
@@ -254,31 +288,113 @@ impl Summary {
         if self.first_issue.is_none()
             && let Some(issue) = report.issues.first()
         {
-            let cell = sheetstream::CellRef {
-                row: issue.row,
-                column: issue.column,
-            };
-            self.first_issue = Some(format!(
-                "sheet '{}' cell {cell}: {:?}",
-                report.sheet, issue.kind
-            ));
+            let file = report
+                .file
+                .as_deref()
+                .map(|file| format!("{file} "))
+                .unwrap_or_default();
+            self.first_issue = Some(format!("{file}sheet '{}' {issue}", report.sheet));
         }
     }
 
+    fn merge(&mut self, other: Summary) {
+        self.rows += other.rows;
+        self.error_cells += other.error_cells;
+        self.coerced_cells += other.coerced_cells;
+        self.dropped_cells += other.dropped_cells;
+        if self.first_issue.is_none() {
+            self.first_issue = other.first_issue;
+        }
+    }
+
+    /// What became of the cells that did not arrive as values, in words,
+    /// on stderr.
     fn print(&self, quiet: bool) {
         if quiet || self.error_cells + self.coerced_cells + self.dropped_cells == 0 {
             return;
         }
+        let mut parts = Vec::new();
+        let plural = |n: u64, one: &str, many: &str| {
+            format!("{n} {}", if n == 1 { one } else { many })
+        };
+        if self.error_cells > 0 {
+            parts.push(format!(
+                "{} null (their code kept in text columns)",
+                plural(self.error_cells, "error cell is", "error cells are")
+            ));
+        }
+        if self.coerced_cells > 0 {
+            parts.push(format!(
+                "{} their column became null (--on-mismatch null)",
+                plural(
+                    self.coerced_cells,
+                    "value that did not fit",
+                    "values that did not fit"
+                )
+            ));
+        }
+        if self.dropped_cells > 0 {
+            parts.push(format!(
+                "{} left out",
+                plural(
+                    self.dropped_cells,
+                    "cell outside the columns (or a second one for a column in a row) was",
+                    "cells outside the columns (or second ones for a column in a row) were"
+                )
+            ));
+        }
         eprintln!(
-            "sheetstream: {} error cells and {} values that did not fit their column became null; {} cells outside the columns were left out{}",
-            self.error_cells,
-            self.coerced_cells,
-            self.dropped_cells,
+            "sheetstream: {}{}",
+            parts.join("; "),
             self.first_issue
                 .as_ref()
-                .map(|issue| format!(" (first: {issue})"))
+                .map(|issue| format!("; the first: {issue}"))
                 .unwrap_or_default()
         );
+    }
+}
+
+/// Reads with `options` through `attempt`, and again with wider columns
+/// while a value does not fit the type its column's sample gave it
+/// ([`ArrowOptions::widened_by`]): for outputs written whole before they
+/// are used (a Parquet file), which can start over.
+fn widening<T>(
+    options: ArrowOptions,
+    quiet: bool,
+    mut attempt: impl FnMut(&ArrowOptions) -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let mut options = options;
+    loop {
+        let err = match attempt(&options) {
+            Err(Failure::Read(err)) => err,
+            other => return other,
+        };
+        match options.widened_by(&err) {
+            Some(wider) => {
+                if !quiet {
+                    let location = err.location();
+                    let cell = match (location.row, location.column) {
+                        (Some(row), Some(column)) => {
+                            let cell = sheetstream::CellRef {
+                                row: row - 1,
+                                column: column - 1,
+                            };
+                            format!(" cell {cell}")
+                        }
+                        _ => String::new(),
+                    };
+                    let file = (location.file.as_deref())
+                        .map(|file| format!("{file} "))
+                        .unwrap_or_default();
+                    let sheet = location.sheet.as_deref().unwrap_or_default();
+                    eprintln!(
+                        "sheetstream: {file}sheet '{sheet}'{cell} holds a value wider than its column's sampled type; reading again with the types of every row"
+                    );
+                }
+                options = wider;
+            }
+            None => return Err(Failure::Read(err)),
+        }
     }
 }
 
@@ -312,46 +428,89 @@ fn output_error(err: impl std::fmt::Display) -> Failure {
     Failure::Output(io::Error::other(err.to_string()))
 }
 
-fn parquet_writer(
-    path: &Path,
-    schema: SchemaRef,
-    args: &ParquetArgs,
-) -> Result<ArrowWriter<BufWriter<File>>, Failure> {
-    let compression = match args.compression {
-        Codec::Zstd => Compression::ZSTD(ZstdLevel::default()),
-        Codec::Snappy => Compression::SNAPPY,
-        Codec::None => Compression::UNCOMPRESSED,
-    };
-    let properties = WriterProperties::builder()
-        .set_compression(compression)
-        .set_max_row_group_row_count(Some(args.row_group_size.max(1)))
-        .build();
-    let file = File::create(path).map_err(|err| {
-        Failure::Output(io::Error::new(
-            err.kind(),
-            format!("{}: {err}", path.display()),
-        ))
-    })?;
-    ArrowWriter::try_new(
-        BufWriter::with_capacity(1 << 20, file),
-        schema,
-        Some(properties),
-    )
-    .map_err(output_error)
+/// A Parquet file being written: to a temporary name beside the output,
+/// renamed to it once complete, removed if the write fails (no partial
+/// file is left under the output's name).
+struct ParquetFile {
+    writer: ArrowWriter<BufWriter<File>>,
+    partial: PathBuf,
+    path: PathBuf,
+}
+
+impl ParquetFile {
+    fn create(path: &Path, schema: SchemaRef, args: &ParquetArgs) -> Result<ParquetFile, Failure> {
+        let compression = match args.compression {
+            Codec::Zstd => Compression::ZSTD(ZstdLevel::default()),
+            Codec::Snappy => Compression::SNAPPY,
+            Codec::None => Compression::UNCOMPRESSED,
+        };
+        let properties = WriterProperties::builder()
+            .set_compression(compression)
+            .set_max_row_group_row_count(Some(args.row_group_size.max(1)))
+            .build();
+        let mut partial_name = std::ffi::OsString::from(".");
+        partial_name.push(path.file_name().unwrap_or_default());
+        partial_name.push(format!(".partial-{}", std::process::id()));
+        let partial = path.with_file_name(partial_name);
+        let file = File::create(&partial).map_err(|err| {
+            Failure::Output(io::Error::new(
+                err.kind(),
+                format!("{}: {err}", path.display()),
+            ))
+        })?;
+        let writer = ArrowWriter::try_new(
+            BufWriter::with_capacity(1 << 20, file),
+            schema,
+            Some(properties),
+        )
+        .map_err(output_error)?;
+        Ok(ParquetFile {
+            writer,
+            partial,
+            path: path.to_owned(),
+        })
+    }
+
+    /// Writes every batch `fill` hands over, then finishes the file under
+    /// its name; on any failure the partial file is removed.
+    fn write_all(
+        mut self,
+        fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Failure>) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        let writer = &mut self.writer;
+        let result = fill(&mut |batch| writer.write(batch).map_err(output_error));
+        let partial = self.partial.clone();
+        let result = result
+            .and_then(|()| self.writer.close().map(drop).map_err(output_error))
+            .and_then(|()| {
+                std::fs::rename(&partial, &self.path).map_err(|err| {
+                    Failure::Output(io::Error::new(
+                        err.kind(),
+                        format!("{}: {err}", self.path.display()),
+                    ))
+                })
+            });
+        if result.is_err() {
+            let _ = std::fs::remove_file(&partial);
+        }
+        result
+    }
 }
 
 pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
     let table = &args.table;
-    let mut summary = Summary::default();
     if !args.per_sheet {
-        let (mut reader, progress) = many(table)?;
-        let mut writer = parquet_writer(&args.output, reader.schema(), args)?;
-        progress.run(|| {
-            drain(&mut reader, &mut summary, |batch| {
-                writer.write(batch).map_err(output_error)
+        let options = table.options()?;
+        let (workbooks, progress) = table.open()?;
+        let summary = progress.run(|| {
+            widening(options, table.quiet, |options| {
+                let mut summary = Summary::default();
+                let mut reader = options.read_workbooks(workbooks.clone(), table.choice())?;
+                ParquetFile::create(&args.output, reader.schema(), args)?
+                    .write_all(|write| drain(&mut reader, &mut summary, write))?;
+                Ok(summary)
             })
         })?;
-        writer.close().map_err(output_error)?;
         summary.print(table.quiet);
         return Ok(());
     }
@@ -359,6 +518,7 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
     let options = table.options()?;
     let (workbooks, progress) = table.open()?;
     let one_file = workbooks.len() == 1;
+    let mut summary = Summary::default();
     progress.run(|| -> Result<(), Failure> {
         for (label, workbook) in workbooks {
             let positions: Vec<(usize, String)> = match table.choice() {
@@ -378,29 +538,28 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
                 .map(|stem| stem.to_string_lossy().into_owned())
                 .unwrap_or_default();
             for (position, name) in positions {
-                let read = options.read_workbooks(
-                    vec![(label.clone(), Arc::clone(&workbook))],
-                    SheetChoice::Named(vec![position.to_string()]),
-                );
-                let mut reader = match read {
-                    Ok(reader) => reader,
-                    Err(err) if table.skip_unreadable => {
-                        eprintln!("sheetstream: skipped {label} sheet '{name}': {err}");
-                        continue;
-                    }
-                    Err(err) => return Err(Failure::Read(err)),
-                };
                 let file_name = if one_file {
                     format!("{}.parquet", safe_name(&name))
                 } else {
                     format!("{}-{}.parquet", safe_name(&stem), safe_name(&name))
                 };
-                let mut writer =
-                    parquet_writer(&args.output.join(file_name), reader.schema(), args)?;
-                drain(&mut reader, &mut summary, |batch| {
-                    writer.write(batch).map_err(output_error)
-                })?;
-                writer.close().map_err(output_error)?;
+                let written = widening(options.clone(), table.quiet, |options| {
+                    let mut sheet_summary = Summary::default();
+                    let mut reader = options.read_workbooks(
+                        vec![(label.clone(), Arc::clone(&workbook))],
+                        SheetChoice::Named(vec![position.to_string()]),
+                    )?;
+                    ParquetFile::create(&args.output.join(&file_name), reader.schema(), args)?
+                        .write_all(|write| drain(&mut reader, &mut sheet_summary, write))?;
+                    Ok(sheet_summary)
+                });
+                match written {
+                    Ok(sheet_summary) => summary.merge(sheet_summary),
+                    Err(Failure::Read(err)) if table.skip_unreadable => {
+                        eprintln!("sheetstream: skipped {label} sheet '{name}': {err}");
+                    }
+                    Err(failure) => return Err(failure),
+                }
             }
         }
         Ok(())

@@ -336,9 +336,11 @@ impl SheetCsv {
     /// Writes the row (and empty records for any rows skipped before it);
     /// returns false once the row limit is reached.
     fn add(&mut self, row: &Row<'_>, dates: &DateStyle) -> io::Result<bool> {
-        if row.cells().is_empty() {
+        if !row.holds_values() {
             // A row written only for its height or style: it becomes an
             // empty record if a row with values follows, and nothing if not.
+            // (A row whose values are all in columns `--columns` leaves out
+            // is a record, of empty fields.)
             return Ok(!self.full());
         }
         // The width is known from the widest row so far (skipped ones
@@ -852,8 +854,9 @@ impl JsonlSheet {
             }
             _ => {}
         }
-        if row.cells().is_empty() {
-            // Only formatting: no object.
+        if !row.holds_values() {
+            // Only formatting: no object. (A row whose values are all in
+            // columns `--columns` leaves out is an object of nulls.)
             return true;
         }
         if max_rows.is_some_and(|max| self.written >= max) {
