@@ -8,7 +8,10 @@
 //! 100 MB), and many files: eight one-sheet workbooks (125k x 10 each) read
 //! by one `read_files` on two threads (one pool of (file, sheet) pairs)
 //! against one `read_files` per file, one file after another (each lone
-//! sheet pipelined over two threads), and against one thread.
+//! sheet pipelined over two threads), and against one thread; and the
+//! whole table of the 1M x 10 sheet (`read_sheet_table`) against the same
+//! sheet with a misfit (a text in the Int64 column A) in its last row,
+//! which is read again with that column widened.
 //!
 //! ```text
 //! cargo run --release --example generate_bench_data   # once
@@ -48,6 +51,10 @@ const SHEET: &str = "one_sheet_1m_x10.xlsx";
 /// Written next to the 1M x 10 sheet when missing.
 const CORNER_CELL: &str = "corner_cell_a1_xfd1048576.xlsx";
 
+/// The 1M x 10 sheet with its last row's first cell a text: a misfit in
+/// an Int64 column, after every row but one (written when missing).
+const LATE_MISFIT: &str = "one_sheet_1m_x10_late_misfit.xlsx";
+
 /// The many-sheets workbook (8 x 125k x 10), read with two threads.
 const MANY: &str = "eight_sheets_125k_x10.xlsx";
 
@@ -66,7 +73,7 @@ const ONE_OF_MANY: workbooks::Recipe = workbooks::Recipe {
 /// How many files the many-files readers read.
 const FILES: usize = 8;
 
-const READERS: [&str; 13] = [
+const READERS: [&str; 15] = [
     "count-1t",
     "arrow-1t",
     "arrow-owned",
@@ -80,6 +87,8 @@ const READERS: [&str; 13] = [
     "files-8x125k-2t",
     "files-8-serial-2t",
     "files-8x125k-1t",
+    "table-1m",
+    "table-1m-misfit",
 ];
 
 fn main() {
@@ -129,6 +138,11 @@ fn main() {
     if !corner.exists() {
         write_corner_cell(&corner);
     }
+    let late = path.with_file_name(LATE_MISFIT);
+    if !late.exists() {
+        eprintln!("writing {} (1M x 10, a text in A1000000)", late.display());
+        write_late_misfit(&late);
+    }
     println!(
         "{:<16} {:>9} {:>9} {:>10}",
         "reader", "seconds", "peak MB", "rows"
@@ -139,7 +153,8 @@ fn main() {
             continue;
         }
         let repetitions = match reader {
-            "calamine-arrow" | "parquet-200k" | "parquet-1m" | "shared-strings" => 1,
+            "calamine-arrow" | "parquet-200k" | "parquet-1m" | "shared-strings" | "table-1m"
+            | "table-1m-misfit" => 1,
             _ => 3,
         };
         let (seconds, peak, rows) = run_child(reader, &path, repetitions);
@@ -166,6 +181,8 @@ fn main() {
     let (_, files, files_peak) = get("files-8x125k-2t");
     let (_, files_serial, files_serial_peak) = get("files-8-serial-2t");
     let (_, files_1t, _) = get("files-8x125k-1t");
+    let (_, table, table_peak) = get("table-1m");
+    let (_, table_misfit, table_misfit_peak) = get("table-1m-misfit");
     println!(
         "  arrow-1t/count-1t {:.2}x (target <= 1.5x); arrow-owned/count-1t {:.2}x",
         arrow / count,
@@ -203,7 +220,42 @@ fn main() {
         files_serial / files,
         files_1t / files
     );
+    println!(
+        "  whole table of 1M x 10 (read_sheet_table): {table:.3} s ({:.1} MB peak); with a misfit in its last row, read again wider: {table_misfit:.3} s ({:.1} MB peak), {:.2}x",
+        table_peak as f64 / 1e6,
+        table_misfit_peak as f64 / 1e6,
+        table_misfit / table
+    );
     cli_comparison(&path);
+}
+
+/// The 1M x 10 sheet, its last row's first cell a text instead of the
+/// whole number column A holds everywhere else.
+fn write_late_misfit(path: &Path) {
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let date = rust_xlsxwriter::Format::new().set_num_format("yyyy-mm-dd");
+    let date_time = rust_xlsxwriter::Format::new().set_num_format("yyyy-mm-dd hh:mm:ss");
+    let sheet = workbook.add_worksheet_with_low_memory();
+    let rows = 1_000_000;
+    for row in 0..rows {
+        workbooks::write_mixed_row(sheet, row, 10, &date, &date_time).expect("a row");
+    }
+    sheet
+        .write_string(rows - 1, 0, "late text")
+        .expect("the misfit");
+    let partial = path.with_extension("partial");
+    workbook.save(&partial).expect("write the workbook");
+    std::fs::rename(&partial, path).expect("rename the workbook");
+}
+
+/// The whole table, widened on a misfit (every batch held, as a
+/// DataFrame would hold them).
+fn whole_table(path: &Path) -> u64 {
+    let mut workbook = Workbook::open(path).expect("open");
+    let (_, batches) = options()
+        .read_sheet_table(&mut workbook, 0)
+        .expect("the table");
+    batches.iter().map(|batch| batch.num_rows() as u64).sum()
 }
 
 /// The corner-cell workbook: `top-left` at A1, 42 at XFD1048576.
@@ -299,6 +351,8 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
                 std::hint::black_box(Workbook::open(path).expect("open"));
                 0
             }
+            "table-1m" => whole_table(path),
+            "table-1m-misfit" => whole_table(&path.with_file_name(LATE_MISFIT)),
             other => panic!("unknown reader {other}"),
         };
         best = best.min(start.elapsed());

@@ -13,7 +13,9 @@ use sheetstream::arrow::arrow_array::{
     RecordBatch, StringArray, Time32MillisecondArray, TimestampMillisecondArray,
 };
 use sheetstream::arrow::arrow_schema::DataType;
-use sheetstream::arrow::{ArrowOptions, ColumnType, Header, IssueKind, OnMismatch, SheetChoice};
+use sheetstream::arrow::{
+    ArrowOptions, ColumnType, Header, IssueKind, OnErrorValue, OnMismatch, SheetChoice,
+};
 use sheetstream::{ColumnSpec, ErrorKind, Workbook};
 
 fn inline(reference: &str, text: &str) -> String {
@@ -240,8 +242,10 @@ fn late_misfits() -> Vec<u8> {
 }
 
 #[test]
-fn coerce_nulls_and_reports_what_does_not_fit_after_the_sample() {
-    let options = ArrowOptions::new().schema_sample_rows(2);
+fn on_mismatch_null_nulls_and_reports_what_does_not_fit_after_the_sample() {
+    let options = ArrowOptions::new()
+        .schema_sample_rows(2)
+        .on_mismatch(OnMismatch::Null);
     let mut workbook = Workbook::from_bytes(late_misfits()).unwrap();
     let mut batches = options.read_sheet(&mut workbook, 0).unwrap();
     let batch = batches.next_batch().unwrap().unwrap();
@@ -279,7 +283,9 @@ fn coerce_nulls_and_reports_what_does_not_fit_after_the_sample() {
 
 #[test]
 fn issues_per_batch_sets_how_many_issues_a_report_describes() {
-    let options = ArrowOptions::new().schema_sample_rows(2);
+    let options = ArrowOptions::new()
+        .schema_sample_rows(2)
+        .on_mismatch(OnMismatch::Null);
     let mut workbook = Workbook::from_bytes(late_misfits()).unwrap();
     let mut batches = options
         .issues_per_batch(2)
@@ -354,17 +360,40 @@ fn strict_fails_naming_sheet_row_column_and_value() {
         .schema_sample_rows(2)
         .on_mismatch(OnMismatch::Strict);
     let err = read_all(late_misfits(), &options).unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Conversion(_)), "{err}");
+    assert!(matches!(err.kind(), ErrorKind::Mismatch { .. }), "{err}");
     let location = err.location();
     assert_eq!(location.sheet.as_deref(), Some("S"));
     assert_eq!((location.row, location.column), (Some(4), Some(1)));
+    let message = err.to_string();
+    assert!(
+        message.contains(
+            "`2.5` does not fit column `n` (int64, as the first 2 rows with values made it)"
+        ),
+        "{message}"
+    );
+    // The options that would take the value, in Python's and the CLI's words.
+    for option in [
+        "schema_sample_rows=None",
+        "--schema-sample-rows all",
+        r#"dtypes={"n": "float64"}"#,
+        "--dtype 'n=float64'",
+        r#"on_mismatch="null""#,
+        "(at sheet 'S', cell A4)",
+    ] {
+        assert!(message.contains(option), "{option}: {message}");
+    }
+    // An override that takes every value: strict fails on the cell outside
+    // the columns, not on the error cell (a value the workbook shows: its
+    // code in a text column), unless error values are strict too.
+    let options = options.dtype("n", ColumnType::Utf8);
+    let err = read_all(late_misfits(), &options).unwrap_err();
     assert!(
         err.to_string()
-            .contains("`2.5` does not fit column `n` (int64)"),
+            .contains("`late` does not fit column `C` (the schema has no such column"),
         "{err}"
     );
-    // An override that takes every value passes strict mode except the error cell.
-    let options = options.dtype("n", ColumnType::Utf8);
+    assert_eq!(err.location().row, Some(7));
+    let options = options.on_error_value(OnErrorValue::Strict);
     let err = read_all(late_misfits(), &options).unwrap_err();
     assert!(err.to_string().contains("error value #N/A"), "{err}");
     assert_eq!(err.location().row, Some(6));
@@ -692,7 +721,9 @@ fn the_sample_counts_rows_with_cells_so_a_late_value_in_a_sparse_sheet_is_sample
     assert_eq!((b.value(4_998), b.null_count()), (7, 4_998));
 
     // One sample row: `b` saw nothing, so it is Null and its value does not fit.
-    let options = ArrowOptions::new().schema_sample_rows(1);
+    let options = ArrowOptions::new()
+        .schema_sample_rows(1)
+        .on_mismatch(OnMismatch::Null);
     let mut workbook = Workbook::from_bytes(late_value_book()).unwrap();
     let mut reader = options.read_sheet(&mut workbook, 0).unwrap();
     assert_eq!(reader.schema().field(1).data_type(), &DataType::Null);
@@ -711,10 +742,10 @@ fn the_sample_counts_rows_with_cells_so_a_late_value_in_a_sparse_sheet_is_sample
         &options.clone().on_mismatch(OnMismatch::Strict),
     )
     .unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Conversion(_)), "{err}");
+    assert!(matches!(err.kind(), ErrorKind::Mismatch { .. }), "{err}");
     let message = err.to_string();
     assert!(
-        message.contains("`7` does not fit column `b` (null)"),
+        message.contains("`7` does not fit column `b` (null, "),
         "{message}"
     );
     assert!(message.contains("5000"), "{message}");

@@ -23,7 +23,7 @@ use sheetstream::arrow::arrow_array::types::{
 };
 use sheetstream::arrow::arrow_array::{Array, RecordBatch};
 use sheetstream::arrow::arrow_schema::{DataType, TimeUnit};
-use sheetstream::arrow::{ArrowOptions, DEFAULT_SCHEMA_SAMPLE_ROWS, Header};
+use sheetstream::arrow::{ArrowOptions, DEFAULT_SCHEMA_SAMPLE_ROWS, Header, OnMismatch};
 use sheetstream::{CivilDateTime, DateTimeKind, OwnedValue, SheetKind, Value, Workbook};
 
 const SMALL_FILE_BYTES: u64 = 256 * 1024;
@@ -175,7 +175,10 @@ fn maps_to(array: &dyn Array, at: usize, value: Value<'_>) -> bool {
 }
 
 /// Checks one sheet; returns a description of the first difference.
-fn check_sheet(path: &Path, position: usize) -> Result<(), String> {
+/// Checks one sheet read as a stream with misfits nulled (`whole`: false)
+/// or as a whole table, columns widened (`whole`: true; then no value may
+/// be missing but error cells in typed columns).
+fn check_sheet(path: &Path, position: usize, whole: bool) -> Result<(), String> {
     let mut workbook = Workbook::open(path).map_err(|err| format!("open: {err}"))?;
     // The non-empty rows, in file order.
     let mut rows: Vec<(u32, Vec<(u32, OwnedValue)>)> = Vec::new();
@@ -188,21 +191,38 @@ fn check_sheet(path: &Path, position: usize) -> Result<(), String> {
             ));
         }
     });
-    let options = ArrowOptions::new().header(Header::None).batch_size(1_000);
-    let read = options
-        .read_sheet(&mut workbook, position)
-        .and_then(|mut batches| {
-            let mut out = Vec::new();
-            let mut counted = (0usize, 0usize);
-            while let Some(batch) = batches.next_batch()? {
-                let report = batches.report();
-                counted.0 += report.error_cells + report.coerced_cells;
-                counted.1 += report.dropped_cells;
-                out.push((report.first_row, batch));
-            }
-            Ok((out, counted))
+    let mut options = ArrowOptions::new()
+        .header(Header::None)
+        .batch_size(1_000)
+        .on_mismatch(if whole {
+            OnMismatch::Widen
+        } else {
+            OnMismatch::Null
         });
-    let (batches, (nulled_counted, dropped_counted)) = match (streamed, read) {
+    let read = loop {
+        let attempt = options
+            .read_sheet(&mut workbook, position)
+            .and_then(|mut batches| {
+                let mut out = Vec::new();
+                let mut counted = (0usize, 0usize, 0usize);
+                while let Some(batch) = batches.next_batch()? {
+                    let report = batches.report();
+                    counted.0 += report.error_cells + report.coerced_cells;
+                    counted.1 += report.dropped_cells;
+                    counted.2 += report.coerced_cells;
+                    out.push((report.first_row, batch));
+                }
+                Ok((out, counted))
+            });
+        match attempt {
+            Err(err) if whole => match options.widened_by(&err) {
+                Some(wider) => options = wider,
+                None => break Err(err),
+            },
+            other => break other,
+        }
+    };
+    let (batches, (nulled_counted, dropped_counted, coerced_counted)) = match (streamed, read) {
         (Err(_), Err(_)) => return Ok(()),
         (Err(err), Ok(_)) => return Err(format!("the row stream fails ({err}), Arrow does not")),
         (Ok(()), Err(err)) => return Err(format!("Arrow fails: {err}")),
@@ -215,7 +235,18 @@ fn check_sheet(path: &Path, position: usize) -> Result<(), String> {
             Err("batches from a sheet without cells".into())
         };
     };
-    let sampled = &rows[..rows.len().min(DEFAULT_SCHEMA_SAMPLE_ROWS)];
+    if whole && coerced_counted > 0 {
+        return Err(format!(
+            "{coerced_counted} values nulled in a whole-table read"
+        ));
+    }
+    // The columns: those of the sample, or of every row when the table
+    // is read whole (a value outside the sample's columns adds one).
+    let sampled = &rows[..rows.len().min(if whole {
+        usize::MAX
+    } else {
+        DEFAULT_SCHEMA_SAMPLE_ROWS
+    })];
     let used = sampled
         .iter()
         .flat_map(|(_, cells)| cells.iter().map(|c| c.0));
@@ -260,7 +291,7 @@ fn check_sheet(path: &Path, position: usize) -> Result<(), String> {
         }
         unreachable!()
     };
-    let (mut values, mut nulled, mut dropped) = (0usize, 0usize, 0usize);
+    let (mut values, mut nulled, mut dropped, mut codes) = (0usize, 0usize, 0usize, 0usize);
     for ((row, cells), &place) in rows.iter().zip(&places) {
         let mut seen = std::collections::HashSet::new();
         for (column, value) in cells {
@@ -275,6 +306,10 @@ fn check_sheet(path: &Path, position: usize) -> Result<(), String> {
                 nulled += 1;
             } else if maps_to(array.as_ref(), at, value.as_value()) {
                 values += 1;
+                // An error cell's code in a text column: kept, and counted.
+                if matches!(value.as_value(), Value::Error(_)) {
+                    codes += 1;
+                }
             } else {
                 return Err(format!(
                     "row {row} column {column}: {:?} is not {:?} ({})",
@@ -297,6 +332,20 @@ fn check_sheet(path: &Path, position: usize) -> Result<(), String> {
             "{non_null} non-null table cells, {values} sheet values"
         ));
     }
+    if whole && nulled > 0 {
+        // Only error cells in typed columns may be null.
+        let errors = rows
+            .iter()
+            .flat_map(|(_, cells)| cells.iter())
+            .filter(|(_, value)| matches!(value.as_value(), Value::Error(_)))
+            .count();
+        if nulled > errors {
+            return Err(format!(
+                "{nulled} values null in a whole-table read, {errors} error cells"
+            ));
+        }
+    }
+    let nulled = nulled + codes;
     if (nulled, dropped) != (nulled_counted, dropped_counted) {
         return Err(format!(
             "nulled/dropped {nulled}/{dropped}, reported {nulled_counted}/{dropped_counted}"
@@ -326,16 +375,19 @@ fn corpus_sheets_through_arrow_equal_the_row_stream() {
                 continue;
             }
             sheets += 1;
-            if let Err(message) = check_sheet(&path, sheet.position()) {
-                failures.push(format!(
-                    "{} sheet {}: {message}",
-                    path.display(),
-                    sheet.position()
-                ));
+            for whole in [false, true] {
+                if let Err(message) = check_sheet(&path, sheet.position(), whole) {
+                    let how = if whole { "whole table" } else { "stream" };
+                    failures.push(format!(
+                        "{} sheet {} ({how}): {message}",
+                        path.display(),
+                        sheet.position()
+                    ));
+                }
             }
         }
     }
-    println!("{sheets} corpus sheets checked through Arrow");
+    println!("{sheets} corpus sheets checked through Arrow, as a stream and whole");
     assert!(sheets > 100, "only {sheets} sheets found");
     assert!(
         failures.is_empty(),

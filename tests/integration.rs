@@ -23,6 +23,7 @@ mod golden;
 mod hostile;
 mod metadata;
 mod namespaces;
+mod no_silent_loss;
 mod parallel;
 mod serde_rows;
 mod sheet;

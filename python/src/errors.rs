@@ -110,9 +110,7 @@ pub(crate) fn to_py_err(py: Python<'_>, err: &sheetstream::Error) -> PyErr {
         | ErrorKind::CellReference(_) => CellError::new_err(message),
         ErrorKind::LimitExceeded { .. } => LimitError::new_err(message),
         ErrorKind::SheetNotFound(_) => SheetNotFoundError::new_err(message),
-        ErrorKind::Conversion(_) | ErrorKind::Mismatch { .. } => {
-            ConversionError::new_err(message)
-        }
+        ErrorKind::Conversion(_) | ErrorKind::Mismatch { .. } => ConversionError::new_err(message),
         ErrorKind::ColumnSelection(_) => ColumnError::new_err(message),
         _ => Error::new_err(message),
     };

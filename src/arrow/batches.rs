@@ -10,9 +10,9 @@ use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader, 
 use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
 
 use super::convert::{ColumnBuilder, Refusal, write_text};
+use super::options::{ArrowOptions, ColumnType, OnErrorValue, OnMismatch};
 use super::prelude::{Prelude, Sampled, SheetColumns, read_prelude};
 use super::widen::{Misfit, MisfitColumn, Widening};
-use super::options::{ArrowOptions, ColumnType, OnErrorValue, OnMismatch};
 use crate::cell::Value;
 use crate::error::{Error, ErrorKind, Result};
 use crate::number_format::FormatKind;
@@ -120,7 +120,11 @@ impl std::fmt::Display for CellIssue {
         if self.column_name.is_empty() {
             write!(f, "cell {cell}: {}", self.kind)
         } else {
-            write!(f, "cell {cell} (column `{}`): {}", self.column_name, self.kind)
+            write!(
+                f,
+                "cell {cell} (column `{}`): {}",
+                self.column_name, self.kind
+            )
         }
     }
 }

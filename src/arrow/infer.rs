@@ -251,7 +251,10 @@ mod tests {
             Some(ColumnType::Duration)
         );
         assert_eq!(
-            infer(&[(clock(0.5, K::Time), Time), (clock(1.5, K::Duration), Duration)]),
+            infer(&[
+                (clock(0.5, K::Time), Time),
+                (clock(1.5, K::Duration), Duration)
+            ]),
             Some(ColumnType::Duration)
         );
         // Calendar dates with times of day or durations: no instant type

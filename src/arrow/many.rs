@@ -32,9 +32,9 @@ use arrow_schema::{ArrowError, SchemaRef};
 use super::batches::{
     BatchReport, SheetBatches, SheetSource, apply_overrides, batch_schema, batches_started,
 };
-use super::prelude::{SheetColumns, sheet_columns};
 use super::infer::promote;
 use super::options::{ArrowOptions, ColumnType};
+use super::prelude::{SheetColumns, sheet_columns};
 use crate::error::{Error, ErrorKind, Result};
 use crate::number_format::FormatKind;
 use crate::package::{SheetInfo, SheetKind};
@@ -362,8 +362,12 @@ impl SheetReader<'_> {
                 file: Some(label.clone()),
             };
             let known = self.known.get(&(index, sheet.position()));
-            let mut batches =
-                SheetBatches::open(source, self.options, Some((self.target, self.schema)), known)?;
+            let mut batches = SheetBatches::open(
+                source,
+                self.options,
+                Some((self.target, self.schema)),
+                known,
+            )?;
             while let Some((batch, report)) = batches.next_batch_with_report()? {
                 if self.stop.load(Ordering::Relaxed)
                     || self.sender.send(Message::Batch(batch, report)).is_err()

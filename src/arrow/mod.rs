@@ -32,14 +32,20 @@
 //! | Sampled values                                                        | Column type                    |
 //! |-----------------------------------------------------------------------|--------------------------------|
 //! | none (an all-empty column)                                            | `Null`                         |
-//! | more than one of booleans, numbers, text, dates; or any text          | `Utf8`                         |
+//! | more than one of booleans, numbers, text, calendar dates, clock times; or any text | `Utf8`            |
 //! | booleans only                                                         | `Boolean`                      |
 //! | numbers, every one whole, within ±2^53, in a format without a fraction| `Int64`                        |
 //! | other numbers                                                         | `Float64`                      |
-//! | dates in date-only formats (`yyyy-mm-dd`)                             | `Date32`                       |
-//! | times in time-of-day formats (`h:mm:ss`)                              | `Time32(Millisecond)`          |
+//! | dates without a time of day, in date-only formats (`yyyy-mm-dd`)      | `Date32`                       |
+//! | dates, some with a time of day or in a date-time format               | `Timestamp(Millisecond, None)` |
+//! | times of day only (`h:mm:ss` formats)                                 | `Time32(Millisecond)`          |
 //! | elapsed times (`[h]:mm`), possibly with times of day                  | `Duration(Millisecond)`        |
-//! | other dates and times (`yyyy-mm-dd hh:mm`, mixes)                     | `Timestamp(Millisecond, None)` |
+//!
+//! Calendar dates (with or without a time of day) and clock times (times
+//! of day, durations) are two families: no instant type holds `255:10:10`
+//! beside `2024-03-01`, so a column of both is `Utf8`, each value as the
+//! CSV writes it (`2024-03-01`, `255:10:10`, `13:45:00`). A date whose
+//! date-only format hides a time of day is a `Timestamp`, keeping the time.
 //!
 //! `Int64` needs every sampled number to be whole and exactly an `f64`
 //! integer (within ±2^53), so that no value the sample saw changes on the
@@ -56,36 +62,62 @@
 //! reaches the last row, and only the 16,382 columns between them, which
 //! hold nothing, are `Null`. A `Null` column costs nothing per row (no
 //! buffer, no null bitmap): its array is made from the batch's row count.
-//! A column the sample saw no value in stays `Null` for the whole read:
-//! a value met after the sample does not fit it (see below), so give such
-//! a column a [type override](ArrowOptions::dtype), which always wins, or
-//! a larger [sample](ArrowOptions::schema_sample_rows). (fastexcel, for
-//! comparison, counts its sample in sheet rows, empty ones included, and
-//! makes a column with no value in a non-empty sample `String`; `Null`
-//! only when the sample has no rows at all.)
+//! [`ALL_ROWS`] samples every row: the sheet is read twice, first for the
+//! types only (nothing held), so memory stays one batch.
 //!
 //! Values go into their column as follows; anything else *does not fit*:
 //!
 //! | Column      | Takes                                                                  |
 //! |-------------|------------------------------------------------------------------------|
 //! | `Null`      | nothing                                                                |
-//! | `Utf8`      | text; numbers as the CSV writer writes them (`3`, `0.1`, `1e20`), `TRUE`/`FALSE`, dates in ISO 8601 (`2024-03-01`, `2024-03-01T12:30:00`) |
+//! | `Utf8`      | text; numbers as the CSV writer writes them (`3`, `0.1`, `1e20`), `TRUE`/`FALSE`, dates in ISO 8601 (`2024-03-01`, `2024-03-01T12:30:00`), times and durations (`13:45:00`, `255:10:10`), error codes (`#N/A`) |
 //! | `Boolean`   | booleans                                                               |
 //! | `Int64`     | whole numbers within ±2^63                                             |
 //! | `Float64`   | numbers                                                                |
-//! | `Date32`    | dates: the day, the time of day dropped                                |
-//! | `Timestamp` | dates: milliseconds since 1970-01-01T00:00 (no time zone)              |
-//! | `Time32`    | dates: the time of day only (as an `h:mm` format shows it)             |
-//! | `Duration`  | dates: the serial number of days in milliseconds                       |
+//! | `Date32`    | calendar dates without a time of day                                   |
+//! | `Timestamp` | calendar dates: milliseconds since 1970-01-01T00:00 (no time zone)     |
+//! | `Time32`    | times of day                                                           |
+//! | `Duration`  | durations and times of day: the serial number of days in milliseconds  |
 //!
-//! Dates follow [`DateTime::to_civil`](crate::DateTime::to_civil): a serial
-//! that stands for no date (negative, past 9999) does not fit a date
-//! column, and Excel's fictitious 1900-02-29 becomes 1900-03-01.
-//! Error cells (`#N/A`) become null and are counted in the batch's
-//! [`BatchReport`]; a value that does not fit becomes null and is counted
-//! too ([`OnMismatch::Coerce`], the default), or stops the read with an
-//! error naming the sheet, row, column and value ([`OnMismatch::Strict`],
-//! which refuses error cells the same way).
+//! What fits a type takes every value inference would give that type, and
+//! what fits a type fits every wider one (`Null` < `Int64` < `Float64` <
+//! `Utf8`, `Date32` < `Timestamp` < `Utf8`, `Time32` < `Duration` <
+//! `Utf8`, `Boolean` < `Utf8`), so that a column widened by a misfit takes
+//! every value of the rows before it. Dates follow
+//! [`DateTime::to_civil`](crate::DateTime::to_civil): a serial that stands
+//! for no date (negative, past 9999) does not fit a date column (its text
+//! does), and Excel's fictitious 1900-02-29 becomes 1900-03-01.
+//!
+//! # No value lost without asking
+//!
+//! A value that does not fit the type its column's sample gave (a `10.5`
+//! after 1,000 whole numbers, a text after an empty sample, a time of day
+//! in a date column) or that lies right of every sampled column is never
+//! dropped silently. What happens is [`ArrowOptions::on_mismatch`]'s:
+//!
+//! - [`OnMismatch::Widen`] (the default): a reader of the whole table
+//!   ([`ArrowOptions::read_sheet_table`], Python's `read_excel` and
+//!   `to_arrow`, the CLI's `parquet -o FILE`) reads the sheet again with
+//!   the types every row needs; the misfit's read reads on through the
+//!   sheet for them first, so one read again is enough per sheet. A
+//!   stream whose schema is out (these readers' batches, Python's
+//!   `iter_batches`, the CLI's `arrow`) fails with an
+//!   [`ErrorKind::Mismatch`](crate::ErrorKind::Mismatch) naming the file,
+//!   sheet, cell, value, the column's type and where it came from, and
+//!   the options that would take it; [`ArrowOptions::widened_by`] turns
+//!   that error into the options to read again with.
+//! - [`OnMismatch::Strict`]: the read fails with that error.
+//! - [`OnMismatch::Null`]: the value becomes null (a cell outside the
+//!   columns is left out) and is counted and described in the batch's
+//!   [`BatchReport`].
+//!
+//! A column whose type was given ([`ArrowOptions::dtype`]) is not
+//! widened: a value that does not fit it fails the read unless misfits
+//! are nulled. Error cells (`#DIV/0!`, `#N/A`) are what the workbook
+//! shows, not damage: null in a typed column and their code in a `Utf8`
+//! one, counted in the report as `error_cells`
+//! ([`OnErrorValue::Null`], the default), or a failed read with
+//! [`OnErrorValue::Strict`].
 //!
 //! # Rows and columns
 //!
@@ -95,9 +127,13 @@
 //! repeated one `name_1`, `name_2`, ... The columns are those from the
 //! leftmost to the rightmost that the header or the sample uses, or the
 //! [selected ones](ArrowOptions::columns) in the order asked for. A cell to
-//! the right of them later in the sheet is left out and counted
-//! (`dropped_cells`). Rows the sheet skips between data rows are rows of
-//! nulls; empty rows at the end are not rows of the table. Rows are table
+//! the right of them later in the sheet is a misfit (see above). Rows the
+//! sheet skips between data rows are rows of nulls; empty rows at the end
+//! are not rows of the table. A row's existence does not depend on the
+//! column selection: every row from the header to the last row with a
+//! value in any column is a row of the table (of nulls where the selected
+//! columns are empty), and the header row is the same with or without a
+//! selection. Rows are table
 //! rows in file order: a row whose number repeats or goes back (malformed,
 //! but written by some tools) is a row of its own, and a second cell for
 //! one column in one row is left out and counted.

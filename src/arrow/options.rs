@@ -18,8 +18,8 @@ pub const ALL_ROWS: usize = usize::MAX;
 /// Which row holds the column names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Header {
-    /// The first row, after the skipped ones, with a cell in a selected
-    /// column (the default).
+    /// The first row, after the skipped ones, with a value in any column
+    /// (the default; a column selection does not change which row it is).
     #[default]
     FirstNonEmpty,
     /// The row at this 0-based index (row 1 is 0). When the sheet has no
@@ -420,7 +420,7 @@ impl ArrowOptions {
     /// let mut strict = options.read_sheet(&mut workbook, "Data")?;
     /// let err = strict.next_batch().unwrap_err();
     /// assert_eq!(err.location().row, Some(2));
-    /// assert!(err.to_string().contains("`apples` in cell A2 does not fit column `Item` (float64"), "{err}");
+    /// assert!(err.to_string().contains("`apples` does not fit column `Item` (float64, as dtypes gives it)"), "{err}");
     /// # Ok(())
     /// # }
     /// ```

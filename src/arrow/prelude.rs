@@ -223,7 +223,9 @@ pub(crate) fn read_prelude(
     // The header.
     if options.header != Header::None {
         while let Some(row) = rows.next_row()? {
-            if row.index() < options.skip_rows || row.cells().is_empty() {
+            // The first row with a value in any column, selected or not:
+            // which row is the header does not depend on the selection.
+            if row.index() < options.skip_rows || !row.holds_values() {
                 continue;
             }
             match options.header {
@@ -315,7 +317,10 @@ pub(crate) fn columns_from(
         .collect();
     Ok(SheetColumns {
         names: unique_names(&own_names),
-        inferred: sources.iter().map(|&source| samples.infer(source)).collect(),
+        inferred: sources
+            .iter()
+            .map(|&source| samples.infer(source))
+            .collect(),
         sources,
     })
 }

@@ -4,7 +4,7 @@
 //! would take it.
 
 use super::options::{ArrowOptions, ColumnType, OnMismatch};
-use super::prelude::{SheetColumns, Samples, columns_from};
+use super::prelude::{Samples, SheetColumns, columns_from};
 use crate::cell::column_name;
 use crate::error::{Error, Result};
 use crate::number_format::FormatKind;
@@ -159,8 +159,10 @@ impl Widening {
             if self.known {
                 for (at, source) in columns.sources.iter().enumerate() {
                     if let Some(before) = self.columns.sources.iter().position(|s| s == source) {
-                        columns.inferred[at] =
-                            super::infer::promote(self.columns.inferred[before], columns.inferred[at]);
+                        columns.inferred[at] = super::infer::promote(
+                            self.columns.inferred[before],
+                            columns.inferred[at],
+                        );
                     }
                 }
             }

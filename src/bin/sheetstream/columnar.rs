@@ -149,7 +149,9 @@ fn parse_sample_rows(text: &str) -> Result<usize, String> {
     }
     match text.parse::<usize>() {
         Ok(rows) if rows > 0 => Ok(rows),
-        _ => Err(format!("`{text}` is not a number of rows (1 or more) or `all`")),
+        _ => Err(format!(
+            "`{text}` is not a number of rows (1 or more) or `all`"
+        )),
     }
 }
 
@@ -314,9 +316,8 @@ impl Summary {
             return;
         }
         let mut parts = Vec::new();
-        let plural = |n: u64, one: &str, many: &str| {
-            format!("{n} {}", if n == 1 { one } else { many })
-        };
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         if self.error_cells > 0 {
             parts.push(format!(
                 "{} null (their code kept in text columns)",
