@@ -95,8 +95,14 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("LimitError", py.get_type::<LimitError>())?;
     module.add("SheetNotFoundError", py.get_type::<SheetNotFoundError>())?;
     module.add("SkippedWarning", py.get_type::<SkippedWarning>())?;
-    module.add("FileNotFoundError", os_error_class(py, OsErrorClass::NotFound)?)?;
-    module.add("IsADirectoryError", os_error_class(py, OsErrorClass::IsADirectory)?)?;
+    module.add(
+        "FileNotFoundError",
+        os_error_class(py, OsErrorClass::NotFound)?,
+    )?;
+    module.add(
+        "IsADirectoryError",
+        os_error_class(py, OsErrorClass::IsADirectory)?,
+    )?;
     // Class-level defaults, so that an `Error` raised from Python code has
     // the attributes too.
     let base = py.get_type::<Error>();
