@@ -209,3 +209,26 @@ def test_nothing_skipped_no_warning(write_workbook: WriteWorkbook) -> None:
         warnings.simplefilter("error")
         frame = sheetstream.read_excel(SALES, skip_unreadable=True)
     assert frame.height == 3
+
+
+def test_skip_unreadable_skips_a_damaged_sheet_and_names_it(tmp_path: pathlib.Path) -> None:
+    from conftest import number_rows, write_plain_package
+
+    def damaged() -> Any:
+        for index, row in enumerate(number_rows(20, 2)):
+            # Row 11: an unclosed cell.
+            yield '<row r="11"><c r="A11"><v>1</v><c r="B11"><v>2</v></c></row>' if index == 10 else row
+
+    path = write_plain_package(
+        tmp_path / "mixed.xlsx", {"Good": number_rows(3, 2), "Bad": damaged()}
+    )
+    with pytest.raises(sheetstream.XmlError):
+        sheetstream.read_excel(path, sheet=None)
+    with pytest.warns(sheetstream.SkippedWarning, match=r"sheet 'Bad'") as caught:
+        frame = sheetstream.read_excel(path, sheet=None, skip_unreadable=True, sheet_column="sheet")
+    assert frame.rows() == [("Good", 10.5, 11.5), ("Good", 20.5, 21.5), ("Good", 30.5, 31.5)]
+    skipped = caught[0].message.skipped  # type: ignore[union-attr]
+    assert [(s.file, s.sheet) for s in skipped] == [(str(path), "Bad")]
+    error = skipped[0].error
+    assert isinstance(error, sheetstream.XmlError)
+    assert (error.file, error.sheet, error.part) == (str(path), "Bad", "xl/worksheets/sheet2.xml")
