@@ -194,9 +194,10 @@ impl Error {
         self
     }
 
-    /// Names the file (a reader over many files), unless already named.
-    #[cfg(feature = "arrow")]
-    pub(crate) fn with_file(mut self, file: &str) -> Error {
+    /// Names the file (its path or label), unless already named: for a
+    /// caller that reads many files, or opened one by path and wants the
+    /// message to say which (the Python package's `open` and `read_excel`).
+    pub fn with_file(mut self, file: &str) -> Error {
         self.0.location.file.get_or_insert_with(|| file.to_owned());
         if let Some(widened) = &mut self.0.widened {
             widened.file.get_or_insert_with(|| file.to_owned());

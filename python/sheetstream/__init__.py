@@ -13,7 +13,8 @@ in memory; the GIL is released while it reads.
 
 import glob as _glob
 import os as _os
-from typing import TYPE_CHECKING, Any
+from concurrent.futures import ThreadPoolExecutor as _ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, Union
 
 from . import _sheetstream
 from ._sheetstream import (
@@ -33,12 +34,17 @@ from ._sheetstream import (
     Sheet,
     SheetInfo,
     SheetNotFoundError,
+    SkippedSheet,
+    SkippedWarning,
     Workbook,
     XmlError,
     ZipError,
     __version__,
     open,
 )
+# Exported by name (the `as` form) but left out of __all__: see below.
+from ._sheetstream import FileNotFoundError as FileNotFoundError
+from ._sheetstream import IsADirectoryError as IsADirectoryError
 
 if TYPE_CHECKING:
     from ._sheetstream import read_excel
@@ -74,13 +80,63 @@ def _expand_one(source: Any) -> Any:
     if not isinstance(source, (str, _os.PathLike)):
         return source
     text = _os.fspath(source)
-    if isinstance(text, bytes) or not _glob.has_magic(text) or _os.path.exists(text):
+    if isinstance(text, bytes):
         return source
+    # `~` and `~user`, as polars and pandas expand them.
+    text = _os.path.expanduser(text)
+    if not _glob.has_magic(text) or _os.path.exists(text):
+        return text
     matches = sorted(_glob.glob(text, recursive=True))
     files = [match for match in matches if _os.path.isfile(match)]
     if not files:
-        raise FileNotFoundError(f"no file matches the pattern {text!r}")
+        err = FileNotFoundError(f"no file matches the pattern {text!r}")
+        err.file = text
+        raise err
     return files
+
+
+def read_excel_sheets(
+    source: Any,
+    sheet: Union[int, str, Sequence[Union[int, str]], None] = None,
+    *,
+    to: Literal["polars", "pyarrow", "pandas"] = "polars",
+    threads: int = 0,
+    **options: Any,
+) -> dict[str, Any]:
+    """Sheets of one workbook, each into a frame of its own: a dict by sheet
+    name, in workbook order (``sheet=None``, every worksheet) or in the order
+    asked for, as polars' ``read_excel(sheet_id=0)`` and pandas'
+    ``read_excel(sheet_name=None)`` return them. ``read_excel`` unites
+    sheets into one frame instead. ``source`` is one workbook (a path,
+    bytes or a binary file object); the options are those of
+    ``Workbook.sheet``; ``threads`` (0: one per core) sheets are read at
+    once."""
+    if to not in ("polars", "pyarrow", "pandas"):
+        raise ValueError(f'to must be "polars", "pyarrow" or "pandas", not {to!r}')
+    if isinstance(source, (list, tuple)):
+        raise TypeError(
+            "read_excel_sheets reads one workbook; read_excel reads many "
+            "(with file_column and sheet_column to tell them apart)"
+        )
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise TypeError(f"threads must be an int (0 or more), not {type(threads).__name__}")
+    if threads < 0:
+        raise ValueError(f"threads must be 0 or more; 0 is one per core, not {threads}")
+    with open(source) as workbook:
+        if sheet is None:
+            chosen: list[Union[int, str]] = [
+                info.position for info in workbook.sheets if info.kind == "worksheet"
+            ]
+        elif isinstance(sheet, (int, str)):
+            chosen = [sheet]
+        else:
+            chosen = list(sheet)
+        sheets = [workbook.sheet(wanted, **options) for wanted in chosen]
+        method = {"polars": "to_polars", "pyarrow": "to_arrow", "pandas": "to_pandas"}[to]
+        workers = threads or _os.cpu_count() or 1
+        with _ThreadPoolExecutor(max_workers=max(1, min(workers, len(sheets)))) as pool:
+            frames = list(pool.map(lambda one: getattr(one, method)(), sheets))
+    return {one.name: frame for one, frame in zip(sheets, frames)}
 
 __all__ = [
     "BatchIterator",
@@ -99,10 +155,16 @@ __all__ = [
     "Sheet",
     "SheetInfo",
     "SheetNotFoundError",
+    "SkippedSheet",
+    "SkippedWarning",
     "Workbook",
     "XmlError",
     "ZipError",
     "__version__",
     "open",
     "read_excel",
+    "read_excel_sheets",
 ]
+# sheetstream.FileNotFoundError and sheetstream.IsADirectoryError (each a
+# ReadError and the built-in of the same name) are left out of __all__, so
+# that `from sheetstream import *` does not shadow the built-ins.

@@ -1,5 +1,6 @@
 """Type stubs of the native module (re-exported by `sheetstream`)."""
 
+import builtins
 import datetime
 import os
 from collections.abc import Mapping, Sequence
@@ -20,12 +21,16 @@ __all__ = [
     "ConversionError",
     "DefinedName",
     "Error",
+    "FileNotFoundError",
+    "IsADirectoryError",
     "LimitError",
     "NotXlsxError",
     "PackageError",
     "ReadError",
     "SheetInfo",
     "SheetNotFoundError",
+    "SkippedSheet",
+    "SkippedWarning",
     "Workbook",
     "XmlError",
     "ZipError",
@@ -91,6 +96,29 @@ class Error(Exception):
     """The byte offset in the inflated part."""
 
 class ReadError(Error): ...
+
+class FileNotFoundError(ReadError, builtins.FileNotFoundError):
+    """The file does not exist: also a built-in FileNotFoundError."""
+
+class IsADirectoryError(ReadError, builtins.IsADirectoryError):
+    """The path is a directory: also a built-in IsADirectoryError."""
+
+class SkippedWarning(UserWarning):
+    """read_excel(skip_unreadable=True) skipped files or sheets."""
+
+    skipped: list[SkippedSheet]
+
+@final
+class SkippedSheet:
+    """A file or sheet read_excel(skip_unreadable=True) skipped."""
+
+    @property
+    def file(self) -> str: ...
+    @property
+    def sheet(self) -> Optional[str]:
+        """The sheet's name; None when the file itself could not be opened."""
+    @property
+    def error(self) -> Error: ...
 class NotXlsxError(Error): ...
 class ZipError(Error): ...
 class PackageError(Error): ...
@@ -110,7 +138,7 @@ class SheetInfo:
     @property
     def name(self) -> str: ...
     @property
-    def state(self) -> Literal["visible", "hidden", "very_hidden"]: ...
+    def state(self) -> Literal["visible", "hidden", "veryHidden"]: ...
     @property
     def kind(self) -> Literal["worksheet", "chartsheet", "dialogsheet", "macrosheet"]: ...
 
@@ -251,6 +279,7 @@ def read_excel(
     file_column: Optional[str] = None,
     sheet_column: Optional[str] = None,
     threads: int = 0,
+    skip_unreadable: bool = False,
     **options: Unpack[_SheetOptions],
 ) -> "polars.DataFrame": ...
 @overload
@@ -263,6 +292,7 @@ def read_excel(
     file_column: Optional[str] = None,
     sheet_column: Optional[str] = None,
     threads: int = 0,
+    skip_unreadable: bool = False,
     **options: Unpack[_SheetOptions],
 ) -> "pyarrow.Table": ...
 @overload
@@ -275,5 +305,6 @@ def read_excel(
     file_column: Optional[str] = None,
     sheet_column: Optional[str] = None,
     threads: int = 0,
+    skip_unreadable: bool = False,
     **options: Unpack[_SheetOptions],
 ) -> "pandas.DataFrame": ...

@@ -6,8 +6,10 @@
 
 use pyo3::IntoPyObjectExt;
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyUserWarning};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
 use sheetstream::ErrorKind;
 
 create_exception!(
@@ -21,6 +23,12 @@ create_exception!(
     ReadError,
     Error,
     "The operating system failed to read the file."
+);
+create_exception!(
+    sheetstream,
+    SkippedWarning,
+    PyUserWarning,
+    "read_excel(skip_unreadable=True) skipped files or sheets it could not read; the warning's `skipped` lists them (SkippedSheet: file, sheet, error)."
 );
 create_exception!(
     sheetstream,
@@ -86,6 +94,15 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("ColumnError", py.get_type::<ColumnError>())?;
     module.add("LimitError", py.get_type::<LimitError>())?;
     module.add("SheetNotFoundError", py.get_type::<SheetNotFoundError>())?;
+    module.add("SkippedWarning", py.get_type::<SkippedWarning>())?;
+    module.add(
+        "FileNotFoundError",
+        os_error_class(py, OsErrorClass::NotFound)?,
+    )?;
+    module.add(
+        "IsADirectoryError",
+        os_error_class(py, OsErrorClass::IsADirectory)?,
+    )?;
     // Class-level defaults, so that an `Error` raised from Python code has
     // the attributes too.
     let base = py.get_type::<Error>();
@@ -95,11 +112,111 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// The two classes that are both a `ReadError` and the built-in `OSError`
+/// subclass that Python code catches for the same failure.
+#[derive(Clone, Copy)]
+enum OsErrorClass {
+    NotFound,
+    IsADirectory,
+}
+
+static FILE_NOT_FOUND: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static IS_A_DIRECTORY: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// `sheetstream.FileNotFoundError` (a `ReadError` and a built-in
+/// `FileNotFoundError`) or `sheetstream.IsADirectoryError` (likewise),
+/// made once with `type(name, bases, namespace)`: a class with two bases
+/// cannot be declared with `create_exception!`.
+fn os_error_class(py: Python<'_>, class: OsErrorClass) -> PyResult<Bound<'_, PyType>> {
+    let (cell, name, builtin, doc) = match class {
+        OsErrorClass::NotFound => (
+            &FILE_NOT_FOUND,
+            "FileNotFoundError",
+            "FileNotFoundError",
+            "The file does not exist: a sheetstream.ReadError that is also a built-in FileNotFoundError.",
+        ),
+        OsErrorClass::IsADirectory => (
+            &IS_A_DIRECTORY,
+            "IsADirectoryError",
+            "IsADirectoryError",
+            "The path is a directory: a sheetstream.ReadError that is also a built-in IsADirectoryError.",
+        ),
+    };
+    let class = cell.get_or_try_init(py, || {
+        let builtins = py.import("builtins")?;
+        let bases = PyTuple::new(
+            py,
+            [
+                py.get_type::<ReadError>().into_any(),
+                builtins.getattr(builtin)?,
+            ],
+        )?;
+        let namespace = PyDict::new(py);
+        namespace.set_item("__module__", "sheetstream")?;
+        namespace.set_item("__doc__", doc)?;
+        builtins
+            .getattr("type")?
+            .call1((name, bases, namespace))?
+            .cast_into::<PyType>()
+            .map(Bound::unbind)
+            .map_err(PyErr::from)
+    })?;
+    Ok(class.bind(py).clone())
+}
+
+/// An instance of one of the two classes above, with `errno` set (not
+/// `strerror` or `filename`, which would change its `str` from the
+/// message).
+fn os_error(py: Python<'_>, class: OsErrorClass, message: String, errno: Option<i32>) -> PyErr {
+    let made = os_error_class(py, class).and_then(|class| {
+        let value = class.call1((message.clone(),))?;
+        if let Some(errno) = errno {
+            value.setattr("errno", errno)?;
+        }
+        Ok(value)
+    });
+    match made {
+        Ok(value) => PyErr::from_value(value),
+        Err(_) => ReadError::new_err(message),
+    }
+}
+
+/// The Python exception for an error opening the file `file` (a path, or
+/// None for bytes): the file is named in `err.file` and in the message.
+pub(crate) fn open_error(py: Python<'_>, err: sheetstream::Error, file: Option<&str>) -> PyErr {
+    let err = match file {
+        Some(file) => err.with_file(file),
+        None => err,
+    };
+    to_py_err(py, &err)
+}
+
 /// The Python exception for a sheetstream error, with its location set as
 /// attributes.
 pub(crate) fn to_py_err(py: Python<'_>, err: &sheetstream::Error) -> PyErr {
-    let message = err.to_string();
+    to_py_err_hinted(py, err, None)
+}
+
+/// As [`to_py_err`], with `hint` after what went wrong (before where).
+pub(crate) fn to_py_err_hinted(
+    py: Python<'_>,
+    err: &sheetstream::Error,
+    hint: Option<&str>,
+) -> PyErr {
+    let message = match hint {
+        None => err.to_string(),
+        Some(hint) if *err.location() == sheetstream::Location::default() => {
+            format!("{}{hint}", err.kind())
+        }
+        Some(hint) => format!("{}{hint} (at {})", err.kind(), err.location()),
+    };
     let py_err = match err.kind() {
+        ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound => {
+            os_error(py, OsErrorClass::NotFound, message, io.raw_os_error())
+        }
+        ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::IsADirectory => {
+            os_error(py, OsErrorClass::IsADirectory, message, io.raw_os_error())
+        }
         ErrorKind::Io(_) => ReadError::new_err(message),
         ErrorKind::NotZip { .. } => NotXlsxError::new_err(message),
         ErrorKind::Zip(_) => ZipError::new_err(message),

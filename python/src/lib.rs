@@ -3,6 +3,7 @@
 //! it. Everything here is a thin layer over the sheetstream crate's public
 //! API: no parsing rules of its own.
 
+mod args;
 mod arrow_ffi;
 mod errors;
 mod options;
@@ -25,6 +26,7 @@ fn _sheetstream(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<sheet::RowIterator>()?;
     module.add_class::<report::PyBatchReport>()?;
     module.add_class::<report::PyCellIssue>()?;
+    module.add_class::<read::PySkippedSheet>()?;
     module.add_function(wrap_pyfunction!(workbook::open, module)?)?;
     module.add_function(wrap_pyfunction!(read::read_excel, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -7,6 +7,7 @@ use pyo3::types::{PyDict, PyString, PyType};
 use sheetstream::arrow::{ArrowOptions, ColumnType, Header, OnMismatch};
 use sheetstream::{ColumnSelector, ColumnSpec};
 
+use crate::args::non_negative;
 use crate::errors::IntoPyResult;
 
 /// The option names `options_from_kwargs` takes.
@@ -38,8 +39,12 @@ pub(crate) fn options_from_kwargs(
         let key: String = key.extract()?;
         options = match key.as_str() {
             "header_row" => options.header(header(&value)?),
-            "skip_rows" => options.skip_rows(value.extract()?),
-            "n_rows" => options.n_rows(value.extract()?),
+            "skip_rows" => options.skip_rows(non_negative(&value, "skip_rows", "")?),
+            "n_rows" => options.n_rows(if value.is_none() {
+                None
+            } else {
+                Some(non_negative(&value, "n_rows", ", or None")?)
+            }),
             "columns" => {
                 if value.is_none() {
                     options
@@ -77,13 +82,15 @@ pub(crate) fn options_from_kwargs(
                 }
             }
             "batch_size" => {
-                let rows: usize = value.extract()?;
+                let rows = non_negative(&value, "batch_size", "")?;
                 if rows == 0 {
                     return Err(PyValueError::new_err("batch_size must be at least 1"));
                 }
                 options.batch_size(rows)
             }
-            "issues_per_batch" => options.issues_per_batch(value.extract()?),
+            "issues_per_batch" => {
+                options.issues_per_batch(non_negative(&value, "issues_per_batch", "")?)
+            }
             "keep_rows_before_error" => options.keep_rows_before_error(value.extract()?),
             other => {
                 return Err(PyTypeError::new_err(format!(
@@ -110,12 +117,16 @@ fn header(value: &Bound<'_, PyAny>) -> PyResult<Header> {
             "header_row must be \"auto\", None or a 0-based row index, not {text:?}"
         )));
     }
-    Ok(Header::Row(value.extract()?))
+    Ok(Header::Row(non_negative(
+        value,
+        "header_row",
+        ", \"auto\" or None",
+    )?))
 }
 
 /// `columns`: a spec string (`"A:C,F,Amount"`), or a list of header names
 /// (`str`) and 0-based positions (`int`).
-fn columns(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<ColumnSpec> {
+pub(crate) fn columns(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<ColumnSpec> {
     if let Ok(spec) = value.extract::<String>() {
         return ColumnSpec::parse(&spec).or_raise(py);
     }

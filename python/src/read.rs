@@ -11,10 +11,11 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
+use sheetstream::ErrorKind;
 use sheetstream::arrow::{ArrowOptions, SheetChoice as ManySheets};
 
 use crate::arrow_ffi::import_optional;
-use crate::errors::to_py_err;
+use crate::errors::{SkippedWarning, to_py_err, to_py_err_hinted};
 use crate::options::{batch_size_given, options_from_kwargs, whole_table_batch_rows};
 use crate::sheet::{SheetRef, to_polars_frame, to_pyarrow_table};
 use crate::workbook::Source;
@@ -29,10 +30,104 @@ enum SheetChoice {
 
 /// The `sheet` argument: one sheet or a list (None, for every worksheet,
 /// is the `Option` around it).
-#[derive(FromPyObject)]
 pub(crate) enum SheetArg {
     One(SheetRef),
     Many(Vec<SheetRef>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for SheetArg {
+    type Error = PyErr;
+
+    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<SheetArg> {
+        if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+            let sheets = value
+                .try_iter()?
+                .map(|item| crate::args::sheet_ref(&item?))
+                .collect::<PyResult<_>>()?;
+            return Ok(SheetArg::Many(sheets));
+        }
+        crate::args::sheet_ref(&value).map(SheetArg::One)
+    }
+}
+
+/// A file or sheet `read_excel(skip_unreadable=True)` skipped.
+#[pyclass(module = "sheetstream", name = "SkippedSheet", frozen, get_all)]
+pub(crate) struct PySkippedSheet {
+    /// The file (its path, or a label for bytes).
+    file: String,
+    /// The sheet's name; None when the file itself could not be opened.
+    sheet: Option<String>,
+    /// Why: the `sheetstream.Error` that reading it raised.
+    error: Py<PyAny>,
+}
+
+#[pymethods]
+impl PySkippedSheet {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let error = self
+            .error
+            .bind(py)
+            .str()
+            .map_or_else(|_| String::new(), |text| text.to_string());
+        format!(
+            "SkippedSheet(file={:?}, sheet={}, error={error:?})",
+            self.file,
+            self.sheet
+                .as_ref()
+                .map_or("None".to_owned(), |sheet| format!("{sheet:?}"))
+        )
+    }
+}
+
+impl PySkippedSheet {
+    fn new(py: Python<'_>, file: String, sheet: String, error: &sheetstream::Error) -> Self {
+        PySkippedSheet {
+            file,
+            sheet: (!sheet.is_empty()).then_some(sheet),
+            error: to_py_err(py, error).into_value(py).into_any(),
+        }
+    }
+}
+
+/// Warns with a `SkippedWarning` whose `skipped` attribute lists them.
+fn warn_skipped(py: Python<'_>, skipped: Vec<PySkippedSheet>) -> PyResult<()> {
+    if skipped.is_empty() {
+        return Ok(());
+    }
+    const LISTED: usize = 5;
+    let mut message = format!(
+        "read_excel skipped {} unreadable {}:",
+        skipped.len(),
+        if skipped.len() == 1 {
+            "file or sheet"
+        } else {
+            "files or sheets"
+        }
+    );
+    for item in skipped.iter().take(LISTED) {
+        let error = item.error.bind(py).str()?;
+        match &item.sheet {
+            Some(sheet) => message.push_str(&format!(" {} sheet '{sheet}': {error};", item.file)),
+            None => message.push_str(&format!(" {}: {error};", item.file)),
+        }
+    }
+    if skipped.len() > LISTED {
+        message.push_str(&format!(" and {} more;", skipped.len() - LISTED));
+    }
+    message.pop();
+    message.push_str(" (the warning's `skipped` lists them all)");
+    let list = PyList::empty(py);
+    for item in skipped {
+        list.append(Bound::new(py, item)?)?;
+    }
+    let warning = py.get_type::<SkippedWarning>().call1((message,))?;
+    warning.setattr("skipped", list)?;
+    let kwargs = PyDict::new(py);
+    // Level 1 is the Python wrapper in sheetstream/__init__.py; 2 its caller.
+    kwargs.set_item("stacklevel", 2)?;
+    py.import("warnings")?
+        .call_method("warn", (warning,), Some(&kwargs))?;
+    Ok(())
 }
 
 /// Reads sheets of one or many workbooks into one polars DataFrame (the
@@ -47,6 +142,7 @@ pub(crate) enum SheetArg {
     file_column = None,
     sheet_column = None,
     threads = 0,
+    skip_unreadable = false,
     **options
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -58,9 +154,15 @@ pub(crate) fn read_excel<'py>(
     union_by_name: bool,
     file_column: Option<String>,
     sheet_column: Option<String>,
-    threads: usize,
+    threads: i64,
+    skip_unreadable: bool,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let threads = usize::try_from(threads).map_err(|_| {
+        PyValueError::new_err(format!(
+            "threads must be 0 or more (0: one per core), not {threads}"
+        ))
+    })?;
     if !matches!(to, "polars" | "pyarrow" | "pandas") {
         return Err(PyValueError::new_err(format!(
             "to must be \"polars\", \"pyarrow\" or \"pandas\", not {to:?}"
@@ -71,6 +173,8 @@ pub(crate) fn read_excel<'py>(
         Some(SheetArg::One(sheet)) => SheetChoice::These(vec![sheet]),
         Some(SheetArg::Many(sheets)) => SheetChoice::These(sheets),
     };
+    let kwargs = options;
+    let several_sheets = !matches!(&choice, SheetChoice::These(refs) if refs.len() == 1);
     let batch_size_given = batch_size_given(options)?;
     let options = options_from_kwargs(py, ArrowOptions::new(), options)?;
     let many_sources = source.is_instance_of::<PyList>() || source.is_instance_of::<PyTuple>();
@@ -93,12 +197,36 @@ pub(crate) fn read_excel<'py>(
     // types promoted by its rules, file and sheet columns.
     let opened = py.detach(|| sheetstream::open_workbooks(&sources, threads, Source::open_any));
     let mut workbooks = Vec::with_capacity(sources.len());
+    let mut skipped = Vec::new();
     let labels = unique_labels(sources.iter().map(Source::label));
     for (label, result) in labels.into_iter().zip(opened) {
-        let workbook = result.map_err(|err| to_py_err(py, &err))?;
-        workbooks.push((label, Arc::new(workbook)));
+        match result.map_err(|err| err.with_file(&label)) {
+            Ok(workbook) => workbooks.push((label, Arc::new(workbook))),
+            Err(err) if skip_unreadable => {
+                skipped.push(PySkippedSheet::new(py, label, String::new(), &err));
+            }
+            Err(err) => return Err(to_py_err(py, &err)),
+        }
     }
     let order = SheetOrder::new(&workbooks, &choice);
+    // A chart sheet asked for by position or name has no cells (every
+    // worksheet, `sheet=None`, leaves chart sheets out).
+    for (label, workbook) in workbooks
+        .iter()
+        .filter(|_| matches!(choice, SheetChoice::These(_)))
+    {
+        for position in order.chosen(label) {
+            crate::args::readable_sheet(py, &workbook.sheets()[position], Some(label))?;
+        }
+    }
+    let sheet_label = match (&choice, workbooks.as_slice()) {
+        (SheetChoice::These(refs), [(label, workbook)]) if refs.len() == 1 => order
+            .chosen(label)
+            .first()
+            .map(|&position| format!("sheet '{}' of {label}", workbook.sheets()[position].name())),
+        _ => None,
+    }
+    .unwrap_or_else(|| "every sheet read".to_owned());
     let sheets = match choice {
         SheetChoice::All => ManySheets::All,
         SheetChoice::These(refs) => ManySheets::Named(
@@ -110,15 +238,37 @@ pub(crate) fn read_excel<'py>(
                 .collect(),
         ),
     };
+    let leading = usize::from(file_column.is_some()) + usize::from(sheet_column.is_some());
     let options = options
         .union_by_name(union_by_name)
         .file_column(file_column)
         .sheet_column(sheet_column)
+        .skip_unreadable(skip_unreadable)
         .threads(threads);
-    let (schema, batches) = py
+    // The one workbook's label, for errors of its sheets that lack it.
+    let one_workbook = match workbooks.as_slice() {
+        [(label, _)] => Some(label.clone()),
+        _ => None,
+    };
+    // The headers and samples.
+    let reader = py
+        .detach(|| options.read_workbooks(workbooks, sheets))
+        .map_err(|err| {
+            let err = match &one_workbook {
+                Some(label) => err.with_file(label),
+                None => err,
+            };
+            let hint = (one_workbook.is_some() && several_sheets && !union_by_name)
+                .then_some(UNION_HINT)
+                .filter(|_| matches!(err.kind(), ErrorKind::ColumnSelection(message) if message.contains("union_by_name")));
+            to_py_err_hinted(py, &err, hint)
+        })?;
+    let schema = arrow_array::RecordBatchReader::schema(&reader);
+    // A header row or column position past the end is an error.
+    crate::args::check_schema(&schema, leading, kwargs, &sheet_label)?;
+    let (batches, reader) = py
         .detach(|| {
-            let mut reader = options.read_workbooks(workbooks, sheets)?;
-            let schema = arrow_array::RecordBatchReader::schema(&reader);
+            let mut reader = reader;
             // A wide table in bigger batches (see `whole_table_batch_rows`),
             // set before the first batch.
             if let Some(rows) =
@@ -134,15 +284,29 @@ pub(crate) fn read_excel<'py>(
                 batches.push((order.rank(report.file.as_deref(), &report.sheet), batch));
             }
             batches.sort_by_key(|(rank, _)| *rank);
-            let batches = batches.into_iter().map(|(_, batch)| batch).collect();
-            Ok::<_, sheetstream::Error>((schema, batches))
+            let batches: Vec<_> = batches.into_iter().map(|(_, batch)| batch).collect();
+            Ok::<_, sheetstream::Error>((batches, reader))
         })
         .map_err(|err| to_py_err(py, &err))?;
-    match to {
+    for item in reader.skipped() {
+        skipped.push(PySkippedSheet::new(
+            py,
+            item.file.clone(),
+            item.sheet.clone(),
+            &item.error,
+        ));
+    }
+    drop(reader);
+    let frame = match to {
         "polars" => to_polars_frame(py, schema, batches),
         _ => finish_table(py, to_pyarrow_table(py, schema, batches)?, to),
-    }
+    }?;
+    warn_skipped(py, skipped)?;
+    Ok(frame)
 }
+
+/// What the error of sheets whose columns differ adds: the other shape.
+const UNION_HINT: &str = "; or sheetstream.read_excel_sheets() for a dict of frames by sheet name";
 
 /// The sources' labels (the `file` column), with " #2", " #3", ... after
 /// a label met before (a file given twice, two byte strings of one
@@ -166,11 +330,14 @@ fn unique_labels(labels: impl Iterator<Item = String>) -> Vec<String> {
 /// then sheets in workbook order (every worksheet) or in the order asked.
 struct SheetOrder {
     ranks: HashMap<(String, String), (usize, usize)>,
+    /// (label, sheet name) to (rank, position).
+    positions: HashMap<(String, String), (usize, usize)>,
 }
 
 impl SheetOrder {
     fn new<R>(workbooks: &[(String, Arc<sheetstream::Workbook<R>>)], choice: &SheetChoice) -> Self {
         let mut ranks = HashMap::new();
+        let mut positions = HashMap::new();
         for (file, (label, workbook)) in workbooks.iter().enumerate() {
             let sheets = workbook.sheets();
             // As the Arrow layer resolves a wanted sheet: a name, else a position.
@@ -199,10 +366,24 @@ impl SheetOrder {
                 };
                 if let Some(rank) = rank {
                     ranks.insert((label.clone(), sheet.name().to_owned()), (file, rank));
+                    positions.insert((label.clone(), sheet.name().to_owned()), (rank, position));
                 }
             }
         }
-        SheetOrder { ranks }
+        SheetOrder { ranks, positions }
+    }
+
+    /// The positions of the sheets chosen of the workbook labelled so, in
+    /// the order asked for.
+    fn chosen(&self, label: &str) -> Vec<usize> {
+        let mut chosen: Vec<(usize, usize)> = self
+            .positions
+            .iter()
+            .filter(|((file, _), _)| file == label)
+            .map(|(_, &(rank, position))| (rank, position))
+            .collect();
+        chosen.sort_unstable();
+        chosen.into_iter().map(|(_, position)| position).collect()
     }
 
     fn rank(&self, file: Option<&str>, sheet: &str) -> (usize, usize) {

@@ -18,11 +18,20 @@ use crate::report::{PyBatchReport, ReportingReader};
 use crate::values::batch_rows;
 use crate::workbook::{OpenedWorkbook, PyWorkbook, with_workbook};
 
-/// A sheet by position or name, as Python passes it.
-#[derive(Clone, Debug, FromPyObject)]
+/// A sheet by position or name, as Python passes it (a negative position
+/// is a `ValueError`: [`crate::args::sheet_ref`]).
+#[derive(Clone, Debug)]
 pub(crate) enum SheetRef {
     Position(usize),
     Name(String),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for SheetRef {
+    type Error = PyErr;
+
+    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<SheetRef> {
+        crate::args::sheet_ref(&value)
+    }
 }
 
 /// A new reader of one sheet (reads the header and the sample before it
@@ -368,13 +377,17 @@ pub(crate) fn open_sheet(
     sheet: SheetRef,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PySheet> {
+    let kwargs = options;
     let batch_size_given = batch_size_given(options)?;
     let options = options_from_kwargs(py, ArrowOptions::new(), options)?;
     let workbook = workbook.workbook()?;
     let position = sheet_position(py, &workbook, &sheet)?;
+    crate::args::readable_sheet(py, &workbook.sheets()[position], None)?;
     let reader = py
         .detach(|| open_reader(&workbook, position, &options))
         .or_raise(py)?;
+    let sheet_name = format!("sheet '{}'", workbook.sheets()[position].name());
+    crate::args::check_schema(&reader.schema(), 0, kwargs, &sheet_name)?;
     Ok(PySheet {
         name: workbook.sheets()[position].name().to_owned(),
         schema: reader.schema(),

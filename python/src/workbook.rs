@@ -10,7 +10,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMemoryView, PyString};
 use sheetstream::{SharedFile, SheetKind, SheetState};
 
-use crate::errors::IntoPyResult;
 use crate::sheet::{PySheet, SheetRef};
 
 /// Where a workbook's bytes come from.
@@ -38,7 +37,12 @@ impl Source {
             return Source::extract(&bytes);
         }
         if source.is_instance_of::<PyString>() || source.hasattr("__fspath__")? {
-            return Ok(Source::Path(source.extract::<PathBuf>()?));
+            // `~` and `~user` expanded, as polars and pandas do.
+            let expanded = source
+                .py()
+                .import("os.path")?
+                .call_method1("expanduser", (source,))?;
+            return Ok(Source::Path(expanded.extract::<PathBuf>()?));
         }
         if source.hasattr("read")? {
             let data = source.call_method0("read")?;
@@ -88,6 +92,14 @@ impl Source {
             Source::Bytes(bytes) => AnyReader::Bytes(Cursor::new(bytes.clone())),
         };
         sheetstream::Workbook::from_reader(reader)
+    }
+
+    /// The path, as errors opening the file name it (None for bytes).
+    pub(crate) fn path_label(&self) -> Option<String> {
+        match self {
+            Source::Path(path) => Some(path.display().to_string()),
+            Source::Bytes(_) => None,
+        }
     }
 
     /// How the workbook is named in reprs and in the `file` column.
@@ -164,7 +176,8 @@ pub(crate) struct PySheetInfo {
     position: usize,
     /// The name on the sheet's tab.
     name: String,
-    /// "visible", "hidden" or "very_hidden".
+    /// "visible", "hidden" or "veryHidden" (the file's spelling, which
+    /// `sheetstream sheets` prints too).
     state: &'static str,
     /// "worksheet", "chartsheet", "dialogsheet" or "macrosheet".
     kind: &'static str,
@@ -196,7 +209,7 @@ impl PySheetInfo {
             state: match info.state() {
                 SheetState::Visible => "visible",
                 SheetState::Hidden => "hidden",
-                SheetState::VeryHidden => "very_hidden",
+                SheetState::VeryHidden => "veryHidden",
             },
             kind: match info.kind() {
                 SheetKind::Worksheet => "worksheet",
@@ -246,7 +259,9 @@ pub(crate) struct PyWorkbook {
 
 impl PyWorkbook {
     pub(crate) fn open_source(py: Python<'_>, source: Source) -> PyResult<PyWorkbook> {
-        let opened = py.detach(|| source.open()).or_raise(py)?;
+        let opened = py
+            .detach(|| source.open())
+            .map_err(|err| crate::errors::open_error(py, err, source.path_label().as_deref()))?;
         Ok(PyWorkbook {
             source,
             opened: Mutex::new(Some(opened)),

@@ -31,9 +31,13 @@ def rewrite_part(source: pathlib.Path, target: pathlib.Path, part: str, change) 
 
 
 def assert_same_message_as_cli(cli: pathlib.Path, path: pathlib.Path, err: sheetstream.Error) -> None:
+    """The CLI puts the file first; an error opening a file names it in its
+    location instead (`err.file` too)."""
     result = run_cli(cli, "sheets", path)
     assert result.returncode == 1, result
-    assert result.stderr.strip() == f"sheetstream: {path}: {err}"
+    assert err.file == str(path)
+    message = str(err).replace(f" (at file {path})", "").replace(f"(at file {path}, ", "(at ")
+    assert result.stderr.strip() == f"sheetstream: {path}: {message}"
 
 
 def test_hierarchy() -> None:

@@ -53,7 +53,7 @@ def test_very_hidden_state(tmp_path: pathlib.Path) -> None:
     workbook.create_sheet("Secret").sheet_state = "veryHidden"
     workbook.save(path)
     states = [(s.name, s.state) for s in sheetstream.open(path).sheets]
-    assert states == [("Shown", "visible"), ("Secret", "very_hidden")]
+    assert states == [("Shown", "visible"), ("Secret", "veryHidden")]
 
 
 def test_defined_names(book: pathlib.Path) -> None:

@@ -41,3 +41,23 @@ def bad_cells(path: str) -> list[tuple[int, int, str]]:
 
 def plain_batches(path: str) -> int:
     return sum(batch.num_rows for batch in sheetstream.open(path).sheet(0).iter_batches())
+
+
+def skipped_files(pattern: str) -> list[tuple[str, Optional[str], str]]:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        sheetstream.read_excel(pattern, sheet=None, union_by_name=True, skip_unreadable=True)
+    found: list[tuple[str, Optional[str], str]] = []
+    for warning in caught:
+        if isinstance(warning.message, sheetstream.SkippedWarning):
+            found.extend((s.file, s.sheet, str(s.error)) for s in warning.message.skipped)
+    return found
+
+
+def frames_by_sheet(path: str) -> list[str]:
+    try:
+        return list(sheetstream.read_excel_sheets(path, sheet=None, to="pandas", threads=2))
+    except sheetstream.FileNotFoundError as err:
+        missing: Optional[str] = err.file
+        return [] if missing is None else [missing]

@@ -1,0 +1,169 @@
+//! Argument checks in Python's words: a negative count or position is a
+//! `ValueError` saying what is allowed (not pyo3's `OverflowError`), and
+//! the choices that would read nothing (a `header_row` past the sheet's
+//! last row, a column position past its last column, a chart sheet) are
+//! errors rather than empty frames.
+
+use arrow_schema::{DataType, Schema};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyInt, PyString};
+use sheetstream::{ColumnSelector, SheetKind};
+
+use crate::errors::{ColumnError, SheetNotFoundError};
+use crate::sheet::SheetRef;
+
+/// A count or position: an `int` of 0 or more (`what` names the argument,
+/// `allowed` says what else it may be, e.g. `", or None"`).
+pub(crate) fn non_negative<'a, 'py, T>(
+    value: &'a Bound<'py, PyAny>,
+    what: &str,
+    allowed: &str,
+) -> PyResult<T>
+where
+    T: FromPyObject<'a, 'py>,
+{
+    if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an int (0 or more{allowed}), not {}",
+            value.get_type().name()?
+        )));
+    }
+    if value.lt(0)? {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be 0 or more{allowed}, not {}",
+            value.repr()?
+        )));
+    }
+    value.extract::<T>().map_err(|_| {
+        PyValueError::new_err(format!(
+            "{what} is too large: {}",
+            value
+                .repr()
+                .map_or_else(|_| "?".into(), |repr| repr.to_string())
+        ))
+    })
+}
+
+/// `sheet`: a 0-based position or a name.
+pub(crate) fn sheet_ref(value: &Bound<'_, PyAny>) -> PyResult<SheetRef> {
+    if value.is_instance_of::<PyString>() {
+        return Ok(SheetRef::Name(value.extract()?));
+    }
+    if value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>() {
+        if value.lt(0)? {
+            return Err(PyValueError::new_err(format!(
+                "sheet must be a 0-based position (0 or more) or a sheet name, not {}",
+                value.repr()?
+            )));
+        }
+        return Ok(SheetRef::Position(value.extract()?));
+    }
+    Err(PyTypeError::new_err(format!(
+        "sheet must be a 0-based position (int) or a sheet name (str), not {}",
+        value.get_type().name()?
+    )))
+}
+
+/// Refuses a chart sheet, which has no cells to read.
+pub(crate) fn readable_sheet(
+    py: Python<'_>,
+    info: &sheetstream::SheetInfo,
+    file: Option<&str>,
+) -> PyResult<()> {
+    if info.kind() != SheetKind::Chartsheet {
+        return Ok(());
+    }
+    let place = file.map_or(String::new(), |file| format!(" of {file}"));
+    let err = SheetNotFoundError::new_err(format!(
+        "sheet {} ('{}'){place} is a chart sheet, which has no cells to read",
+        info.position(),
+        info.name()
+    ));
+    let value = err.value(py);
+    value.setattr("sheet", info.name())?;
+    value.setattr("file", file)?;
+    Err(err)
+}
+
+/// Whether the schema's column at `slot` read nothing: no header text
+/// (its name is the generated `column_N`) and no value in the sample.
+fn read_nothing(schema: &Schema, slot: usize) -> bool {
+    let field = schema.field(slot);
+    *field.data_type() == DataType::Null && *field.name() == format!("column_{}", slot + 1)
+}
+
+/// After a sheet's header and sample were read into `schema` (its first
+/// `leading` columns being the file and sheet columns of `read_excel`):
+/// a `header_row` at or past which the sheet has no cells, and a column
+/// position (`columns=[99]`, `"CV"`) the header and sample never reached,
+/// are errors.
+pub(crate) fn check_schema(
+    schema: &Schema,
+    leading: usize,
+    kwargs: Option<&Bound<'_, PyDict>>,
+    sheets: &str,
+) -> PyResult<()> {
+    let Some(kwargs) = kwargs else {
+        return Ok(());
+    };
+    let width = schema.fields().len().saturating_sub(leading);
+    let slot_empty = |slot: usize| read_nothing(schema, leading + slot);
+    if let Some(header) = kwargs.get_item("header_row")?
+        && header.is_instance_of::<PyInt>()
+        && (0..width).all(slot_empty)
+    {
+        let row: usize = header.extract()?;
+        return Err(PyValueError::new_err(format!(
+            "header_row={row} is past the last row of {sheets}: no cells in or after row {} \
+             (header_row is 0-based)",
+            row + 1
+        )));
+    }
+    let Some(columns) = kwargs.get_item("columns")? else {
+        return Ok(());
+    };
+    if columns.is_none() {
+        return Ok(());
+    }
+    let spec = crate::options::columns(kwargs.py(), &columns)?;
+    let mut slot = 0;
+    for selector in spec.selectors() {
+        match selector {
+            ColumnSelector::Index(column) => {
+                if slot < width && slot_empty(slot) {
+                    let letters = column_letters(*column);
+                    return Err(ColumnError::new_err(format!(
+                        "column {column} ({letters}) is past the last column of {sheets}: \
+                         no cell in its header or sample rows (positions are 0-based; \
+                         give dtypes={{\"column_{}\": ...}} if its values come later)",
+                        slot + 1
+                    )));
+                }
+                slot += 1;
+            }
+            ColumnSelector::Range(first, last) => {
+                let (first, last) = (
+                    (*first).min(sheetstream::MAX_COLUMN),
+                    (*last).min(sheetstream::MAX_COLUMN),
+                );
+                slot += first.abs_diff(last) as usize + 1;
+            }
+            _ => slot += 1,
+        }
+    }
+    Ok(())
+}
+
+/// A 0-based column's letters (0 is A, 26 is AA).
+fn column_letters(column: u32) -> String {
+    let mut letters = Vec::new();
+    let mut rest = u64::from(column) + 1;
+    while rest > 0 {
+        let digit = (rest - 1) % 26;
+        letters.push(b'A' + digit as u8);
+        rest = (rest - 1) / 26;
+    }
+    letters.reverse();
+    String::from_utf8(letters).unwrap_or_default()
+}
