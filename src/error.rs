@@ -198,10 +198,9 @@ impl Error {
     /// caller that reads many files, or opened one by path and wants the
     /// message to say which (the Python package's `open` and `read_excel`).
     pub fn with_file(mut self, file: &str) -> Error {
+        // (A misfit's widening keeps the reader's own label for the file:
+        // the one a read again looks its sheet up by.)
         self.0.location.file.get_or_insert_with(|| file.to_owned());
-        if let Some(widened) = &mut self.0.widened {
-            widened.file.get_or_insert_with(|| file.to_owned());
-        }
         self
     }
 
