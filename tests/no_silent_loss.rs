@@ -482,4 +482,8 @@ fn the_cli_parquet_widens_and_csv_columns_keeps_rows() {
     assert_eq!(all.stdout.lines().count(), 5, "{}", all.stdout);
     // One column wide: an empty record is `""` (a blank line would be skipped).
     assert_eq!(some.stdout, "c\n3\n\"\"\n\"\"\n\"\"\n");
+    let all = run_cli_args(&["jsonl", short.0.to_str().unwrap()]);
+    let some = run_cli_args(&["jsonl", short.0.to_str().unwrap(), "--columns", "c"]);
+    assert_eq!(all.stdout.lines().count(), 3, "{}", all.stdout);
+    assert_eq!(some.stdout.lines().count(), 3, "{}", some.stdout);
 }
