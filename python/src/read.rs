@@ -11,12 +11,15 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use sheetstream::arrow::{ArrowOptions, SheetChoice as ManySheets};
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use sheetstream::arrow::{ArrowOptions, BatchReport, SheetChoice as ManySheets};
 
 use crate::arrow_ffi::import_optional;
 use crate::errors::to_py_err;
 use crate::options::{batch_size_given, options_from_kwargs, whole_table_batch_rows};
-use crate::sheet::{SheetRef, to_polars_frame, to_pyarrow_table};
+use crate::report::{add_report, warn_if_coerced};
+use crate::sheet::{SheetRef, table_to_pandas, to_polars_frame, to_pyarrow_table};
 use crate::workbook::Source;
 
 /// Which sheets `read_excel` reads of each workbook.
@@ -115,32 +118,68 @@ pub(crate) fn read_excel<'py>(
         .file_column(file_column)
         .sheet_column(sheet_column)
         .threads(threads);
-    let (schema, batches) = py
-        .detach(|| {
-            let mut reader = options.read_workbooks(workbooks, sheets)?;
-            let schema = arrow_array::RecordBatchReader::schema(&reader);
-            // A wide table in bigger batches (see `whole_table_batch_rows`),
-            // set before the first batch.
-            if let Some(rows) =
-                whole_table_batch_rows(schema.fields().len()).filter(|_| !batch_size_given)
-            {
-                reader.set_batch_size(rows)?;
-            }
-            // Batches of different sheets arrive as the pool finishes
-            // them; those of one sheet in order (a stable sort keeps it).
-            let mut batches = Vec::new();
-            while let Some(batch) = reader.next_batch()? {
-                let report = reader.report();
-                batches.push((order.rank(report.file.as_deref(), &report.sheet), batch));
-            }
-            batches.sort_by_key(|(rank, _)| *rank);
-            let batches = batches.into_iter().map(|(_, batch)| batch).collect();
-            Ok::<_, sheetstream::Error>((schema, batches))
-        })
-        .map_err(|err| to_py_err(py, &err))?;
+    let (schema, batches) = read_all_sheets(py, options, workbooks, sheets, &order, batch_size_given)?;
     match to {
         "polars" => to_polars_frame(py, schema, batches),
         _ => finish_table(py, to_pyarrow_table(py, schema, batches)?, to),
+    }
+}
+
+/// Every batch of the sheets, in workbook order, read without the GIL. A
+/// value that does not fit its column's type widens the column: the
+/// sheets are read again with the wider types (`ArrowOptions::widened_by`)
+/// until every value fits or the error cannot be widened away. Warns when
+/// values were nulled (`on_mismatch="null"`).
+fn read_all_sheets<R>(
+    py: Python<'_>,
+    mut options: ArrowOptions,
+    workbooks: Vec<(String, Arc<sheetstream::Workbook<R>>)>,
+    sheets: ManySheets,
+    order: &SheetOrder,
+    batch_size_given: bool,
+) -> PyResult<(SchemaRef, Vec<RecordBatch>)>
+where
+    R: std::io::Read + std::io::Seek + Clone + Send + Sync + 'static,
+{
+    let mut coerced = BatchReport::default();
+    let read = |options: &ArrowOptions, coerced: &mut BatchReport| {
+        let mut reader = options.read_workbooks(workbooks.clone(), sheets.clone())?;
+        let schema = arrow_array::RecordBatchReader::schema(&reader);
+        // A wide table in bigger batches (see `whole_table_batch_rows`),
+        // set before the first batch.
+        if let Some(rows) =
+            whole_table_batch_rows(schema.fields().len()).filter(|_| !batch_size_given)
+        {
+            reader.set_batch_size(rows)?;
+        }
+        // Batches of different sheets arrive as the pool finishes
+        // them; those of one sheet in order (a stable sort keeps it).
+        let mut batches = Vec::new();
+        *coerced = BatchReport::default();
+        while let Some(batch) = reader.next_batch()? {
+            let report = reader.report();
+            if coerced.coerced_cells + coerced.dropped_cells == 0 {
+                coerced.file = report.file.clone();
+                coerced.sheet = report.sheet.clone();
+            }
+            add_report(coerced, report);
+            batches.push((order.rank(report.file.as_deref(), &report.sheet), batch));
+        }
+        batches.sort_by_key(|(rank, _)| *rank);
+        let batches = batches.into_iter().map(|(_, batch)| batch).collect();
+        Ok::<_, sheetstream::Error>((schema, batches))
+    };
+    loop {
+        match py.detach(|| read(&options, &mut coerced)) {
+            Ok(table) => {
+                warn_if_coerced(py, &coerced)?;
+                return Ok(table);
+            }
+            Err(err) => match options.widened_by(&err) {
+                Some(wider) => options = wider,
+                None => return Err(to_py_err(py, &err)),
+            },
+        }
     }
 }
 
@@ -219,7 +258,7 @@ fn finish_table<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     if to == "pandas" {
         import_optional(py, "pandas", "pandas")?;
-        return table.call_method0("to_pandas");
+        return table_to_pandas(py, &table, None);
     }
     Ok(table)
 }
