@@ -84,14 +84,18 @@ pub(crate) fn options_from_kwargs(
                     .extract::<String>()
                     .ok()
                     .and_then(|name| OnMismatch::parse(&name))
-                    .ok_or_else(|| choice_error("on_mismatch", "\"widen\", \"strict\" or \"null\"", &value))?,
+                    .ok_or_else(|| {
+                        choice_error("on_mismatch", "\"widen\", \"strict\" or \"null\"", &value)
+                    })?,
             ),
             "on_error_value" => options.on_error_value(
                 value
                     .extract::<String>()
                     .ok()
                     .and_then(|name| OnErrorValue::parse(&name))
-                    .ok_or_else(|| choice_error("on_error_value", "\"null\" or \"strict\"", &value))?,
+                    .ok_or_else(|| {
+                        choice_error("on_error_value", "\"null\" or \"strict\"", &value)
+                    })?,
             ),
             "null_values" => {
                 if value.is_none() {

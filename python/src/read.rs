@@ -8,11 +8,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
 use sheetstream::arrow::{ArrowOptions, BatchReport, SheetChoice as ManySheets};
 
 use crate::arrow_ffi::import_optional;
@@ -118,7 +118,8 @@ pub(crate) fn read_excel<'py>(
         .file_column(file_column)
         .sheet_column(sheet_column)
         .threads(threads);
-    let (schema, batches) = read_all_sheets(py, options, workbooks, sheets, &order, batch_size_given)?;
+    let (schema, batches) =
+        read_all_sheets(py, options, workbooks, sheets, &order, batch_size_given)?;
     match to {
         "polars" => to_polars_frame(py, schema, batches),
         _ => finish_table(py, to_pyarrow_table(py, schema, batches)?, to),

@@ -144,13 +144,21 @@ pub(crate) fn warn_if_coerced(py: Python<'_>, report: &BatchReport) -> PyResult<
         "{} value{} that did not fit {} column's type became null",
         report.coerced_cells,
         if report.coerced_cells == 1 { "" } else { "s" },
-        if report.coerced_cells == 1 { "its" } else { "their" },
+        if report.coerced_cells == 1 {
+            "its"
+        } else {
+            "their"
+        },
     );
     if report.dropped_cells > 0 {
         message.push_str(&format!(
             ", {} cell{} outside the columns (or repeated) left out",
             report.dropped_cells,
-            if report.dropped_cells == 1 { " was" } else { "s were" },
+            if report.dropped_cells == 1 {
+                " was"
+            } else {
+                "s were"
+            },
         ));
     }
     let sheet = match &report.file {
@@ -160,7 +168,8 @@ pub(crate) fn warn_if_coerced(py: Python<'_>, report: &BatchReport) -> PyResult<
     if !first.is_empty() {
         message.push_str(&format!(" (first in {sheet}: {})", first.join("; ")));
     }
-    message.push_str("; on_mismatch=\"widen\" (the default) keeps them in a read of the whole table");
+    message
+        .push_str("; on_mismatch=\"widen\" (the default) keeps them in a read of the whole table");
     let category = py.get_type::<CoercionWarning>();
     let message = std::ffi::CString::new(message.replace('\0', " "))
         .map_err(|err| pyo3::exceptions::PyValueError::new_err(err.to_string()))?;
