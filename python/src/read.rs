@@ -173,7 +173,9 @@ where
     loop {
         match py.detach(|| read(&options, &mut coerced)) {
             Ok(table) => {
-                warn_if_coerced(py, &coerced)?;
+                // 2: the caller of sheetstream.read_excel, the Python
+                // function that expands glob patterns.
+                warn_if_coerced(py, &coerced, 2)?;
                 return Ok(table);
             }
             Err(err) => match options.widened_by(&err) {

@@ -127,8 +127,14 @@ pyo3::create_exception!(
 
 /// Warns with a `CoercionWarning` when a read nulled values that did not
 /// fit (or left out cells): how many, and the first cells. Error cells,
-/// null by default and counted in the report, do not warn.
-pub(crate) fn warn_if_coerced(py: Python<'_>, report: &BatchReport) -> PyResult<()> {
+/// null by default and counted in the report, do not warn. `stacklevel`
+/// as `warnings.warn` takes it: 1 is the Python code that called the
+/// native method.
+pub(crate) fn warn_if_coerced(
+    py: Python<'_>,
+    report: &BatchReport,
+    stacklevel: i32,
+) -> PyResult<()> {
     let lost = report.coerced_cells + report.dropped_cells;
     if lost == 0 {
         return Ok(());
@@ -173,7 +179,7 @@ pub(crate) fn warn_if_coerced(py: Python<'_>, report: &BatchReport) -> PyResult<
     let category = py.get_type::<CoercionWarning>();
     let message = std::ffi::CString::new(message.replace('\0', " "))
         .map_err(|err| pyo3::exceptions::PyValueError::new_err(err.to_string()))?;
-    PyErr::warn(py, &category, &message, 2)
+    PyErr::warn(py, &category, &message, stacklevel)
 }
 
 /// Adds one batch's report to a running total. The total describes the

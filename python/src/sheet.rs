@@ -155,7 +155,7 @@ impl PySheet {
             let schema = reader.schema();
             let err = match py.detach(|| read_all(&mut reader)) {
                 Ok(batches) => {
-                    warn_if_coerced(py, &reader.total())?;
+                    warn_if_coerced(py, &reader.total(), 1)?;
                     return Ok((schema, batches));
                 }
                 Err(err) => err,
@@ -332,7 +332,7 @@ fn next_batch(
         Ok(None) => {
             let total = reader.total();
             *slot = None;
-            warn_if_coerced(py, &total)?;
+            warn_if_coerced(py, &total, 1)?;
             Ok(None)
         }
         Err(err) => {

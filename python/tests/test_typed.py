@@ -277,3 +277,40 @@ def test_pandas_dates_are_datetime64(write_workbook: WriteWorkbook) -> None:
     # As pyarrow's own to_pandas, when asked.
     frame = sheetstream.open(path).sheet(0).to_pandas(date_as_object=True)
     assert frame["day"].tolist()[0] == datetime.date(2024, 3, 1)
+
+
+def test_the_warning_points_at_the_callers_line(int_then_fraction: pathlib.Path) -> None:
+    with pytest.warns(sheetstream.CoercionWarning) as caught:
+        sheetstream.read_excel(int_then_fraction, on_mismatch="null")
+    assert caught.list[0].filename == __file__
+    sheet = sheetstream.open(int_then_fraction).sheet(0, on_mismatch="null")
+    for read in (sheet.to_arrow, sheet.to_polars, sheet.to_pandas, lambda: list(sheet.iter_batches())):
+        with pytest.warns(sheetstream.CoercionWarning) as caught:
+            read()
+        assert caught.list[0].filename == __file__
+
+
+def test_widening_across_sheets_and_by_name(write_workbook: WriteWorkbook) -> None:
+    # Two sheets read together by name: the second's `amount` outgrows the
+    # sample (whole numbers, then text), the first's has fractions.
+    def fill(workbook: object) -> None:
+        first = workbook.add_worksheet("One")  # type: ignore[attr-defined]
+        first.write_row(0, 0, ["amount", "id"])
+        for row in range(1, 11):
+            first.write_row(row, 0, [row + 0.25, row])
+        second = workbook.add_worksheet("Two")  # type: ignore[attr-defined]
+        second.write_row(0, 0, ["id", "amount", "extra"])
+        for row in range(1, 31):
+            second.write_row(row, 0, [row, row])
+        second.write_row(31, 0, [31, "thirty-one", "late"])
+
+    path = write_workbook(fill)
+    table = sheetstream.read_excel(
+        path, sheet=None, union_by_name=True, sheet_column="sheet", schema_sample_rows=5, to="pyarrow"
+    )
+    assert table.num_rows == 10 + 31
+    assert str(table.schema.field("amount").type) == "string"
+    amounts = table["amount"].to_pylist()
+    assert amounts[0] == "1.25" and amounts[-1] == "thirty-one" and amounts[10] == "1"
+    assert table["extra"].to_pylist()[-1] == "late"
+    assert table["sheet"].to_pylist()[:1] + table["sheet"].to_pylist()[-1:] == ["One", "Two"]
