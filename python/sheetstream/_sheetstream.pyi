@@ -38,6 +38,7 @@ __all__ = [
     "BatchIterator",
     "BatchReport",
     "CellIssue",
+    "CoercionWarning",
     "RowIterator",
     "__version__",
     "open",
@@ -71,9 +72,12 @@ class _SheetOptions(TypedDict, total=False):
     skip_rows: int
     n_rows: Optional[int]
     columns: Union[str, Sequence[Union[str, int]], None]
-    schema_sample_rows: int
+    schema_sample_rows: Optional[int]
+    infer_schema_length: Optional[int]
     dtypes: Optional[Mapping[str, _ColumnType]]
+    on_mismatch: Literal["widen", "strict", "null"]
     strict: bool
+    on_error_value: Literal["null", "strict"]
     null_values: Union[str, Sequence[str], None]
     batch_size: int
     issues_per_batch: int
@@ -126,6 +130,11 @@ class XmlError(Error): ...
 class CellError(Error): ...
 class ConversionError(CellError): ...
 class ColumnError(Error): ...
+
+class CoercionWarning(UserWarning):
+    """A read nulled values that did not fit their column's type
+    (`on_mismatch="null"`): how many, and the first cells."""
+
 class LimitError(Error): ...
 class SheetNotFoundError(Error): ...
 

@@ -46,7 +46,10 @@ option                      default      meaning
 ``samplingFiles``           ``10``       files sampled for inference (spread
                                          over the listing, first and last
                                          included)
-``samplingRows``            ``1000``     rows sampled per sheet
+``samplingRows``            ``1000``     rows sampled per sheet; ``all``:
+                                         every row (each sampled sheet is
+                                         read to its end on the driver, and
+                                         each sheet twice on the executors)
 ``unionByName``             ``false``    columns matched by header name
                                          across sheets and files (missing
                                          ones null); otherwise by position
@@ -56,6 +59,10 @@ option                      default      meaning
 ``sheetColumnName``         ``_sheet``
 ``mode``                    ``FAILFAST`` ``FAILFAST``, ``PERMISSIVE`` or
                                          ``DROPMALFORMED`` (below)
+``onErrorValue``            ``null``     error cells (``#DIV/0!``, ``#N/A``):
+                                         ``null`` (their code in a string
+                                         column), ``strict``: bad cells
+                                         (below)
 ``columnNameOfCorruptRecord`` ``_corrupt_record``
 ``batchSize``               ``65536``    rows per Arrow batch
 ``recursiveFileLookup``     ``false``    directories are listed recursively
@@ -89,10 +96,29 @@ A bad cell is one of: a value that does not fit its column's type, whether
 the sheet's own sample gave that type and the value comes later in the
 sheet (the Arrow layer finds it and names it in the batch's report) or
 the value's sheet type does not cast to the schema's (another file's);
-an error cell (``#N/A``); a cell in a column the sheet's sample did not
-have; a second cell for one column in one row. ``FAILFAST`` reads with
-the Arrow layer's strict mode, so the first of them fails the query with
-the error naming sheet, row, column and value.
+a cell in a column the sheet's sample did not have; a second cell for one
+column in one row; with ``onErrorValue=strict``, an error cell.
+``FAILFAST`` reads with the Arrow layer's ``on_mismatch="strict"``, so the
+first of them fails the query with the error naming sheet, row, column and
+value; ``PERMISSIVE`` and ``DROPMALFORMED`` read with
+``on_mismatch="null"`` and mark or drop the rows the batch reports name.
+
+Error cells (``#DIV/0!``, ``#N/A``) are values the workbook shows, not
+damage: by default they are null in a typed column and keep their code in
+a string column, in every mode, and no row is marked or dropped for them
+(as ``pandas.read_excel`` reads them). ``onErrorValue=strict`` makes them
+bad cells: ``FAILFAST`` fails on the first, ``PERMISSIVE`` marks its row,
+``DROPMALFORMED`` drops it.
+
+The schema is inferred on the driver, before any task runs, so a column
+cannot widen during the read as ``sheetstream.read_excel`` widens it: a
+value after the sampled rows that does not fit its column (a fraction in
+a ``bigint`` column, a text in a ``double`` one) is a bad cell, which
+fails the query in ``FAILFAST`` (the message names the options that take
+it), is null with its row marked in ``PERMISSIVE`` and drops its row in
+``DROPMALFORMED``. To type columns from every row instead, give
+``samplingRows=all`` (and ``samplingFiles`` as many as there are files),
+or a schema of your own.
 
 Types (the Arrow layer's inference, then this mapping):
 
@@ -123,6 +149,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import warnings
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .planning import (
@@ -192,7 +219,11 @@ class Settings:
         self.columns = lowered.get("columns") or None
         self.infer_schema = self._flag("inferschema", True)
         self.sampling_files = max(1, self._count("samplingfiles", 10))
-        self.sampling_rows = max(1, self._count("samplingrows", 1000))
+        self.sampling_rows: Optional[int] = (
+            None
+            if lowered.get("samplingrows", "").strip().lower() == "all"
+            else max(1, self._count("samplingrows", 1000))
+        )
         self.union_by_name = self._flag("unionbyname", False)
         self.file_column = (
             lowered.get("filecolumnname", "_file") if self._flag("includefilecolumn", False) else None
@@ -206,6 +237,11 @@ class Settings:
         if self.mode not in _MODES:
             raise ValueError(f"sheetstream: mode must be one of {', '.join(_MODES)}, not {self.mode!r}")
         self.corrupt_column = lowered.get("columnnameofcorruptrecord", "_corrupt_record")
+        self.on_error_value = lowered.get("onerrorvalue", "null").strip().lower()
+        if self.on_error_value not in ("null", "strict"):
+            raise ValueError(
+                f"sheetstream: option onErrorValue must be null or strict, not {self.on_error_value!r}"
+            )
         self.batch_size = max(1, self._count("batchsize", 65536))
         self.recursive = self._flag("recursivefilelookup", False)
         self.max_partition_bytes = max(1, self._count("maxpartitionbytes", 128 << 20))
@@ -330,12 +366,17 @@ class SheetstreamReader(DataSourceReader):
 
 
 def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optional[str],
-               sample_rows: int, batch_size: int, strict: bool) -> Any:
+               sample_rows: Optional[int], batch_size: int, strict: bool,
+               error_values: str = "null") -> Any:
     """The Arrow layer's reader of the item's sheet (``workbook.sheet``),
-    with the options spelled as the Python package spells them. Returns
-    (workbook, sheet reader); the caller closes the workbook. Not strict,
-    every bad cell of a batch is described in its report and a damaged
-    sheet hands out the rows before the damage."""
+    with the options spelled as the Python package spells them
+    (``sample_rows`` None: every row). Returns (workbook, sheet reader);
+    the caller closes the workbook. Strict, the first value that does not
+    fit fails the read (``on_mismatch="strict"``), and so does an error
+    cell when ``error_values`` is ``"strict"``. Not strict, such values
+    are null (``on_mismatch="null"``), every bad cell and error cell of a
+    batch is described in its report and a damaged sheet hands out the
+    rows before the damage."""
     import sheetstream
 
     workbook = sheetstream.open(item.path)
@@ -346,7 +387,8 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
             "skip_rows": skip_rows,
             "schema_sample_rows": sample_rows,
             "batch_size": batch_size,
-            "strict": strict,
+            "on_mismatch": "strict" if strict else "null",
+            "on_error_value": error_values if strict else "null",
         }
         if not strict:
             options["issues_per_batch"] = _ALL_ISSUES
@@ -555,6 +597,7 @@ class BatchConformer:
                 sample_rows=settings.sampling_rows,
                 batch_size=settings.batch_size,
                 strict=settings.mode == "FAILFAST",
+                error_values=settings.on_error_value,
             )
         except sheetstream.Error as error:
             message = _name_path(error, item.path)
@@ -567,7 +610,10 @@ class BatchConformer:
             batches = iter(sheet.iter_batches(with_report=True))
             while True:
                 try:
-                    batch, report = next(batches)
+                    with warnings.catch_warnings():
+                        # The nulled values are marked or dropped below.
+                        warnings.simplefilter("ignore", sheetstream.CoercionWarning)
+                        batch, report = next(batches)
                 except StopIteration:
                     break
                 except sheetstream.Error as error:
@@ -576,10 +622,18 @@ class BatchConformer:
                     # row with the error, DROPMALFORMED leaves the rest out.
                     message = _name_path(error, item.path)
                     if settings.mode == "FAILFAST":
+                        _spark_advice(error)
                         raise
                     yield from self._unreadable(item, message, sheet_name)
                     return
-                problems = {} if report.is_clean else _report_problems(report, item.path, sheet_name)
+                problems = (
+                    {}
+                    if report.is_clean
+                    else _report_problems(
+                        report, item.path, sheet_name,
+                        error_values=settings.on_error_value == "strict",
+                    )
+                )
                 conformed = self.conform(batch, item.path, sheet_name, report.first_row or 0, problems)
                 if conformed.num_rows:
                     yield conformed
@@ -683,12 +737,17 @@ class BatchConformer:
 _ALL_ISSUES = 1 << 40
 
 
-def _report_problems(report: Any, path: str, sheet: str) -> Dict[int, str]:
+def _report_problems(
+    report: Any, path: str, sheet: str, *, error_values: bool = False
+) -> Dict[int, str]:
     """The rows (0-based in the batch) the Arrow layer's report names, each
-    with a description of its first bad cell."""
+    with a description of its first bad cell; error cells only with
+    ``error_values`` (``onErrorValue=strict``), else they are values."""
     problems: Dict[int, str] = {}
     first_row = report.first_row or 0
     for issue in report.issues:
+        if issue.kind == "error_value" and not error_values:
+            continue
         if issue.kind == "does_not_fit":
             what = f"{issue.value!r} does not fit the sheet's {issue.column_type} column"
         elif issue.kind == "error_value":
@@ -703,6 +762,24 @@ def _report_problems(report: Any, path: str, sheet: str) -> Dict[int, str]:
             f"{path}: sheet {sheet!r}, row {issue.row}, column {_letters(issue.column)}{name}: {what}",
         )
     return problems
+
+
+def _spark_advice(error: BaseException) -> None:
+    """Adds to a ``ConversionError``'s message the Spark options that would
+    take the value (the message names the Python and CLI ones)."""
+    import sheetstream
+
+    if not isinstance(error, sheetstream.ConversionError) or not error.args:
+        return
+    if "on_error_value" in str(error):
+        advice = "in Spark: option onErrorValue=null (the default) reads error cells as null"
+    else:
+        advice = (
+            "in Spark: option samplingRows=all types the columns from every row, "
+            "a schema of your own can take the value, mode PERMISSIVE nulls it and "
+            "marks its row, DROPMALFORMED drops the row"
+        )
+    error.args = (f"{error.args[0]}; {advice}",) + tuple(error.args[1:])
 
 
 def _letters(column: int) -> str:

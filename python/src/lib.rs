@@ -27,6 +27,10 @@ fn _sheetstream(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<report::PyBatchReport>()?;
     module.add_class::<report::PyCellIssue>()?;
     module.add_class::<read::PySkippedSheet>()?;
+    module.add(
+        "CoercionWarning",
+        module.py().get_type::<report::CoercionWarning>(),
+    )?;
     module.add_function(wrap_pyfunction!(workbook::open, module)?)?;
     module.add_function(wrap_pyfunction!(read::read_excel, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -4,21 +4,24 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyType};
-use sheetstream::arrow::{ArrowOptions, ColumnType, Header, OnMismatch};
+use sheetstream::arrow::{ALL_ROWS, ArrowOptions, ColumnType, Header, OnErrorValue, OnMismatch};
 use sheetstream::{ColumnSelector, ColumnSpec};
 
 use crate::args::non_negative;
 use crate::errors::IntoPyResult;
 
 /// The option names `options_from_kwargs` takes.
-pub(crate) const SHEET_OPTIONS: [&str; 11] = [
+pub(crate) const SHEET_OPTIONS: [&str; 14] = [
     "header_row",
     "skip_rows",
     "n_rows",
     "columns",
     "schema_sample_rows",
+    "infer_schema_length",
     "dtypes",
+    "on_mismatch",
     "strict",
+    "on_error_value",
     "null_values",
     "batch_size",
     "issues_per_batch",
@@ -35,6 +38,17 @@ pub(crate) fn options_from_kwargs(
     let Some(kwargs) = kwargs else {
         return Ok(options);
     };
+    for pair in [
+        ["schema_sample_rows", "infer_schema_length"],
+        ["on_mismatch", "strict"],
+    ] {
+        if kwargs.contains(pair[0])? && kwargs.contains(pair[1])? {
+            return Err(PyTypeError::new_err(format!(
+                "give {} or {}, not both (the second is another name for the first)",
+                pair[0], pair[1]
+            )));
+        }
+    }
     for (key, value) in kwargs.iter() {
         let key: String = key.extract()?;
         options = match key.as_str() {
@@ -52,7 +66,9 @@ pub(crate) fn options_from_kwargs(
                     options.columns(columns(py, &value)?)
                 }
             }
-            "schema_sample_rows" => options.schema_sample_rows(value.extract()?),
+            "schema_sample_rows" | "infer_schema_length" => {
+                options.schema_sample_rows(sample_rows(&key, &value)?)
+            }
             "dtypes" => {
                 if value.is_none() {
                     options
@@ -67,11 +83,25 @@ pub(crate) fn options_from_kwargs(
                     options.dtypes(pairs)
                 }
             }
-            "strict" => options.on_mismatch(if value.extract::<bool>()? {
-                OnMismatch::Strict
-            } else {
-                OnMismatch::Widen
-            }),
+            "strict" => options.strict(value.extract()?),
+            "on_mismatch" => options.on_mismatch(
+                value
+                    .extract::<String>()
+                    .ok()
+                    .and_then(|name| OnMismatch::parse(&name))
+                    .ok_or_else(|| {
+                        choice_error("on_mismatch", "\"widen\", \"strict\" or \"null\"", &value)
+                    })?,
+            ),
+            "on_error_value" => options.on_error_value(
+                value
+                    .extract::<String>()
+                    .ok()
+                    .and_then(|name| OnErrorValue::parse(&name))
+                    .ok_or_else(|| {
+                        choice_error("on_error_value", "\"null\" or \"strict\"", &value)
+                    })?,
+            ),
             "null_values" => {
                 if value.is_none() {
                     options
@@ -101,6 +131,33 @@ pub(crate) fn options_from_kwargs(
         };
     }
     Ok(options)
+}
+
+/// `schema_sample_rows` (or polars' `infer_schema_length`): a number of
+/// rows (at least 1), or None for every row.
+fn sample_rows(key: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    if value.is_none() {
+        return Ok(ALL_ROWS);
+    }
+    let rows: usize = value.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{key} must be a number of rows, or None for every row"
+        ))
+    })?;
+    if rows == 0 {
+        return Err(PyValueError::new_err(format!(
+            "{key} must be at least 1 (None infers the types from every row)"
+        )));
+    }
+    Ok(rows)
+}
+
+/// A `ValueError` for a choice option given something else.
+fn choice_error(key: &str, choices: &str, value: &Bound<'_, PyAny>) -> PyErr {
+    let given = value
+        .repr()
+        .map_or_else(|_| "that".to_owned(), |repr| repr.to_string());
+    PyValueError::new_err(format!("{key} must be {choices}, not {given}"))
 }
 
 /// `header_row`: "auto" (the first non-empty row), None (no header), or

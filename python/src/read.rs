@@ -12,12 +12,13 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use sheetstream::ErrorKind;
-use sheetstream::arrow::{ArrowOptions, SheetChoice as ManySheets};
+use sheetstream::arrow::{ArrowOptions, BatchReport, SheetChoice as ManySheets};
 
 use crate::arrow_ffi::import_optional;
 use crate::errors::{SkippedWarning, to_py_err, to_py_err_hinted};
 use crate::options::{batch_size_given, options_from_kwargs, whole_table_batch_rows};
-use crate::sheet::{SheetRef, to_polars_frame, to_pyarrow_table};
+use crate::report::{add_report, warn_if_coerced};
+use crate::sheet::{SheetRef, table_to_pandas, to_polars_frame, to_pyarrow_table};
 use crate::workbook::Source;
 
 /// Which sheets `read_excel` reads of each workbook.
@@ -250,24 +251,29 @@ pub(crate) fn read_excel<'py>(
         [(label, _)] => Some(label.clone()),
         _ => None,
     };
-    // The headers and samples.
-    let reader = py
-        .detach(|| options.read_workbooks(workbooks, sheets))
-        .map_err(|err| {
-            let err = match &one_workbook {
-                Some(label) => err.with_file(label),
-                None => err,
-            };
-            let hint = (one_workbook.is_some() && several_sheets && !union_by_name)
-                .then_some(UNION_HINT)
-                .filter(|_| matches!(err.kind(), ErrorKind::ColumnSelection(message) if message.contains("union_by_name")));
-            to_py_err_hinted(py, &err, hint)
-        })?;
-    let schema = arrow_array::RecordBatchReader::schema(&reader);
-    // A header row or column position past the end is an error.
-    crate::args::check_schema(&schema, leading, kwargs, &sheet_label)?;
-    let (batches, reader) = py
-        .detach(|| {
+    // A value that does not fit its column's type widens the column: the
+    // sheets are read again with the wider types (`ArrowOptions::widened_by`)
+    // until every value fits or the error cannot be widened away.
+    let mut options = options;
+    let mut coerced = BatchReport::default();
+    let (schema, batches) = loop {
+        // The headers and samples.
+        let reader = py
+            .detach(|| options.read_workbooks(workbooks.clone(), sheets.clone()))
+            .map_err(|err| {
+                let err = match &one_workbook {
+                    Some(label) => err.with_file(label),
+                    None => err,
+                };
+                let hint = (one_workbook.is_some() && several_sheets && !union_by_name)
+                    .then_some(UNION_HINT)
+                    .filter(|_| matches!(err.kind(), ErrorKind::ColumnSelection(message) if message.contains("union_by_name")));
+                to_py_err_hinted(py, &err, hint)
+            })?;
+        let schema = arrow_array::RecordBatchReader::schema(&reader);
+        // A header row or column position past the end is an error.
+        crate::args::check_schema(&schema, leading, kwargs, &sheet_label)?;
+        let read = py.detach(|| {
             let mut reader = reader;
             // A wide table in bigger batches (see `whole_table_batch_rows`),
             // set before the first batch.
@@ -279,24 +285,41 @@ pub(crate) fn read_excel<'py>(
             // Batches of different sheets arrive as the pool finishes
             // them; those of one sheet in order (a stable sort keeps it).
             let mut batches = Vec::new();
+            coerced = BatchReport::default();
             while let Some(batch) = reader.next_batch()? {
                 let report = reader.report();
+                if coerced.coerced_cells + coerced.dropped_cells == 0 {
+                    coerced.file = report.file.clone();
+                    coerced.sheet = report.sheet.clone();
+                }
+                add_report(&mut coerced, report);
                 batches.push((order.rank(report.file.as_deref(), &report.sheet), batch));
             }
             batches.sort_by_key(|(rank, _)| *rank);
             let batches: Vec<_> = batches.into_iter().map(|(_, batch)| batch).collect();
             Ok::<_, sheetstream::Error>((batches, reader))
-        })
-        .map_err(|err| to_py_err(py, &err))?;
-    for item in reader.skipped() {
-        skipped.push(PySkippedSheet::new(
-            py,
-            item.file.clone(),
-            item.sheet.clone(),
-            &item.error,
-        ));
-    }
-    drop(reader);
+        });
+        match read {
+            Ok((batches, reader)) => {
+                for item in reader.skipped() {
+                    skipped.push(PySkippedSheet::new(
+                        py,
+                        item.file.clone(),
+                        item.sheet.clone(),
+                        &item.error,
+                    ));
+                }
+                break (schema, batches);
+            }
+            Err(err) => match options.widened_by(&err) {
+                Some(wider) => options = wider,
+                None => return Err(to_py_err(py, &err)),
+            },
+        }
+    };
+    // 2: the caller of sheetstream.read_excel, the Python function that
+    // expands glob patterns.
+    warn_if_coerced(py, &coerced, 2)?;
     let frame = match to {
         "polars" => to_polars_frame(py, schema, batches),
         _ => finish_table(py, to_pyarrow_table(py, schema, batches)?, to),
@@ -400,7 +423,7 @@ fn finish_table<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     if to == "pandas" {
         import_optional(py, "pandas", "pandas")?;
-        return table.call_method0("to_pandas");
+        return table_to_pandas(py, &table, None);
     }
     Ok(table)
 }

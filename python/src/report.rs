@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
+use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 use sheetstream::arrow::{
     BatchReport, CellIssue, IssueKind, MAX_ISSUES_PER_BATCH, SheetBatchReader,
@@ -117,6 +118,70 @@ impl PyBatchReport {
     }
 }
 
+pyo3::create_exception!(
+    sheetstream,
+    CoercionWarning,
+    PyUserWarning,
+    "A read nulled values that did not fit their column's type (on_mismatch=\"null\")."
+);
+
+/// Warns with a `CoercionWarning` when a read nulled values that did not
+/// fit (or left out cells): how many, and the first cells. Error cells,
+/// null by default and counted in the report, do not warn. `stacklevel`
+/// as `warnings.warn` takes it: 1 is the Python code that called the
+/// native method.
+pub(crate) fn warn_if_coerced(
+    py: Python<'_>,
+    report: &BatchReport,
+    stacklevel: i32,
+) -> PyResult<()> {
+    let lost = report.coerced_cells + report.dropped_cells;
+    if lost == 0 {
+        return Ok(());
+    }
+    let first: Vec<String> = report
+        .issues
+        .iter()
+        .filter(|issue| !matches!(issue.kind, IssueKind::ErrorValue(_)))
+        .take(3)
+        .map(ToString::to_string)
+        .collect();
+    let mut message = format!(
+        "{} value{} that did not fit {} column's type became null",
+        report.coerced_cells,
+        if report.coerced_cells == 1 { "" } else { "s" },
+        if report.coerced_cells == 1 {
+            "its"
+        } else {
+            "their"
+        },
+    );
+    if report.dropped_cells > 0 {
+        message.push_str(&format!(
+            ", {} cell{} outside the columns (or repeated) left out",
+            report.dropped_cells,
+            if report.dropped_cells == 1 {
+                " was"
+            } else {
+                "s were"
+            },
+        ));
+    }
+    let sheet = match &report.file {
+        Some(file) => format!("sheet {:?} of {file}", report.sheet),
+        None => format!("sheet {:?}", report.sheet),
+    };
+    if !first.is_empty() {
+        message.push_str(&format!(" (first in {sheet}: {})", first.join("; ")));
+    }
+    message
+        .push_str("; on_mismatch=\"widen\" (the default) keeps them in a read of the whole table");
+    let category = py.get_type::<CoercionWarning>();
+    let message = std::ffi::CString::new(message.replace('\0', " "))
+        .map_err(|err| pyo3::exceptions::PyValueError::new_err(err.to_string()))?;
+    PyErr::warn(py, &category, &message, stacklevel)
+}
+
 /// Adds one batch's report to a running total. The total describes the
 /// first [`MAX_ISSUES_PER_BATCH`] issues only, so it stays small however
 /// long the sheet.
@@ -156,6 +221,11 @@ impl ReportingReader {
 
     pub(crate) fn schema(&self) -> SchemaRef {
         self.reader.schema()
+    }
+
+    /// The reports of the batches read so far, added up.
+    pub(crate) fn total(&self) -> BatchReport {
+        self.total.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// The next batch and its own report (call without the GIL).

@@ -14,7 +14,7 @@ use sheetstream::arrow::{ArrowOptions, BatchReport, SheetBatchReader};
 use crate::arrow_ffi::{self, BatchStream, SchemaCapsule, import_optional};
 use crate::errors::IntoPyResult;
 use crate::options::{batch_size_given, options_from_kwargs, whole_table_batch_rows};
-use crate::report::{PyBatchReport, ReportingReader};
+use crate::report::{PyBatchReport, ReportingReader, warn_if_coerced};
 use crate::values::batch_rows;
 use crate::workbook::{OpenedWorkbook, PyWorkbook, with_workbook};
 
@@ -59,21 +59,12 @@ pub(crate) fn sheet_position(
 }
 
 /// All batches of a reader, read without the GIL.
-fn read_all(
-    py: Python<'_>,
-    mut reader: ReportingReader,
-) -> PyResult<(SchemaRef, Vec<RecordBatch>)> {
-    let schema = reader.schema();
-    let batches = py
-        .detach(|| {
-            let mut batches = Vec::new();
-            while let Some((batch, _)) = reader.next_batch()? {
-                batches.push(batch);
-            }
-            Ok::<_, sheetstream::Error>(batches)
-        })
-        .or_raise(py)?;
-    Ok((schema, batches))
+fn read_all(reader: &mut ReportingReader) -> Result<Vec<RecordBatch>, sheetstream::Error> {
+    let mut batches = Vec::new();
+    while let Some((batch, _)) = reader.next_batch()? {
+        batches.push(batch);
+    }
+    Ok(batches)
 }
 
 /// Batches already read as a `pyarrow.RecordBatchReader` (through the
@@ -97,6 +88,24 @@ pub(crate) fn to_pyarrow_table<'py>(
     batches: Vec<RecordBatch>,
 ) -> PyResult<Bound<'py, PyAny>> {
     pyarrow_reader(py, schema, batches)?.call_method0("read_all")
+}
+
+/// A pyarrow Table as a pandas DataFrame: dates as `datetime64` (as
+/// `pandas.read_excel` gives them, not `object`) unless `kwargs` says
+/// `date_as_object`.
+pub(crate) fn table_to_pandas<'py>(
+    py: Python<'py>,
+    table: &Bound<'py, PyAny>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let options = match kwargs {
+        Some(kwargs) => kwargs.copy()?,
+        None => PyDict::new(py),
+    };
+    if !options.contains("date_as_object")? {
+        options.set_item("date_as_object", false)?;
+    }
+    table.call_method("to_pandas", (), Some(&options))
 }
 
 /// Batches already read as a polars DataFrame.
@@ -141,6 +150,35 @@ impl PySheet {
     fn whole_table_reader(&self, py: Python<'_>) -> PyResult<ReportingReader> {
         let rows = whole_table_batch_rows(self.schema.fields().len());
         self.reader_in_batches_of(py, rows.filter(|_| !self.batch_size_given))
+    }
+
+    /// The whole sheet (`to_arrow`, `to_polars`, `to_pandas`): a value
+    /// that does not fit its column's type widens the column, and the
+    /// sheet is read again with the wider types (`ArrowOptions::widened_by`),
+    /// until every value fits or the error cannot be widened away. Warns
+    /// when values were nulled (`on_mismatch="null"`).
+    fn read_whole_table(&self, py: Python<'_>) -> PyResult<(SchemaRef, Vec<RecordBatch>)> {
+        let mut reader = self.whole_table_reader(py)?;
+        let mut options = self.options.clone();
+        loop {
+            let schema = reader.schema();
+            let err = match py.detach(|| read_all(&mut reader)) {
+                Ok(batches) => {
+                    warn_if_coerced(py, &reader.total(), 1)?;
+                    return Ok((schema, batches));
+                }
+                Err(err) => err,
+            };
+            options = options.widened_by(&err).ok_or(err).or_raise(py)?;
+            let wider = match whole_table_batch_rows(self.schema.fields().len()) {
+                Some(rows) if !self.batch_size_given => options.clone().batch_size(rows),
+                _ => options.clone(),
+            };
+            let next = py
+                .detach(|| open_reader(&self.workbook, self.position, &wider))
+                .or_raise(py)?;
+            reader = ReportingReader::new(next, Arc::clone(&self.report), &self.name);
+        }
     }
 
     /// A reader for a new read, in batches of `rows` rows when given. The
@@ -231,17 +269,20 @@ impl PySheet {
 
     /// The whole sheet as a `pyarrow.Table` (read without the GIL).
     fn to_arrow<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let (schema, batches) = read_all(py, self.whole_table_reader(py)?)?;
+        let (schema, batches) = self.read_whole_table(py)?;
         to_pyarrow_table(py, schema, batches)
     }
 
     /// The whole sheet as a `polars.DataFrame` (read without the GIL).
     fn to_polars<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let (schema, batches) = read_all(py, self.whole_table_reader(py)?)?;
+        let (schema, batches) = self.read_whole_table(py)?;
         to_polars_frame(py, schema, batches)
     }
 
-    /// The whole sheet as a `pandas.DataFrame` (through pyarrow).
+    /// The whole sheet as a `pandas.DataFrame` (through pyarrow's
+    /// `Table.to_pandas`, which takes `kwargs`): dates and date-times as
+    /// `datetime64`, as `pandas.read_excel` gives them, unless
+    /// `date_as_object=True` is given.
     #[pyo3(signature = (**kwargs))]
     fn to_pandas<'py>(
         &self,
@@ -249,7 +290,7 @@ impl PySheet {
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         import_optional(py, "pandas", "pandas")?;
-        self.to_arrow(py)?.call_method("to_pandas", (), kwargs)
+        table_to_pandas(py, &self.to_arrow(py)?, kwargs)
     }
 
     /// The batches one at a time, as `pyarrow.RecordBatch`es (with
@@ -298,7 +339,9 @@ fn next_batch(
     match batch {
         Ok(Some(next)) => Ok(Some(next)),
         Ok(None) => {
+            let total = reader.total();
             *slot = None;
+            warn_if_coerced(py, &total, 1)?;
             Ok(None)
         }
         Err(err) => {

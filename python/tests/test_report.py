@@ -34,9 +34,10 @@ def misfits(write_workbook: WriteWorkbook) -> pathlib.Path:
 
 
 def test_batch_reports_name_each_bad_cell(misfits: pathlib.Path) -> None:
-    sheet = sheetstream.open(misfits).sheet(0, schema_sample_rows=5, batch_size=5)
+    sheet = sheetstream.open(misfits).sheet(0, schema_sample_rows=5, batch_size=5, on_mismatch="null")
     assert sheet.schema.field("n").type == pa.int64()
-    pairs = list(sheet.iter_batches(with_report=True))
+    with pytest.warns(sheetstream.CoercionWarning, match="1 value that did not fit"):
+        pairs = list(sheet.iter_batches(with_report=True))
     assert [batch.num_rows for batch, _ in pairs] == [5, 5, 3]
     assert [report.first_row for _, report in pairs] == [2, 7, 12]
     clean, also_clean, last = (report for _, report in pairs)
@@ -60,7 +61,7 @@ def test_batch_reports_name_each_bad_cell(misfits: pathlib.Path) -> None:
 
 
 def test_sheet_report_adds_up_the_latest_read(misfits: pathlib.Path) -> None:
-    sheet = sheetstream.open(misfits).sheet(0, schema_sample_rows=5, batch_size=4)
+    sheet = sheetstream.open(misfits).sheet(0, schema_sample_rows=5, batch_size=4, on_mismatch="null")
     before = sheet.report
     assert (before.sheet, before.rows, before.first_row, before.is_clean) == ("Late", 0, None, True)
     # Through the Arrow C stream (polars), not one of our iterators.
@@ -75,19 +76,35 @@ def test_sheet_report_adds_up_the_latest_read(misfits: pathlib.Path) -> None:
     batches = sheet.iter_batches()
     next(batches)
     assert (sheet.report.rows, sheet.report.coerced_cells) == (4, 0)
-    rest = list(batches)
+    with pytest.warns(sheetstream.CoercionWarning):
+        rest = list(batches)
     assert sum(batch.num_rows for batch in rest) == 9
     assert sheet.report.rows == 13 and sheet.report.coerced_cells == 1
     # iter_rows and to_arrow count the same.
-    assert len(list(sheet.iter_rows())) == 13
+    with pytest.warns(sheetstream.CoercionWarning):
+        assert len(list(sheet.iter_rows())) == 13
     assert sheet.report.error_cells == 1
-    sheet.to_arrow()
+    with pytest.warns(sheetstream.CoercionWarning, match="cell A12"):
+        sheet.to_arrow()
     assert sheet.report.dropped_cells == 1
 
 
+def test_the_default_widens_a_whole_table_read(misfits: pathlib.Path) -> None:
+    # The text widens n to text (the error cell's code kept there), and
+    # the cell in column D adds its column: nothing is lost or dropped.
+    sheet = sheetstream.open(misfits).sheet(0, schema_sample_rows=5)
+    table = sheet.to_arrow()
+    assert table.column_names == ["n", "t", "column_3", "column_4"]
+    assert table["n"].to_pylist() == [str(n) for n in range(1, 11)] + ["late text", "#DIV/0!", "14"]
+    assert table["column_4"].to_pylist() == [None] * 12 + ["far out"]
+    report = sheet.report
+    assert (report.coerced_cells, report.error_cells, report.dropped_cells) == (0, 1, 0)
+
+
 def test_issues_per_batch_limits_what_is_described(misfits: pathlib.Path) -> None:
-    sheet = sheetstream.open(misfits).sheet(0, schema_sample_rows=5, issues_per_batch=1)
-    ((_, report),) = list(sheet.iter_batches(with_report=True))
+    sheet = sheetstream.open(misfits).sheet(0, schema_sample_rows=5, issues_per_batch=1, on_mismatch="null")
+    with pytest.warns(sheetstream.CoercionWarning):
+        ((_, report),) = list(sheet.iter_batches(with_report=True))
     assert (report.coerced_cells, report.error_cells, report.dropped_cells) == (1, 1, 1)
     assert [issue.kind for issue in report.issues] == ["does_not_fit"]
 

@@ -218,15 +218,21 @@ def late_text(workbook) -> None:  # type: ignore[no-untyped-def]
 def test_strict_coerce_and_null_values(write_workbook: WriteWorkbook) -> None:
     path = write_workbook(late_text)
     workbook = sheetstream.open(path)
-    coerced = workbook.sheet("Late", schema_sample_rows=10)
-    rows = list(coerced.iter_rows())
+    coerced = workbook.sheet("Late", schema_sample_rows=10, on_mismatch="null")
+    with pytest.warns(sheetstream.CoercionWarning, match="cell A22"):
+        rows = list(coerced.iter_rows())
     assert rows[-1] == (None, None)  # the text after the sample does not fit Int64
     assert rows[2] == (3, "l3") and rows[3] == (4, "n/a")
-    with pytest.raises(sheetstream.CellError) as caught:
-        list(workbook.sheet("Late", schema_sample_rows=10, strict=True).iter_rows())
-    err = caught.value
-    assert (err.sheet, err.row, err.column) == ("Late", 22, 1)
-    assert "twenty-one" in str(err)
+    # By default a stream fails on it (its schema is out), as strict does.
+    for options in ({}, {"strict": True}, {"on_mismatch": "strict"}):
+        with pytest.raises(sheetstream.CellError) as caught:
+            list(workbook.sheet("Late", schema_sample_rows=10, **options).iter_rows())
+        err = caught.value
+        assert (err.sheet, err.row, err.column) == ("Late", 22, 1)
+        assert "twenty-one" in str(err)
+    # A whole-table read widens the column to text.
+    widened = workbook.sheet("Late", schema_sample_rows=10).to_arrow()
+    assert widened["n"].to_pylist()[-1] == "twenty-one" and widened["n"].to_pylist()[0] == "1"
     nulls = list(workbook.sheet("Late", null_values=["n/a"]).iter_rows())
     assert nulls[3] == ("4", None)  # the whole column is text: the sample saw "twenty-one"
 

@@ -28,7 +28,9 @@ def where(path: str) -> Optional[str]:
 
 
 def bad_cells(path: str) -> list[tuple[int, int, str]]:
-    sheet = sheetstream.open(path).sheet(0, schema_sample_rows=10, issues_per_batch=1000)
+    sheet = sheetstream.open(path).sheet(
+        0, schema_sample_rows=10, issues_per_batch=1000, on_mismatch="null"
+    )
     found: list[tuple[int, int, str]] = []
     for batch, report in sheet.iter_batches(with_report=True):
         rows: int = batch.num_rows
@@ -61,3 +63,15 @@ def frames_by_sheet(path: str) -> list[str]:
     except sheetstream.FileNotFoundError as err:
         missing: Optional[str] = err.file
         return [] if missing is None else [missing]
+
+
+def every_value(path: str) -> int:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sheetstream.CoercionWarning)
+        frame = sheetstream.read_excel(path, on_mismatch="null", on_error_value="strict")
+    sheet = sheetstream.open(path).sheet(0, schema_sample_rows=None, on_mismatch="strict")
+    also = sheetstream.open(path).sheet(0, infer_schema_length=None, strict=True)
+    rows: int = frame.height + sheet.to_arrow().num_rows + also.to_arrow().num_rows
+    return rows

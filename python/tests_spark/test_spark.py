@@ -323,9 +323,9 @@ def test_a_value_after_the_sample_that_does_not_fit(spark, damaged_set):
     assert [row["id"] for row in rows] == [1, 2, 4, 5]
 
 
-def test_late_error_cells_and_text_in_a_long_column(spark, scratch):
-    # 200 whole numbers sampled as a LONG column, then a text (row 302) and
-    # a #DIV/0! (row 403) far after the sample, in other batches.
+def late_values(scratch: str) -> str:
+    """200 whole numbers sampled as a LONG column, then a text (row 302) and
+    a #DIV/0! (row 403) far after the sample, in other batches."""
     import xlsxwriter
 
     path = os.path.join(scratch, "late.xlsx")
@@ -341,16 +341,97 @@ def test_late_error_cells_and_text_in_a_long_column(spark, scratch):
         else:
             sheet.write_number(row, 0, row)
     workbook.close()
+    return path
+
+
+def test_late_error_cells_and_text_in_a_long_column(spark, scratch):
+    # The text is a bad cell in every mode; the #DIV/0! is a value (null)
+    # by default, and no row is marked or dropped for it.
+    path = late_values(scratch)
     options = {"samplingRows": "200", "batchSize": "64"}
     df = read(spark, path, mode="PERMISSIVE", **options)
     assert dict(df.dtypes)["n"] == "bigint"
     marked = df.filter(F.col("_corrupt_record").isNotNull()).orderBy("label").collect()
-    assert [(row["label"], row["n"]) for row in marked] == [("label 301", None), ("label 402", None)]
+    assert [(row["label"], row["n"]) for row in marked] == [("label 301", None)]
     assert "row 302, column A 'n': 'three hundred'" in marked[0]["_corrupt_record"]
-    assert "row 403, column A 'n': error value #DIV/0!" in marked[1]["_corrupt_record"]
+    assert df.filter(F.col("label") == "label 402").first()["n"] is None
     assert df.count() == 500 and df.agg(F.sum("n")).first()[0] == sum(range(1, 501)) - 301 - 402
+    dropped = read(spark, path, mode="DROPMALFORMED", **options)
+    assert dropped.count() == 499
+    assert dropped.filter(F.col("n").isNull()).count() == 1
+    with pytest.raises(Exception, match=r"three hundred"):
+        read(spark, path, **options).collect()
+
+
+def test_late_error_cells_with_on_error_value_strict(spark, scratch):
+    # onErrorValue=strict: error cells are bad cells, in every mode.
+    path = late_values(scratch)
+    options = {"samplingRows": "200", "batchSize": "64", "onErrorValue": "strict"}
+    df = read(spark, path, mode="PERMISSIVE", **options)
+    marked = df.filter(F.col("_corrupt_record").isNotNull()).orderBy("label").collect()
+    assert [(row["label"], row["n"]) for row in marked] == [("label 301", None), ("label 402", None)]
+    assert "row 403, column A 'n': error value #DIV/0!" in marked[1]["_corrupt_record"]
     dropped = read(spark, path, mode="DROPMALFORMED", **options)
     assert dropped.count() == 498
     assert dropped.filter(F.col("n").isNull()).count() == 0
-    with pytest.raises(Exception, match=r"error value|three hundred"):
+    with pytest.raises(Exception, match=r"three hundred"):
         read(spark, path, **options).collect()
+
+
+def test_an_error_cell_does_not_fail_a_default_read(spark, scratch):
+    # One #DIV/0! in a number column and one #N/A in a text column: a
+    # default (FAILFAST) read succeeds, the number null, the code kept.
+    import xlsxwriter
+
+    path = os.path.join(scratch, "div0.xlsx")
+    workbook = xlsxwriter.Workbook(path)
+    sheet = workbook.add_worksheet("Data")
+    sheet.write_row(0, 0, ["id", "amount", "label"])
+    for row in range(1, 6):
+        sheet.write_number(row, 0, row)
+        if row == 3:
+            sheet.write_formula(row, 1, "=1/0", None, "#DIV/0!")
+        else:
+            sheet.write_number(row, 1, row * 1.5)
+        if row == 4:
+            sheet.write_formula(row, 2, "=NA()", None, "#N/A")
+        else:
+            sheet.write_string(row, 2, f"x{row}")
+    workbook.close()
+    df = read(spark, path)
+    assert dict(df.dtypes)["amount"] == "double" and dict(df.dtypes)["label"] == "string"
+    rows = df.orderBy("id").collect()
+    assert [row["amount"] for row in rows] == [1.5, 3.0, None, 6.0, 7.5]
+    assert [row["label"] for row in rows] == ["x1", "x2", "x3", "#N/A", "x5"]
+    for mode in ("PERMISSIVE", "DROPMALFORMED"):
+        moded = read(spark, path, mode=mode)
+        assert moded.count() == 5
+        if mode == "PERMISSIVE":
+            assert moded.filter(F.col("_corrupt_record").isNotNull()).count() == 0
+    # onErrorValue=strict: FAILFAST fails naming the cell and the code.
+    with pytest.raises(Exception, match=r"#DIV/0!") as raised:
+        read(spark, path, onErrorValue="strict").collect()
+    assert "onErrorValue=null" in str(raised.value)
+    with pytest.raises(Exception, match=r"onErrorValue must be null or strict"):
+        read(spark, path, onErrorValue="maybe").collect()
+
+
+def test_sampling_every_row(spark, scratch):
+    # A fraction after the sample of whole numbers: FAILFAST fails naming
+    # the cell; samplingRows=all types the column double from every row.
+    import xlsxwriter
+
+    path = os.path.join(scratch, "fraction.xlsx")
+    workbook = xlsxwriter.Workbook(path)
+    sheet = workbook.add_worksheet("Data")
+    sheet.write_row(0, 0, ["id", "amount"])
+    for row in range(1, 301):
+        sheet.write_number(row, 0, row)
+        sheet.write_number(row, 1, 10 if row <= 200 else 10.5)
+    workbook.close()
+    with pytest.raises(Exception, match=r"B202") as raised:
+        read(spark, path, samplingRows="100").collect()
+    assert "samplingRows=all" in str(raised.value)
+    df = read(spark, path, samplingRows="all", batchSize="64")
+    assert dict(df.dtypes)["amount"] == "double"
+    assert df.agg(F.sum("amount")).first()[0] == 10 * 200 + 10.5 * 100
