@@ -487,3 +487,61 @@ fn the_cli_parquet_widens_and_csv_columns_keeps_rows() {
     assert_eq!(all.stdout.lines().count(), 3, "{}", all.stdout);
     assert_eq!(some.stdout.lines().count(), 3, "{}", some.stdout);
 }
+
+#[test]
+fn a_column_added_by_widening_joins_a_union_by_position() {
+    let files = temp_dir("no-silent-loss-position");
+    // Two sampled rows of A, then a value in C: a third column.
+    let sheet_rows = [
+        format!(r#"<row r="1">{}</row>"#, inline("A1", "a")),
+        format!(r#"<row r="2">{}</row>"#, number("A2", "1", 0)),
+        format!(
+            r#"<row r="3">{}{}</row>"#,
+            number("A3", "2", 0),
+            number("C3", "9", 0)
+        ),
+    ]
+    .concat();
+    let path = files.0.join("late.xlsx");
+    std::fs::write(&path, book().sheet("S", sheet_xml(&sheet_rows)).build()).unwrap();
+    // Another file of one column, never widened.
+    let plain = files.0.join("plain.xlsx");
+    let plain_rows = [
+        format!(r#"<row r="1">{}</row>"#, inline("A1", "a")),
+        format!(r#"<row r="2">{}</row>"#, number("A2", "3", 0)),
+    ]
+    .concat();
+    std::fs::write(&plain, book().sheet("S", sheet_xml(&plain_rows)).build()).unwrap();
+    let mut options = ArrowOptions::new().schema_sample_rows(1).threads(2);
+    let batches = loop {
+        let read = options
+            .read_files([&path, &plain, &path], SheetChoice::All)
+            .and_then(|mut reader| {
+                let mut batches = Vec::new();
+                while let Some(batch) = reader.next_batch()? {
+                    batches.push(batch);
+                }
+                Ok(batches)
+            });
+        match read {
+            Ok(batches) => break batches,
+            Err(err) => options = options.widened_by(&err).expect("a widening"),
+        }
+    };
+    let names: Vec<String> = batches[0]
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(names, ["a", "column_2", "column_3"]);
+    assert_eq!(rows(&batches), 5);
+    let nines: usize = batches
+        .iter()
+        .map(|batch| batch.column(2).len() - batch.column(2).null_count())
+        .sum();
+    // The same path twice: one label, so the widening found in one read
+    // of it applies to both, and both C3 values are read; the plain file
+    // reads nulls in the columns it does not have.
+    assert_eq!(nines, 2);
+}

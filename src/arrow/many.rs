@@ -425,6 +425,18 @@ fn choose<R>(workbook: &Workbook<R>, sheets: &SheetChoice) -> Result<Vec<usize>>
     }
 }
 
+/// Whether two sheets' columns by position are the same but for columns
+/// one of them has past the other's last, none of them named by a header
+/// (`column_N`): a value right of every sampled column adds such a column
+/// to the sheet it is in (a misfit widened), and the others read nulls there.
+fn same_but_generated(a: &[String], b: &[String]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    long[..short.len()] == *short
+        && (long.iter().enumerate())
+            .skip(short.len())
+            .all(|(at, name)| *name == format!("column_{}", at + 1))
+}
+
 /// One set of columns for every sheet: names and promoted types.
 fn unite(
     sheets: &[(String, String, SheetColumns)],
@@ -434,7 +446,11 @@ fn unite(
     let mut types: Vec<Option<ColumnType>> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     for (file, sheet, columns) in sheets {
-        if !options.union_by_name && !names.is_empty() && names != columns.names {
+        if !options.union_by_name
+            && !names.is_empty()
+            && names != columns.names
+            && !same_but_generated(&names, &columns.names)
+        {
             return Err(Error::new(ErrorKind::ColumnSelection(format!(
                 "the columns of sheet '{sheet}' of {file} ({}) differ from the first sheet's ({}); read with union_by_name to match them by name",
                 columns.names.join(", "),
