@@ -155,9 +155,6 @@ struct BatchBuilder {
     extra_slots: Vec<(u32, usize)>,
     /// Output columns filled in the current row.
     filled: Vec<bool>,
-    /// Cells outside the schema are reported (no column selection) or
-    /// silently left out (a selection).
-    report_outside: bool,
     constants: Vec<String>,
     batch_size: usize,
     n_rows: Option<u64>,
@@ -229,10 +226,10 @@ impl BatchBuilder {
                 .get(column as usize)
                 .copied()
                 .unwrap_or(u32::MAX);
+            // A cell outside the columns (a selection's cells never are:
+            // the row reader hands out no others).
             if slot == u32::MAX {
-                if self.report_outside {
-                    self.outside(index, column, value)?;
-                }
+                self.outside(index, column, value)?;
                 continue;
             }
             self.put(slot as usize, index, column, value)?;
@@ -635,8 +632,6 @@ impl<'w> SheetBatches<'w> {
             slot_of,
             extra_slots,
             filled: vec![false; outputs.len()],
-            // A selection leaves the other columns out as asked.
-            report_outside: options.columns.is_none(),
             constants,
             batch_size,
             n_rows: options.n_rows,

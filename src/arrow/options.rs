@@ -481,23 +481,24 @@ impl ArrowOptions {
     /// ```
     pub fn widened_by(&self, err: &crate::Error) -> Option<ArrowOptions> {
         let widened = err.widened()?;
-        let known = self
-            .widened
-            .iter()
-            .find(|known| known.file == widened.file && known.sheet == widened.sheet);
-        if known.is_some_and(|known| known.columns == widened.columns) {
+        let known = self.widened_columns(widened.file.as_deref(), &widened.sheet);
+        if known == Some(&widened.columns) {
             return None;
         }
-        let mut sheets: Vec<WidenedSheet> = self
-            .widened
-            .iter()
+        Some(self.with_widened(widened.clone()))
+    }
+
+    /// These options with a sheet's columns as a read found them, in place
+    /// of any it had.
+    fn with_widened(&self, widened: WidenedSheet) -> ArrowOptions {
+        let mut sheets: Vec<WidenedSheet> = (self.widened.iter())
             .filter(|known| !(known.file == widened.file && known.sheet == widened.sheet))
             .cloned()
             .collect();
-        sheets.push(widened.clone());
+        sheets.push(widened);
         let mut options = self.clone();
         options.widened = Arc::new(sheets);
-        Some(options)
+        options
     }
 
     /// These options with a sheet's columns as a first pass found them.
@@ -507,15 +508,11 @@ impl ArrowOptions {
         sheet: &str,
         columns: SheetColumns,
     ) -> ArrowOptions {
-        let mut options = self.clone();
-        let mut sheets = (*self.widened).clone();
-        sheets.push(WidenedSheet {
+        self.with_widened(WidenedSheet {
             file: file.map(str::to_owned),
             sheet: sheet.to_owned(),
             columns,
-        });
-        options.widened = Arc::new(sheets);
-        options
+        })
     }
 
     /// The columns a read before found for this sheet, if any.

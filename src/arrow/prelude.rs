@@ -58,9 +58,7 @@ enum SampledValue {
 impl Sampled {
     pub fn push_row(&mut self, index: u32, cells: &[Cell<'_>], formats: &[FormatKind]) {
         let start = self.cells.len();
-        let unreplayed = self.replayed < self.rows.len();
         if cells.is_empty()
-            && unreplayed
             && let Some((last, held)) = self.rows.last_mut()
             && held.start == held.end
         {

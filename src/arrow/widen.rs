@@ -145,12 +145,11 @@ impl Widening {
         }
         // The sheet's columns stay (a union names them), widened; others
         // with values are added.
-        let also: Vec<u32> = self.columns.sources.clone();
         columns_from(
             self.options.columns.as_ref(),
             &self.header,
             &self.samples,
-            &also,
+            &self.columns.sources,
             sheet,
         )
         .map(|mut columns| {

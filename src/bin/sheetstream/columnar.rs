@@ -373,23 +373,9 @@ fn widening<T>(
         match options.widened_by(&err) {
             Some(wider) => {
                 if !quiet {
-                    let location = err.location();
-                    let cell = match (location.row, location.column) {
-                        (Some(row), Some(column)) => {
-                            let cell = sheetstream::CellRef {
-                                row: row - 1,
-                                column: column - 1,
-                            };
-                            format!(" cell {cell}")
-                        }
-                        _ => String::new(),
-                    };
-                    let file = (location.file.as_deref())
-                        .map(|file| format!("{file} "))
-                        .unwrap_or_default();
-                    let sheet = location.sheet.as_deref().unwrap_or_default();
                     eprintln!(
-                        "sheetstream: {file}sheet '{sheet}'{cell} holds a value wider than its column's sampled type; reading again with the types of every row"
+                        "sheetstream: {} holds a value wider than its column's sampled type; reading again with the types of every row",
+                        err.location()
                     );
                 }
                 options = wider;
