@@ -4,9 +4,10 @@
 use crate::date::DateSystem;
 use crate::error::Result;
 use crate::limits::Limits;
-use crate::rows::{SheetContext, SheetRows};
-use crate::shared_strings::SharedStrings;
-use crate::styles::Styles;
+use crate::rows::{PartSource, SheetContext, SheetRows};
+use crate::xlsx::rows::XlsxRows;
+use crate::xlsx::shared_strings::read_shared_strings;
+use crate::xlsx::styles::read_styles;
 
 /// Streams `xml` as a worksheet part through the scanner and the row
 /// reader with a window of `chunk_size` bytes, against a shared strings
@@ -18,11 +19,11 @@ pub fn read_sheet_xml(xml: &[u8], chunk_size: usize) -> Result<(usize, String)> 
         max_row_bytes: 1 << 20,
         ..Limits::default()
     };
-    let shared_strings = SharedStrings::parse(
+    let shared_strings = read_shared_strings(
         &b"<sst><si><t>zero</t></si><si><t>one</t></si><si><r><t>tw</t></r><r><t>o</t></r></si></sst>"[..],
         &limits,
     )?;
-    let styles = Styles::parse(
+    let styles = read_styles(
         br#"<styleSheet><cellXfs><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>"#,
         DateSystem::V1900,
     )?;
@@ -31,13 +32,13 @@ pub fn read_sheet_xml(xml: &[u8], chunk_size: usize) -> Result<(usize, String)> 
         styles: &styles,
         date_system: DateSystem::V1900,
     };
-    let mut rows = SheetRows::new(
-        Box::new(xml),
+    let mut rows = SheetRows::xlsx(XlsxRows::new(
+        PartSource::Reader(Box::new(xml)),
         context,
         "Fuzz",
         "xl/worksheets/sheet1.xml",
         &limits,
-    )
+    ))
     .with_chunk_size(chunk_size, &limits)
     .with_formulas(true);
     let mut cells = 0;
@@ -71,13 +72,13 @@ pub fn count_sheet_xml<R>(
         styles: &workbook.styles,
         date_system: workbook.date_system,
     };
-    let mut rows = SheetRows::new(
-        Box::new(xml),
+    let mut rows = SheetRows::xlsx(XlsxRows::new(
+        PartSource::Reader(Box::new(xml)),
         context,
         info.name(),
         info.part(),
         &workbook.limits,
-    );
+    ));
     let mut counts = crate::SheetCounts::default();
     while let Some(row) = rows.next_row()? {
         counts.add_row(&row);

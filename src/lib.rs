@@ -136,7 +136,6 @@
 
 #[cfg(feature = "arrow")]
 pub mod arrow;
-mod bytes;
 mod cell;
 mod chunk;
 mod columns;
@@ -150,20 +149,18 @@ mod format;
 mod interop;
 mod limits;
 mod metadata;
-mod number;
 mod number_format;
 mod package;
 mod parallel;
 mod pipe;
 mod range;
 mod rows;
-mod scan;
 mod shared_strings;
 mod sheet;
 mod source;
 mod styles;
 mod workbook;
-mod xml;
+mod xlsx;
 
 #[doc(hidden)]
 pub mod fuzzing;
@@ -186,4 +183,4 @@ pub use rows::SheetRows;
 pub use shared_strings::SharedStrings;
 pub use sheet::{OwnedValue, Sheet, SheetBuilder, SheetRow};
 pub use source::SharedFile;
-pub use workbook::{OpenOptions, RowFlow, SheetSelector, Workbook};
+pub use workbook::{FileFormat, OpenOptions, RowFlow, SheetSelector, Workbook};

@@ -25,10 +25,10 @@ use crate::cell::Row;
 use crate::columns::ColumnSet;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::package::archive::Archive;
 use crate::package::{SheetInfo, SheetKind};
 use crate::pipe::Pipe;
-use crate::rows::{SheetContext, SheetRows};
+use crate::rows::{PartSource, SheetContext, SheetRows};
+use crate::workbook::{Container, FileFormat, open_sheet_rows, sheet_part_rows};
 use crate::workbook::{RowFlow, SheetSelector, Workbook};
 
 /// A parallel read of a workbook, set up by [`Workbook::parallel`].
@@ -375,11 +375,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         };
         pairs.sort_by_key(|&(index, position)| {
             let workbook = self.workbooks[index];
-            std::cmp::Reverse(
-                workbook
-                    .archive
-                    .compressed_size(workbook.sheets[position].part()),
-            )
+            std::cmp::Reverse(workbook.container.sheet_size(&workbook.sheets[position]))
         });
         pairs
     }
@@ -415,6 +411,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
                         date_system: workbook.date_system,
                     },
                     limits: workbook.limits,
+                    format: workbook.format,
                 })
                 .collect(),
             columns: self.columns.as_ref(),
@@ -426,10 +423,10 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         // the central directory is shared, a read-ahead buffer is only
         // allocated by a read). A worker reads through a clone of one of
         // these, dropped when it turns to another workbook.
-        let pristine = || -> Vec<Archive<R>> {
+        let pristine = || -> Vec<Container<R>> {
             self.workbooks
                 .iter()
-                .map(|workbook| workbook.archive.clone())
+                .map(|workbook| workbook.container.clone())
                 .collect()
         };
 
@@ -511,6 +508,7 @@ struct Book<'w> {
     sheets: &'w [SheetInfo],
     context: SheetContext<'w>,
     limits: Limits,
+    format: FileFormat,
 }
 
 /// What every worker of one run shares.
@@ -543,8 +541,8 @@ impl Job<'_> {
     fn read_sheet<'scope, 'env, R, S, V>(
         &'env self,
         scope: &'scope Scope<'scope, 'env>,
-        archives: &[Archive<R>],
-        archive: &mut Option<(usize, Archive<R>)>,
+        archives: &[Container<R>],
+        archive: &mut Option<(usize, Container<R>)>,
         (index, position): (usize, usize),
         state: &mut S,
         visit: &V,
@@ -563,20 +561,18 @@ impl Job<'_> {
         let sheet = &book.sheets[position];
         let context = book.context;
         let limits = &book.limits;
-        let rows = if self.pipelined {
-            let pipe = Pipe::spawn(scope, archive.clone(), sheet, *limits);
-            Ok(SheetRows::from_pipe(
-                pipe,
-                context,
-                sheet.name(),
-                sheet.part(),
-                limits,
-            ))
-        } else {
-            archive
-                .open_part(sheet.part(), limits.max_part_bytes, limits)
-                .map_err(|err| err.with_sheet(sheet.name()))
-                .map(|source| SheetRows::new(source, context, sheet.name(), sheet.part(), limits))
+        let rows = match archive {
+            Container::Package(package) if self.pipelined => {
+                let pipe = Pipe::spawn(scope, package.clone(), sheet, *limits);
+                Ok(sheet_part_rows(
+                    book.format,
+                    PartSource::Pipe(pipe),
+                    sheet,
+                    context,
+                    limits,
+                ))
+            }
+            container => open_sheet_rows(book.format, container, sheet, context, limits),
         };
         let rows = rows.map(|mut rows| {
             rows.select_columns(self.columns.cloned());

@@ -1,28 +1,21 @@
-//! The streaming row reader: inflate, scan, resolve, hand out borrowed rows.
-//!
-//! [`SheetRows`] pulls a sheet's inflated XML through a [`ChunkBuffer`],
-//! lets the [`SheetScanner`] find each row, then resolves the raw cells into
-//! values: shared strings by reference, numbers parsed from the borrowed
-//! bytes, dates by style, decoded text in a bumpalo arena that is reset
-//! before the next row. After the first rows have sized the buffers nothing
-//! here touches the heap.
+//! [`SheetRows`], the public pull reader over a sheet's rows, and what
+//! every format's row reader shares: the [`SheetContext`] values are
+//! resolved against, and the [`PartSource`] a reader of a ZIP part pulls
+//! its inflated bytes from. Each format's reader lives in its own folder
+//! (`xlsx::rows`); `SheetRows` hands each call to it.
 
 use std::io::{self, Read};
 
-use bumpalo::Bump;
-
-use crate::cell::{Cell, Row, Value};
+use crate::cell::{Row, Value};
 use crate::chunk::ChunkBuffer;
 use crate::columns::ColumnSet;
-use crate::date::{DateSystem, DateTime, parse_iso_datetime};
+use crate::date::{DateSystem, DateTime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::number::{parse_index, parse_number};
 use crate::pipe::Pipe;
-use crate::scan::{CellKind, Parsed, PieceRange, RawCell, RawRow, Scan, SheetScanner};
 use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
-use crate::xml::{self, Piece};
+use crate::xlsx::rows::XlsxRows;
 
 /// What a sheet's values are resolved against: read once at open, shared
 /// read-only by every reader.
@@ -31,6 +24,77 @@ pub(crate) struct SheetContext<'a> {
     pub shared_strings: Option<&'a SharedStrings>,
     pub styles: &'a Styles,
     pub date_system: DateSystem,
+}
+
+impl<'a> SheetContext<'a> {
+    /// A number cell's value: a date when its style says so.
+    #[inline]
+    pub(crate) fn number_value(self, number: f64, style: u32) -> Value<'static> {
+        if let Some(kind) = self.styles.date_kind(style) {
+            Value::DateTime(DateTime::from_serial(number, self.date_system).with_kind(kind))
+        } else {
+            Value::Number(number)
+        }
+    }
+
+    /// Looks up a shared string.
+    #[inline]
+    pub(crate) fn shared_string(self, index: u64) -> Result<&'a str> {
+        let strings = self.shared_strings.ok_or_else(|| {
+            Error::new(ErrorKind::MissingPart(
+                "the shared strings part, which a cell refers to".into(),
+            ))
+        })?;
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| strings.get(i))
+            .ok_or_else(|| {
+                Error::new(ErrorKind::SharedStringIndex {
+                    index,
+                    count: strings.len(),
+                })
+            })
+    }
+}
+
+/// Where a sheet's inflated bytes come from.
+pub(crate) enum PartSource<'a> {
+    /// Read into the window, chunk by chunk; boxed so the reader's type does
+    /// not depend on where the bytes come from (one dynamic call per chunk,
+    /// not per cell).
+    Reader(Box<dyn Read + 'a>),
+    /// Whole buffers from an inflate thread, scanned where they lie.
+    Pipe(Pipe),
+}
+
+impl PartSource<'_> {
+    /// The window a reader of this source scans: its own buffer for a
+    /// reader, the pipe's buffers taken where they lie for a pipe.
+    pub(crate) fn chunk_buffer(&self, limits: &Limits) -> ChunkBuffer {
+        match self {
+            PartSource::Reader(_) => ChunkBuffer::new(limits.max_row_bytes),
+            PartSource::Pipe(_) => ChunkBuffer::without_buffer(limits.max_row_bytes),
+        }
+    }
+
+    /// More bytes into `buffer` (see [`ChunkBuffer::fill_for_rescan`]).
+    pub(crate) fn fill_for_rescan(&mut self, buffer: &mut ChunkBuffer) -> Result<()> {
+        match self {
+            PartSource::Reader(reader) => buffer.fill_for_rescan(reader),
+            PartSource::Pipe(pipe) => pipe.fill_for_rescan(buffer),
+        }
+    }
+
+    /// Reads the rest, so that the archive's CRC check runs.
+    pub(crate) fn drain(&mut self) -> Result<()> {
+        match self {
+            PartSource::Reader(reader) => {
+                io::copy(reader, &mut io::sink())?;
+                Ok(())
+            }
+            PartSource::Pipe(pipe) => Ok(pipe.drain()?),
+        }
+    }
 }
 
 /// Rows of one sheet, read one at a time.
@@ -52,110 +116,39 @@ pub(crate) struct SheetContext<'a> {
 /// # }
 /// ```
 pub struct SheetRows<'a> {
-    source: Source<'a>,
-    buffer: ChunkBuffer,
-    scanner: SheetScanner,
-    raw: RawRow,
-    arena: Bump,
-    context: SheetContext<'a>,
-    sheet_name: &'a str,
-    part: &'a str,
-    /// Bytes of the window the previous row occupied, dropped on the next call.
-    pending: usize,
-    formulas: bool,
-    /// The columns resolved and handed out; None for all.
-    columns: Option<ColumnSet>,
-    finished: bool,
-    max_row_bytes: u64,
+    reader: FormatRows<'a>,
 }
 
-/// Where a sheet's inflated bytes come from.
-enum Source<'a> {
-    /// Read into the window, chunk by chunk; boxed so the reader's type does
-    /// not depend on where the bytes come from (one dynamic call per chunk,
-    /// not per cell).
-    Reader(Box<dyn Read + 'a>),
-    /// Whole buffers from an inflate thread, scanned where they lie.
-    Pipe(Pipe),
+/// The format's own row reader.
+enum FormatRows<'a> {
+    Xlsx(Box<XlsxRows<'a>>),
 }
 
 impl<'a> SheetRows<'a> {
-    pub(crate) fn new(
-        source: Box<dyn Read + 'a>,
-        context: SheetContext<'a>,
-        sheet_name: &'a str,
-        part: &'a str,
-        limits: &Limits,
-    ) -> Self {
-        SheetRows::with_source(
-            Source::Reader(source),
-            ChunkBuffer::new(limits.max_row_bytes),
-            context,
-            sheet_name,
-            part,
-            limits,
-        )
-    }
-
-    /// Rows of a sheet inflated on another thread.
-    pub(crate) fn from_pipe(
-        pipe: Pipe,
-        context: SheetContext<'a>,
-        sheet_name: &'a str,
-        part: &'a str,
-        limits: &Limits,
-    ) -> Self {
-        SheetRows::with_source(
-            Source::Pipe(pipe),
-            ChunkBuffer::without_buffer(limits.max_row_bytes),
-            context,
-            sheet_name,
-            part,
-            limits,
-        )
-    }
-
-    fn with_source(
-        source: Source<'a>,
-        buffer: ChunkBuffer,
-        context: SheetContext<'a>,
-        sheet_name: &'a str,
-        part: &'a str,
-        limits: &Limits,
-    ) -> Self {
+    pub(crate) fn xlsx(rows: XlsxRows<'a>) -> Self {
         SheetRows {
-            source,
-            buffer,
-            scanner: SheetScanner::new(),
-            raw: RawRow::default(),
-            arena: Bump::new(),
-            context,
-            sheet_name,
-            part,
-            pending: 0,
-            formulas: false,
-            columns: None,
-            finished: false,
-            max_row_bytes: limits.max_row_bytes,
+            reader: FormatRows::Xlsx(Box::new(rows)),
         }
     }
 
     /// Replaces the window with one of `chunk_size` bytes (for tests and
     /// fuzzing: small windows make rows straddle chunk boundaries).
-    pub(crate) fn with_chunk_size(mut self, chunk_size: usize, limits: &Limits) -> Self {
-        self.buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
-        self
+    pub(crate) fn with_chunk_size(self, chunk_size: usize, limits: &Limits) -> Self {
+        match self.reader {
+            FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_chunk_size(chunk_size, limits)),
+        }
     }
 
-    /// Also decode formula text, available through [`Cell::formula`].
-    pub fn with_formulas(mut self, formulas: bool) -> Self {
-        self.formulas = formulas;
-        self
+    /// Also decode formula text, available through [`Cell::formula`](crate::Cell::formula).
+    pub fn with_formulas(self, formulas: bool) -> Self {
+        match self.reader {
+            FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_formulas(formulas)),
+        }
     }
 
     /// From the next row on, resolves and hands out only the cells of
     /// `columns` (None: every column). This is a pushdown: the cells of
-    /// other columns are still found by the scanner (their bytes are
+    /// other columns are still found (in an `.xlsx` sheet their bytes are
     /// scanned and the row's bytes UTF-8-checked as one), but they are
     /// dropped before they are resolved, so they cost no shared-string
     /// lookup, text decoding or value parsing, and a bad value in one of
@@ -189,7 +182,9 @@ impl<'a> SheetRows<'a> {
     /// # }
     /// ```
     pub fn select_columns(&mut self, columns: Option<ColumnSet>) {
-        self.columns = columns;
+        match &mut self.reader {
+            FormatRows::Xlsx(rows) => rows.select_columns(columns),
+        }
     }
 
     /// The next row, or None after the last. Rows without cells (written
@@ -201,412 +196,10 @@ impl<'a> SheetRows<'a> {
     /// hit, or a damaged archive; the error names the sheet, part, row,
     /// column and byte offset where known. After an error the reader yields
     /// no more rows.
-    pub fn next_row(&mut self) -> Result<Option<Row<'_>>> {
-        if self.finished {
-            return Ok(None);
-        }
-        self.buffer.consume(self.pending);
-        self.pending = 0;
-        self.arena.reset();
-        let result = self.advance();
-        match result {
-            Ok(Some(consumed)) => {
-                self.pending = consumed;
-                let window = &self.buffer.window()[..consumed];
-                let offset = self.buffer.window_offset();
-                let columns = self.columns.as_ref();
-                build_row(
-                    window,
-                    &self.raw,
-                    &self.arena,
-                    self.context,
-                    self.formulas,
-                    columns,
-                )
-                .map(Some)
-                .map_err(|err| {
-                    self.finished = true;
-                    locate(err, self.sheet_name, self.part, offset)
-                })
-            }
-            Ok(None) => {
-                self.finished = true;
-                Ok(None)
-            }
-            Err(err) => {
-                self.finished = true;
-                Err(locate(
-                    err,
-                    self.sheet_name,
-                    self.part,
-                    self.buffer.window_offset(),
-                ))
-            }
-        }
-    }
-
-    /// Scans until a row is complete in the window; returns its length.
-    fn advance(&mut self) -> Result<Option<usize>> {
-        loop {
-            let complete = self.buffer.is_eof();
-            match self
-                .scanner
-                .scan(self.buffer.window(), complete, &mut self.raw)?
-            {
-                Scan::Row { consumed } => {
-                    // The window may be larger than the limit: check the row itself.
-                    if (consumed - self.raw.start) as u64 > self.max_row_bytes {
-                        return Err(Error::limit("row or string item size", self.max_row_bytes)
-                            .with_row(self.raw.index + 1)
-                            .with_offset(self.raw.start as u64));
-                    }
-                    return Ok(Some(consumed));
-                }
-                Scan::NeedMore { consumed } => {
-                    self.buffer.consume(consumed);
-                    if complete {
-                        return Err(Error::xml("the part ends inside a row"));
-                    }
-                    match &mut self.source {
-                        Source::Reader(reader) => self.buffer.fill_for_rescan(reader)?,
-                        Source::Pipe(pipe) => pipe.fill_for_rescan(&mut self.buffer)?,
-                    }
-                }
-                Scan::End => {
-                    // Read the rest so the archive's CRC check runs.
-                    match &mut self.source {
-                        Source::Reader(reader) => {
-                            io::copy(reader, &mut io::sink())?;
-                        }
-                        Source::Pipe(pipe) => pipe.drain()?,
-                    }
-                    return Ok(None);
-                }
-            }
-        }
-    }
-}
-
-fn locate(err: Error, sheet: &str, part: &str, base: u64) -> Error {
-    err.shift_offset(base).with_sheet(sheet).with_part(part)
-}
-
-/// A number cell's value: a date when its style says so.
-#[inline]
-fn number_value(number: f64, style: u32, context: SheetContext<'_>) -> Value<'static> {
-    if let Some(kind) = context.styles.date_kind(style) {
-        Value::DateTime(DateTime::from_serial(number, context.date_system).with_kind(kind))
-    } else {
-        Value::Number(number)
-    }
-}
-
-/// Looks up a shared string.
-#[inline]
-fn shared_string<'r>(index: u64, context: SheetContext<'r>) -> Result<&'r str> {
-    let strings = context.shared_strings.ok_or_else(|| {
-        Error::new(ErrorKind::MissingPart(
-            "the shared strings part, which a cell refers to".into(),
-        ))
-    })?;
-    usize::try_from(index)
-        .ok()
-        .and_then(|i| strings.get(i))
-        .ok_or_else(|| {
-            Error::new(ErrorKind::SharedStringIndex {
-                index,
-                count: strings.len(),
-            })
-        })
-}
-
-/// A row's text: the window it was scanned in (positions count from its
-/// start) and the row's own bytes, validated as UTF-8 once.
-#[derive(Clone, Copy)]
-struct RowText<'r> {
-    window: &'r [u8],
-    text: &'r str,
-    /// Where `text` starts in the window.
-    base: usize,
-}
-
-impl<'r> RowText<'r> {
-    /// Validates the row's bytes, `window[start..end]`.
-    fn new(window: &'r [u8], start: usize, end: usize) -> Result<RowText<'r>> {
-        let bytes = &window[start..end];
-        let text = simdutf8::basic::from_utf8(bytes).map_err(|_| {
-            let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), |_| 0);
-            Error::new(ErrorKind::InvalidUtf8).with_offset((start + valid) as u64)
-        })?;
-        Ok(RowText {
-            window,
-            text,
-            base: start,
-        })
-    }
-
-    /// The raw text of a piece.
-    fn raw(&self, piece: &Piece) -> &'r str {
-        &self.text[piece.span.start - self.base..piece.span.end - self.base]
-    }
-}
-
-/// Resolves the raw cells of one row into values.
-fn build_row<'r>(
-    window: &'r [u8],
-    raw: &'r RawRow,
-    arena: &'r Bump,
-    context: SheetContext<'r>,
-    formulas: bool,
-    columns: Option<&ColumnSet>,
-) -> Result<Row<'r>> {
-    let selected = |cell: &&RawCell| columns.is_none_or(|columns| columns.contains(cell.column));
-    if raw.ascii_only {
-        // Every value was parsed by the scanner: one pass into a slice of
-        // the exact length, without the text machinery.
-        let filled = match columns {
-            None => {
-                let parsed = raw.cells.iter().map(|cell| parsed_cell(cell, context));
-                arena.alloc_slice_try_fill_iter(parsed)
-            }
-            Some(columns) => {
-                let len = raw
-                    .cells
-                    .iter()
-                    .filter(|cell| columns.contains(cell.column))
-                    .count();
-                let parsed = raw
-                    .cells
-                    .iter()
-                    .filter(selected)
-                    .map(|cell| parsed_cell(cell, context));
-                arena.alloc_slice_try_fill_iter(ExactLen { iter: parsed, len })
-            }
-        };
-        match filled {
-            Ok(cells) => {
-                return Ok(Row {
-                    index: raw.index,
-                    cells,
-                    values_elsewhere: cells.is_empty() && values_elsewhere(raw, columns),
-                });
-            }
-            Err(Some(err)) => return Err(err),
-            // A value the scanner left as text (none should be, in a row
-            // without pieces): the general way below reads it.
-            Err(None) => {}
-        }
-    }
-    let text =
-        RowText::new(window, raw.start, window.len()).map_err(|err| err.with_row(raw.index + 1))?;
-    let mut cells = bumpalo::collections::Vec::with_capacity_in(raw.cells.len(), arena);
-    for cell in raw.cells.iter().filter(selected) {
-        let locate = |err: Error| locate_cell(err, cell);
-        let Some(value) = resolve_value(text, raw, cell, arena, context).map_err(locate)? else {
-            continue;
-        };
-        let formula = match cell.formula {
-            Some(range) if formulas => {
-                Some(join_pieces(text, &raw.pieces, range, false, arena).map_err(locate)?)
-            }
-            _ => None,
-        };
-        cells.push(Cell {
-            row: cell.row,
-            column: cell.column,
-            style: cell.style,
-            value,
-            formula,
-        });
-    }
-    let cells = cells.into_bump_slice();
-    Ok(Row {
-        index: raw.index,
-        values_elsewhere: cells.is_empty() && values_elsewhere(raw, columns),
-        cells,
-    })
-}
-
-/// Whether a column the selection leaves out holds a value in the row (a
-/// `<v>` or an inline string; its value is not resolved, so an empty
-/// `<v></v>` of a number cell, which is no value, counts too).
-#[cold]
-fn values_elsewhere(raw: &RawRow, columns: Option<&ColumnSet>) -> bool {
-    let Some(columns) = columns else {
-        return false;
-    };
-    raw.cells.iter().any(|cell| {
-        !columns.contains(cell.column)
-            && cell.value.is_some_and(|range| {
-                range.start < range.end
-                    || !matches!(cell.parsed, Parsed::No)
-                    || matches!(cell.kind, CellKind::FormulaString | CellKind::InlineString)
-            })
-    })
-}
-
-/// An iterator of a length known beforehand (the selected cells of a row,
-/// counted first), for the arena's exact-length slice fill.
-struct ExactLen<I> {
-    iter: I,
-    len: usize,
-}
-
-impl<I: Iterator> Iterator for ExactLen<I> {
-    type Item = I::Item;
-
     #[inline]
-    fn next(&mut self) -> Option<I::Item> {
-        let item = self.iter.next()?;
-        self.len -= 1;
-        Some(item)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.len, Some(self.len))
-    }
-}
-
-impl<I: Iterator> ExactSizeIterator for ExactLen<I> {}
-
-/// A cell whose value the scanner parsed, resolved; `Err(None)` when the
-/// value is still text.
-#[inline]
-fn parsed_cell<'r>(cell: &RawCell, context: SheetContext<'r>) -> Result<Cell<'r>, Option<Error>> {
-    let value = match cell.parsed {
-        Parsed::Number(number) => number_value(number, cell.style, context),
-        Parsed::SharedString(index) => {
-            Value::Text(shared_string(index, context).map_err(|err| Some(locate_cell(err, cell)))?)
+    pub fn next_row(&mut self) -> Result<Option<Row<'_>>> {
+        match &mut self.reader {
+            FormatRows::Xlsx(rows) => rows.next_row(),
         }
-        Parsed::Bool(flag) => Value::Bool(flag),
-        Parsed::No => return Err(None),
-    };
-    Ok(Cell {
-        row: cell.row,
-        column: cell.column,
-        style: cell.style,
-        value,
-        formula: None,
-    })
-}
-
-/// Adds a cell's position to an error about it.
-fn locate_cell(err: Error, cell: &RawCell) -> Error {
-    err.with_row(cell.row + 1)
-        .with_column(cell.column + 1)
-        .with_offset(cell.offset as u64)
-}
-
-/// The text of a range of pieces: borrowed when it is one piece that needs
-/// no decoding, otherwise decoded into the arena. With `escapes`, OOXML's
-/// `_xHHHH_` escapes are decoded too, over the XML-decoded whole.
-fn join_pieces<'r>(
-    text: RowText<'r>,
-    pieces: &[Piece],
-    range: PieceRange,
-    escapes: bool,
-    arena: &'r Bump,
-) -> Result<&'r str> {
-    let pieces = &pieces[range.start as usize..range.end as usize];
-    let decoded = match pieces {
-        [] => return Ok(""),
-        [piece] if !piece.needs_decoding(text.window, escapes) => return Ok(text.raw(piece)),
-        [piece] if !piece.needs_decoding(text.window, false) => text.raw(piece),
-        _ => {
-            // Decoding never lengthens text: one allocation of the raw
-            // length, never regrown (regrowing in the arena leaves the old
-            // copies behind until the row ends), and escapes are decoded
-            // in place in it.
-            let raw_length = pieces
-                .iter()
-                .map(|piece| piece.span.end - piece.span.start)
-                .sum();
-            let mut out = bumpalo::collections::String::with_capacity_in(raw_length, arena);
-            for piece in pieces {
-                piece
-                    .decode_into(text.raw(piece), &mut out)
-                    .map_err(|err| err.into_error())?;
-            }
-            if escapes && xml::has_escapes(&out) {
-                let mut bytes = out.into_bytes();
-                let length = xml::unescape_in_place(&mut bytes);
-                bytes.truncate(length);
-                let unescaped = bumpalo::collections::String::from_utf8(bytes)
-                    .map_err(|_| Error::new(ErrorKind::InvalidUtf8))?;
-                return Ok(unescaped.into_bump_str());
-            }
-            return Ok(out.into_bump_str());
-        }
-    };
-    if escapes && xml::has_escapes(decoded) {
-        let mut out = bumpalo::collections::String::with_capacity_in(decoded.len(), arena);
-        xml::unescape(decoded, &mut out);
-        return Ok(out.into_bump_str());
     }
-    Ok(decoded)
-}
-
-fn resolve_value<'r>(
-    text: RowText<'r>,
-    raw: &RawRow,
-    cell: &RawCell,
-    arena: &'r Bump,
-    context: SheetContext<'r>,
-) -> Result<Option<Value<'r>>> {
-    let Some(range) = cell.value else {
-        return Ok(None);
-    };
-    match cell.parsed {
-        Parsed::No => {}
-        Parsed::Number(number) => return Ok(Some(number_value(number, cell.style, context))),
-        Parsed::SharedString(index) => {
-            return shared_string(index, context).map(|text| Some(Value::Text(text)));
-        }
-        Parsed::Bool(flag) => return Ok(Some(Value::Bool(flag))),
-    }
-    if matches!(cell.kind, CellKind::FormulaString | CellKind::InlineString) {
-        let text = join_pieces(text, &raw.pieces, range, true, arena)?;
-        return Ok(Some(Value::Text(text)));
-    }
-    // The other types hold a token: surrounding whitespace is not part of it,
-    // and an empty one is no value.
-    let content = join_pieces(text, &raw.pieces, range, false, arena)?;
-    let trimmed = content.trim_ascii();
-    if trimmed.is_empty() {
-        return Ok(None);
-    }
-    let value = match cell.kind {
-        CellKind::SharedString => {
-            let index = parse_index(trimmed.as_bytes()).ok_or_else(|| {
-                Error::invalid_value(format!("shared string index `{trimmed}` is not a number"))
-            })?;
-            Value::Text(shared_string(index, context)?)
-        }
-        CellKind::Bool => match trimmed {
-            "1" | "true" | "TRUE" => Value::Bool(true),
-            "0" | "false" | "FALSE" => Value::Bool(false),
-            other => return Err(Error::invalid_value(format!("`{other}` is not a boolean"))),
-        },
-        CellKind::Error => Value::Error(trimmed),
-        CellKind::Date => {
-            let date = parse_iso_datetime(trimmed).ok_or_else(|| {
-                Error::invalid_value(format!(
-                    "`{trimmed}` is not an ISO 8601 date, time or duration"
-                ))
-            })?;
-            // Shown as its style's format says; as its text says (a date, a
-            // time alone, a `P` duration) when the style is not a date one.
-            Value::DateTime(match context.styles.date_kind(cell.style) {
-                Some(kind) => date.with_kind(kind),
-                None => date,
-            })
-        }
-        // Numbers, and the string types handled above.
-        _ => {
-            let number = parse_number(trimmed.as_bytes())
-                .ok_or_else(|| Error::invalid_value(format!("`{trimmed}` is not a number")))?;
-            number_value(number, cell.style, context)
-        }
-    };
-    Ok(Some(value))
 }

@@ -6,12 +6,10 @@
 use std::collections::HashMap;
 
 use crate::date::{DateSystem, DateTimeKind};
-use crate::error::Result;
 use crate::format::{NumberFormat, NumberFormats};
 use crate::number_format::{
     FormatKind, builtin_format_kind, format_code_kind, is_builtin_date_format, is_date_format_code,
 };
-use crate::xml::{self, Token};
 
 /// For each cell style (`cellXfs` entry), whether numbers in it are dates,
 /// and its number format.
@@ -60,66 +58,62 @@ impl Styles {
             number_formats: NumberFormats::new(Vec::new(), Vec::new(), date_system),
         }
     }
+}
 
-    /// Reads the styles part. Each distinct number format is parsed once.
-    pub(crate) fn parse(bytes: &[u8], date_system: DateSystem) -> Result<Styles> {
-        let mut custom_formats: HashMap<u32, String> = HashMap::new();
-        let mut date_styles = Vec::new();
-        let mut format_kinds = Vec::new();
-        // Distinct formats in use, General first, and the index of each id.
-        let mut formats = vec![NumberFormat::GENERAL];
-        let mut format_index: HashMap<u32, u32> = HashMap::new();
-        let mut style_formats = Vec::new();
-        let mut in_cell_xfs = false;
-        xml::walk(bytes, xml::Namespace::SpreadsheetMl, |token, _| {
-            match token {
-                Token::Start {
-                    name,
-                    attributes,
-                    self_closing,
-                } => match xml::local_name(name.of(bytes)) {
-                    b"numFmt" => {
-                        let id = number_attribute(bytes, attributes, b"numFmtId")?;
-                        let code = xml::attribute(bytes, attributes, b"formatCode")?;
-                        if let (Some(id), Some(code)) = (id, code) {
-                            let code = xml::decode_owned(code, false)?;
-                            custom_formats.insert(id, code);
-                        }
-                    }
-                    b"cellXfs" if !self_closing => in_cell_xfs = true,
-                    b"xf" if in_cell_xfs => {
-                        let id = number_attribute(bytes, attributes, b"numFmtId")?.unwrap_or(0);
-                        let custom = custom_formats.get(&id);
-                        let (is_date, kind) = match custom {
-                            Some(code) => (is_date_format_code(code), format_code_kind(code)),
-                            None => (is_builtin_date_format(id), builtin_format_kind(id)),
-                        };
-                        date_styles.push(is_date.then(|| date_time_kind(kind)));
-                        format_kinds.push(kind);
-                        let index = *format_index.entry(id).or_insert_with(|| {
-                            formats.push(match custom {
-                                Some(code) => NumberFormat::parse(code),
-                                None => NumberFormat::builtin(id),
-                            });
-                            (formats.len() - 1) as u32
-                        });
-                        style_formats.push(index);
-                    }
-                    _ => {}
-                },
-                Token::End { name } if xml::local_name(name.of(bytes)) == b"cellXfs" => {
-                    in_cell_xfs = false
-                }
-                _ => {}
-            }
-            Ok(())
-        })
-        .map_err(xml::XmlError::into_error)?;
-        Ok(Styles {
-            date_styles,
-            format_kinds,
-            number_formats: NumberFormats::new(formats, style_formats, date_system),
-        })
+/// Builds [`Styles`] as a format's reader meets them: custom number formats
+/// by id, then each cell style's format id in style order. Each distinct
+/// number format is parsed once.
+#[derive(Default)]
+pub(crate) struct StylesBuilder {
+    custom_formats: HashMap<u32, String>,
+    date_styles: Vec<Option<DateTimeKind>>,
+    format_kinds: Vec<FormatKind>,
+    /// Distinct formats in use, General first, and the index of each id.
+    formats: Vec<NumberFormat>,
+    format_index: HashMap<u32, u32>,
+    style_formats: Vec<u32>,
+}
+
+impl StylesBuilder {
+    pub(crate) fn new() -> StylesBuilder {
+        StylesBuilder {
+            formats: vec![NumberFormat::GENERAL],
+            ..StylesBuilder::default()
+        }
+    }
+
+    /// A custom number format (an id of 164 or more, or one redefining a
+    /// built-in id); a later definition of an id replaces an earlier one.
+    pub(crate) fn custom_format(&mut self, id: u32, code: String) {
+        self.custom_formats.insert(id, code);
+    }
+
+    /// The next cell style, showing numbers in format `id`.
+    pub(crate) fn cell_style(&mut self, id: u32) {
+        let custom = self.custom_formats.get(&id);
+        let (is_date, kind) = match custom {
+            Some(code) => (is_date_format_code(code), format_code_kind(code)),
+            None => (is_builtin_date_format(id), builtin_format_kind(id)),
+        };
+        self.date_styles.push(is_date.then(|| date_time_kind(kind)));
+        self.format_kinds.push(kind);
+        let formats = &mut self.formats;
+        let index = *self.format_index.entry(id).or_insert_with(|| {
+            formats.push(match custom {
+                Some(code) => NumberFormat::parse(code),
+                None => NumberFormat::builtin(id),
+            });
+            (formats.len() - 1) as u32
+        });
+        self.style_formats.push(index);
+    }
+
+    pub(crate) fn finish(self, date_system: DateSystem) -> Styles {
+        Styles {
+            date_styles: self.date_styles,
+            format_kinds: self.format_kinds,
+            number_formats: NumberFormats::new(self.formats, self.style_formats, date_system),
+        }
     }
 }
 
@@ -130,63 +124,5 @@ fn date_time_kind(kind: FormatKind) -> DateTimeKind {
         FormatKind::Time => DateTimeKind::Time,
         FormatKind::Duration => DateTimeKind::Duration,
         _ => DateTimeKind::Date,
-    }
-}
-
-/// A number attribute, its references decoded (`numFmtId="&#49;4"` is 14).
-fn number_attribute(
-    bytes: &[u8],
-    attributes: xml::Span,
-    wanted: &[u8],
-) -> Result<Option<u32>, xml::XmlError> {
-    Ok(xml::attribute_decoded(bytes, attributes, wanted)?.and_then(|raw| parse_u32(&raw)))
-}
-
-fn parse_u32(text: &[u8]) -> Option<u32> {
-    std::str::from_utf8(text).ok()?.trim().parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn resolves_builtin_and_custom_formats_per_cell_style() {
-        let styles = Styles::parse(
-            br#"<styleSheet><numFmts count="2"><numFmt numFmtId="164" formatCode="yyyy\-mm\-dd"/>
-            <numFmt numFmtId="165" formatCode="&quot;yy&quot;0.00"/><numFmt numFmtId="14" formatCode="0.0"/></numFmts>
-            <cellStyleXfs><xf numFmtId="22"/></cellStyleXfs>
-            <cellXfs count="5"><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="22">
-            <alignment/></xf><xf numFmtId="14"/></cellXfs></styleSheet>"#,
-            DateSystem::V1900,
-        )
-        .unwrap();
-        let got: Vec<bool> = (0..6).map(|i| styles.date_kind(i).is_some()).collect();
-        // A custom format given a built-in id replaces the built-in meaning.
-        assert_eq!(got, [false, true, false, true, false, false]);
-        let kinds: Vec<FormatKind> = (0..6).map(|i| styles.format_kind(i)).collect();
-        assert_eq!(
-            kinds,
-            [
-                FormatKind::General,
-                FormatKind::Date,
-                FormatKind::Fractional,
-                FormatKind::DateTime,
-                FormatKind::Fractional,
-                FormatKind::General
-            ]
-        );
-    }
-
-    #[test]
-    fn references_in_number_attributes_are_decoded() {
-        let styles = Styles::parse(
-            br#"<styleSheet><numFmts><numFmt numFmtId="&#49;64" formatCode="yyyy"/></numFmts>
-            <cellXfs><xf numFmtId="&#49;4"/><xf numFmtId="1&#54;4"/><xf numFmtId="&#x31;"/></cellXfs></styleSheet>"#,
-            DateSystem::V1900,
-        )
-        .unwrap();
-        let got: Vec<bool> = (0..3).map(|i| styles.date_kind(i).is_some()).collect();
-        assert_eq!(got, [true, true, false]);
     }
 }

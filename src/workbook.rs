@@ -11,12 +11,16 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::format::NumberFormats;
 use crate::limits::Limits;
 use crate::number_format::FormatKind;
+use crate::package::SheetInfo;
 use crate::package::archive::Archive;
-use crate::package::{self, SheetInfo};
-use crate::rows::{SheetContext, SheetRows};
+use crate::rows::{PartSource, SheetContext, SheetRows};
 use crate::shared_strings::SharedStrings;
 use crate::source::SharedFile;
 use crate::styles::Styles;
+use crate::xlsx::rows::XlsxRows;
+use crate::xlsx::shared_strings::read_shared_strings;
+use crate::xlsx::styles::read_styles;
+use crate::xlsx::workbook_part::read_layout;
 
 /// An opened `.xlsx` / `.xlsm` workbook.
 ///
@@ -37,13 +41,50 @@ use crate::styles::Styles;
 /// # }
 /// ```
 pub struct Workbook<R = SharedFile> {
-    pub(crate) archive: Archive<R>,
+    pub(crate) container: Container<R>,
+    pub(crate) format: FileFormat,
     pub(crate) workbook_part: String,
     pub(crate) sheets: Vec<SheetInfo>,
     pub(crate) shared_strings: Option<SharedStrings>,
     pub(crate) styles: Styles,
     pub(crate) date_system: DateSystem,
     pub(crate) limits: Limits,
+}
+
+/// The file format of a workbook, found from its bytes (not its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FileFormat {
+    /// An Office Open XML workbook (`.xlsx`, `.xlsm`): XML parts in a ZIP
+    /// package.
+    Xlsx,
+}
+
+impl FileFormat {
+    /// The format in words, as messages name it.
+    pub fn description(self) -> &'static str {
+        match self {
+            FileFormat::Xlsx => "an Excel workbook (.xlsx)",
+        }
+    }
+}
+
+/// What a workbook's sheets are read from. Each worker of the parallel
+/// readers reads through its own clone (cheap: the directory is shared).
+#[derive(Clone)]
+pub(crate) enum Container<R> {
+    /// A ZIP package of parts: `.xlsx`.
+    Package(Archive<R>),
+}
+
+impl<R: Read + Seek> Container<R> {
+    /// The compressed size of a sheet's data: the parallel readers start
+    /// with the biggest.
+    pub(crate) fn sheet_size(&self, sheet: &SheetInfo) -> u64 {
+        match self {
+            Container::Package(archive) => archive.compressed_size(sheet.part()),
+        }
+    }
 }
 
 /// Names a sheet: by position in [`Workbook::sheets`] (`usize`) or by name
@@ -235,6 +276,11 @@ impl Workbook<Cursor<Arc<[u8]>>> {
 }
 
 impl<R> Workbook<R> {
+    /// The workbook's file format, as its bytes say.
+    pub fn file_format(&self) -> FileFormat {
+        self.format
+    }
+
     /// The sheets in workbook order, hidden ones included.
     pub fn sheets(&self) -> &[SheetInfo] {
         &self.sheets
@@ -285,23 +331,24 @@ impl<R: Read + Seek> Workbook<R> {
 
     fn with_limits(reader: R, limits: Limits) -> Result<Workbook<R>> {
         let mut archive = Archive::new(reader)?;
-        let layout = package::read_layout(&mut archive, &limits)?;
+        let layout = read_layout(&mut archive, &limits)?;
         let styles = match &layout.styles_part {
             Some(part) => {
                 let bytes = archive.read_part(part, &limits)?;
-                Styles::parse(&bytes, layout.date_system).map_err(|err| err.with_part(part))?
+                read_styles(&bytes, layout.date_system).map_err(|err| err.with_part(part))?
             }
             None => Styles::general(layout.date_system),
         };
         let shared_strings = match &layout.shared_strings_part {
             Some(part) => {
                 let reader = archive.open_part(part, limits.max_part_bytes, &limits)?;
-                Some(SharedStrings::parse(reader, &limits).map_err(|err| err.with_part(part))?)
+                Some(read_shared_strings(reader, &limits).map_err(|err| err.with_part(part))?)
             }
             None => None,
         };
         Ok(Workbook {
-            archive,
+            container: Container::Package(archive),
+            format: FileFormat::Xlsx,
             workbook_part: layout.workbook_part,
             sheets: layout.sheets,
             shared_strings,
@@ -340,7 +387,8 @@ impl<R: Read + Seek> Workbook<R> {
     pub fn rows(&mut self, sheet: impl SheetSelector) -> Result<SheetRows<'_>> {
         let position = sheet.position(&self.sheets)?;
         let Workbook {
-            archive,
+            container,
+            format,
             sheets,
             shared_strings,
             styles,
@@ -353,16 +401,16 @@ impl<R: Read + Seek> Workbook<R> {
             styles,
             date_system: *date_system,
         };
-        open_sheet_rows(archive, &sheets[position], context, limits)
+        open_sheet_rows(*format, container, &sheets[position], context, limits)
     }
 
-    /// Rows of the sheet at `position`, read through `archive`, a clone of
-    /// this workbook's archive: a reader from a shared workbook (the owned
-    /// Arrow reader's worker thread).
+    /// Rows of the sheet at `position`, read through `container`, a clone
+    /// of this workbook's: a reader from a shared workbook (the owned Arrow
+    /// reader's worker thread).
     #[cfg(feature = "arrow")]
     pub(crate) fn rows_through<'a>(
         &'a self,
-        archive: &'a mut Archive<R>,
+        container: &'a mut Container<R>,
         position: usize,
     ) -> Result<SheetRows<'a>> {
         let context = SheetContext {
@@ -370,7 +418,13 @@ impl<R: Read + Seek> Workbook<R> {
             styles: &self.styles,
             date_system: self.date_system,
         };
-        open_sheet_rows(archive, &self.sheets[position], context, &self.limits)
+        open_sheet_rows(
+            self.format,
+            container,
+            &self.sheets[position],
+            context,
+            &self.limits,
+        )
     }
 
     /// Calls `f` with each row of a sheet, in file order, until it asks to
@@ -396,22 +450,48 @@ impl<R: Read + Seek> Workbook<R> {
     }
 }
 
-/// A pull reader over one sheet's part in `archive`, resolved against
-/// `context`: what [`Workbook::rows`] and the owned Arrow reader share.
-fn open_sheet_rows<'a, R: Read + Seek>(
-    archive: &'a mut Archive<R>,
+/// A pull reader over one sheet of a workbook in `format`, read through
+/// `container` and resolved against `context`: what [`Workbook::rows`],
+/// the owned Arrow reader and the parallel readers share.
+pub(crate) fn open_sheet_rows<'a, R: Read + Seek>(
+    format: FileFormat,
+    container: &'a mut Container<R>,
     info: &'a SheetInfo,
     context: SheetContext<'a>,
     limits: &Limits,
 ) -> Result<SheetRows<'a>> {
-    let source = archive
-        .open_part(info.part(), limits.max_part_bytes, limits)
-        .map_err(|err| err.with_sheet(info.name()))?;
-    Ok(SheetRows::new(
-        source,
-        context,
-        info.name(),
-        info.part(),
-        limits,
-    ))
+    match container {
+        Container::Package(archive) => {
+            let source = archive
+                .open_part(info.part(), limits.max_part_bytes, limits)
+                .map_err(|err| err.with_sheet(info.name()))?;
+            Ok(sheet_part_rows(
+                format,
+                PartSource::Reader(source),
+                info,
+                context,
+                limits,
+            ))
+        }
+    }
+}
+
+/// A pull reader over one sheet part of a package, its bytes from `source`
+/// (read here, or inflated on another thread).
+pub(crate) fn sheet_part_rows<'a>(
+    format: FileFormat,
+    source: PartSource<'a>,
+    info: &'a SheetInfo,
+    context: SheetContext<'a>,
+    limits: &Limits,
+) -> SheetRows<'a> {
+    match format {
+        FileFormat::Xlsx => SheetRows::xlsx(XlsxRows::new(
+            source,
+            context,
+            info.name(),
+            info.part(),
+            limits,
+        )),
+    }
 }

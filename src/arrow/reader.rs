@@ -20,7 +20,7 @@ use super::batches::{BatchReport, SheetBatches, SheetSource, batches_started};
 use super::options::ArrowOptions;
 use super::prelude::sheet_columns;
 use crate::error::{Error, Result};
-use crate::package::archive::Archive;
+use crate::workbook::Container;
 use crate::workbook::Workbook;
 
 /// Batches waiting in the channel.
@@ -208,10 +208,10 @@ impl SheetBatchReader {
     }
 }
 
-/// A sheet of a shared workbook, read through a clone of its archive.
+/// A sheet of a shared workbook, read through a clone of its container.
 fn sheet_source<'a, R: Read + Seek + Clone>(
     workbook: &'a Workbook<R>,
-    archive: &'a mut Archive<R>,
+    archive: &'a mut Container<R>,
     position: usize,
 ) -> Result<SheetSource<'a>> {
     Ok(SheetSource {
@@ -232,7 +232,7 @@ fn produce<R>(
 where
     R: Read + Seek + Clone + Send,
 {
-    let mut archive = workbook.archive.clone();
+    let mut archive = workbook.container.clone();
     let sheet = workbook.sheets()[position].name();
     // Types from every row: a first pass for them, none of it held.
     let first_pass;

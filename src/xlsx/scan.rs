@@ -11,11 +11,11 @@
 //! of any size. Positions in a [`RawRow`] are offsets into the window; the
 //! reader resolves them into values.
 
-use crate::bytes::{find_byte, find_byte_soon};
+use super::number;
 use crate::cell::{MAX_COLUMN, MAX_ROW, parse_reference, parse_row_number};
 use crate::error::{Error, ErrorKind, Result};
-use crate::number;
-use crate::xml::{self, Attributes, Namespaces, Piece, Span, Step, Token};
+use crate::xlsx::bytes::{find_byte, find_byte_soon};
+use crate::xlsx::xml::{self, Attributes, Namespaces, Piece, Span, Step, Token};
 use smallvec::SmallVec;
 
 /// A row's attributes: already read by the fast path (the row index, if
