@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter, Write};
 
 use clap::Args;
-use sheetstream::{CivilDateTime, DateTime, Value};
+use sheetstream::{DateTime, Value};
 
 use crate::columns;
 use crate::format::{self, DateStyle};
@@ -168,10 +168,15 @@ fn merge_tables(mut a: Table, b: Table) -> Table {
     a
 }
 
+/// The first or last date of a column as `csv` writes it: a date in ISO
+/// 8601, a time of day (`00:07:00`) or a duration (`36:00:00`) as such,
+/// not as a date-time of 1899-12-31.
 fn date_text(date: Option<DateTime>) -> String {
-    date.and_then(|date| date.to_civil())
-        .map(|civil: CivilDateTime| civil.to_string())
-        .unwrap_or_default()
+    let mut out = String::new();
+    if let Some(date) = date {
+        format::text(&mut out, Value::DateTime(date), &DateStyle::Iso);
+    }
+    out
 }
 
 fn number_text(number: Option<f64>) -> String {
