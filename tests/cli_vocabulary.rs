@@ -64,3 +64,72 @@ fn stats_writes_dates_times_and_durations_as_csv_does() {
         "{stats}"
     );
 }
+
+/// A one-sheet workbook: a header row of `names`, then one row of numbers.
+fn table_book(sheet: &str, names: &[&str]) -> Vec<u8> {
+    let letters = |at: usize| char::from(b'A' + at as u8).to_string();
+    let header: String = names
+        .iter()
+        .enumerate()
+        .map(|(at, name)| {
+            format!(
+                r#"<c r="{}1" t="inlineStr"><is><t>{name}</t></is></c>"#,
+                letters(at)
+            )
+        })
+        .collect();
+    let values: String = (0..names.len())
+        .map(|at| format!(r#"<c r="{}2"><v>{at}</v></c>"#, letters(at)))
+        .collect();
+    book()
+        .sheet(
+            sheet,
+            sheet_xml(&format!(
+                r#"<row r="1">{header}</row><row r="2">{values}</row>"#
+            )),
+        )
+        .build()
+}
+
+/// Files whose columns differ, with long names everywhere the message
+/// quotes the files: the pieces are cut, the advice is whole and names the
+/// flag.
+#[test]
+fn the_union_hint_is_whole_and_names_the_flag() {
+    let dir = temp_dir("vocab-union");
+    let deep = dir.0.join("a-folder-with-a-rather-long-name".repeat(4));
+    std::fs::create_dir_all(&deep).unwrap();
+    let long = "a column name that goes on and on".repeat(3);
+    let first = deep.join("first.xlsx");
+    let second = deep.join("second.xlsx");
+    std::fs::write(&first, table_book("Sheet", &["id", &long, "amount"])).unwrap();
+    let sheet = "a sheet name much longer than anyone would like".repeat(2);
+    std::fs::write(&second, table_book(&sheet, &["id", "total", &long])).unwrap();
+    let out = dir.0.join("out.parquet");
+    for command in [vec!["parquet", "-o", path_str(&out)], vec!["arrow"]] {
+        let mut args = command.clone();
+        args.extend([path_str(&first), path_str(&second)]);
+        let run = fails(&args, 1);
+        assert!(
+            run.stderr
+                .contains("; read with --union-by-name to match them by name"),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("union_by_name"), "{}", run.stderr);
+        assert!(!run.stderr.contains("bytes in all"), "{}", run.stderr);
+        assert!(run.stderr.contains("second.xlsx"), "{}", run.stderr);
+        assert!(
+            run.stderr.len() < 600,
+            "{} bytes: {}",
+            run.stderr.len(),
+            run.stderr
+        );
+        // With the flag, the files read.
+        args.push("--union-by-name");
+        if command[0] == "parquet" {
+            ok(&args);
+            assert!(out.exists());
+        }
+    }
+}

@@ -264,8 +264,10 @@ impl TableArgs {
 /// Lists a skipped input on stderr.
 fn skipped(failure: &Failure) {
     match failure {
-        Failure::ReadFile(file, err) => eprintln!("sheetstream: skipped {file}: {err}"),
-        Failure::Read(err) => eprintln!("sheetstream: skipped {err}"),
+        Failure::ReadFile(file, err) => {
+            eprintln!("sheetstream: skipped {file}: {}", crate::in_cli_words(err));
+        }
+        Failure::Read(err) => eprintln!("sheetstream: skipped {}", crate::in_cli_words(err)),
         Failure::Usage(message) => eprintln!("sheetstream: skipped: {message}"),
         Failure::Output(err) => eprintln!("sheetstream: skipped: {err}"),
     }

@@ -243,11 +243,11 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Err(Failure::Read(err)) => {
-            eprintln!("sheetstream: {}", escape(&err.to_string()));
+            eprintln!("sheetstream: {}", escape(&in_cli_words(&err)));
             ExitCode::from(1)
         }
         Err(Failure::ReadFile(file, err)) => {
-            eprintln!("sheetstream: {file}: {}", escape(&err.to_string()));
+            eprintln!("sheetstream: {file}: {}", escape(&in_cli_words(&err)));
             ExitCode::from(1)
         }
         Err(Failure::Output(err)) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -259,6 +259,14 @@ fn main() -> ExitCode {
             ExitCode::from(3)
         }
     }
+}
+
+/// A library error's message in the tool's words: advice naming an
+/// [`ArrowOptions`](sheetstream::arrow::ArrowOptions) option (and Python's
+/// keyword), `union_by_name`, names the flag, `--union-by-name`.
+pub fn in_cli_words(err: &sheetstream::Error) -> String {
+    err.to_string()
+        .replace("read with union_by_name", "read with --union-by-name")
 }
 
 /// Text from a file (a sheet name, a value, a path) made safe to print on
