@@ -7,9 +7,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{
-    CliRun, MAIN_NS, XML_DECL, book, run_cli_args, sheet_xml, styles_xml, temp_dir, temp_file,
-};
+use common::{CliRun, book, run_cli_args, sheet_xml, styles_xml, temp_dir, temp_file};
 
 fn path_str(path: &Path) -> &str {
     path.to_str().expect("UTF-8 temporary path")

@@ -12,6 +12,7 @@ use sheetstream::{ColumnSpec, NumberFormats, Row, SheetInfo, Workbook};
 use crate::columns::{self, CellSlots};
 use crate::format::{self, DateStyle};
 use crate::input::{Input, inputs};
+use crate::rows::{Role, Roles, RowArgs};
 use crate::{Common, Failure, SheetChoice, escape, worksheet_positions};
 
 #[derive(Args)]
@@ -42,12 +43,8 @@ pub struct CsvArgs {
     /// Write dates with this pattern (%Y %m %d %H %M %S %f) instead of ISO 8601.
     #[arg(long, value_name = "PATTERN")]
     date_format: Option<String>,
-    /// Leave out this many rows at the top of each sheet (a header, say).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    skip_rows: u64,
-    /// Write at most this many rows of each sheet.
-    #[arg(long, value_name = "N")]
-    max_rows: Option<u64>,
+    #[command(flatten)]
+    rows: RowArgs,
     #[arg(long, value_name = "LIST", help = columns::HELP)]
     columns: Option<String>,
     /// Write each record with only the fields up to its last cell, instead
@@ -73,24 +70,11 @@ pub struct JsonlArgs {
     /// The output file; standard output without.
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
-    /// The row holding the keys, counted from 1; rows above it are left out.
-    #[arg(
-        long,
-        default_value_t = 1,
-        value_name = "ROW",
-        conflicts_with = "no_header",
-        value_parser = clap::value_parser!(u32).range(1..)
-    )]
-    header_row: u32,
-    /// No header row: keys are the column letters.
-    #[arg(long)]
-    no_header: bool,
+    #[command(flatten)]
+    rows: RowArgs,
     /// Write dates with this pattern (%Y %m %d %H %M %S %f) instead of ISO 8601.
     #[arg(long, value_name = "PATTERN")]
     date_format: Option<String>,
-    /// Write at most this many rows (of each sheet).
-    #[arg(long, value_name = "N")]
-    max_rows: Option<u64>,
     #[arg(long, value_name = "LIST", help = columns::HELP)]
     columns: Option<String>,
     /// Write each value as a string of its text as Excel shows it through
@@ -286,10 +270,13 @@ struct SheetPlan {
 /// record `width` fields wide unless `--ragged`.
 struct SheetCsv {
     writer: RecordWriter,
+    /// The next row to write a record for: empty records fill the gap
+    /// up to a row with values.
     next_row: u32,
-    written: u64,
-    skip: u64,
-    max: Option<u64>,
+    /// Which rows are left out, the header, the data, the limit.
+    roles: Roles,
+    /// Whether the row limit was reached.
+    done: bool,
     ragged: bool,
     width: usize,
     order: Option<Vec<u32>>,
@@ -316,10 +303,12 @@ impl SheetCsv {
                 fields: 0,
                 last_empty: false,
             },
-            next_row: 0,
-            written: 0,
-            skip: args.skip_rows,
-            max: args.max_rows,
+            // Rows stay aligned with Excel's: empty rows above the first
+            // with a value are empty records, unless the options say
+            // where the sheet starts.
+            next_row: args.rows.first_row(),
+            roles: args.rows.roles(),
+            done: false,
             ragged: args.ragged,
             width: plan.order.as_ref().map_or(plan.width, Vec::len),
             order: plan.order,
@@ -330,12 +319,20 @@ impl SheetCsv {
     }
 
     fn full(&self) -> bool {
-        self.max.is_some_and(|max| self.written >= max)
+        self.done
     }
 
     /// Writes the row (and empty records for any rows skipped before it);
     /// returns false once the row limit is reached.
     fn add(&mut self, row: &Row<'_>, dates: &DateStyle) -> io::Result<bool> {
+        match self.roles.role(row) {
+            Role::Above => return Ok(true),
+            Role::Past => {
+                self.done = true;
+                return Ok(false);
+            }
+            Role::Header | Role::Data => {}
+        }
         if !row.holds_values() {
             // A row written only for its height or style: it becomes an
             // empty record if a row with values follows, and nothing if not.
@@ -350,15 +347,13 @@ impl SheetCsv {
             let last = row.cells().iter().map(|cell| cell.column() as usize + 1);
             self.width = self.width.max(last.max().unwrap_or(0));
         }
-        while self.next_row < row.index() && !self.full() {
+        while self.next_row < row.index() {
             self.record(None, dates)?;
             self.next_row += 1;
         }
-        if !self.full() {
-            self.record(Some(row), dates)?;
-        }
+        self.record(Some(row), dates)?;
         self.next_row = row.index().saturating_add(1);
-        Ok(!self.full())
+        Ok(true)
     }
 
     /// [`add`](Self::add), an error kept in `failure`: None then (the read
@@ -379,10 +374,6 @@ impl SheetCsv {
     }
 
     fn record(&mut self, row: Option<&Row<'_>>, dates: &DateStyle) -> io::Result<()> {
-        if self.skip > 0 {
-            self.skip -= 1;
-            return Ok(());
-        }
         let (writer, field) = (&mut self.writer, &mut self.field);
         let formats = self.formats.as_ref();
         match (&self.order, row) {
@@ -416,9 +407,7 @@ impl SheetCsv {
                 }
             }
         }
-        self.writer.end()?;
-        self.written += 1;
-        Ok(())
+        self.writer.end()
     }
 
     fn finish(mut self) -> io::Result<Output> {
@@ -444,7 +433,9 @@ fn plan(
     };
     let width = if args.ragged { 0 } else { width };
     let order = match spec {
-        Some(spec) => Some(columns::resolve(spec, workbook, position, None, dates)?),
+        Some(spec) => Some(columns::resolve(
+            spec, workbook, position, &args.rows, dates,
+        )?),
         None => None,
     };
     let formats = args.formatted.then(|| workbook.number_formats().clone());
@@ -458,6 +449,7 @@ fn plan(
 pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
     let dates = date_style(args.date_format.as_deref())?;
     let spec = columns::parse(args.columns.as_deref())?;
+    args.rows.check_columns(spec.as_ref())?;
     let inputs = inputs(&args.common)?;
     if args.all {
         return csv_all(args, &inputs, spec.as_ref(), &dates);
@@ -718,26 +710,17 @@ fn column_letters(column: u32) -> String {
 pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
     let dates = date_style(args.date_format.as_deref())?;
     let spec = columns::parse(args.columns.as_deref())?;
-    if args.no_header && spec.as_ref().is_some_and(ColumnSpec::needs_header) {
-        return Err(Failure::Usage(
-            "--columns names header cells, but --no-header says there is no header row".into(),
-        ));
-    }
+    args.rows.check_columns(spec.as_ref())?;
     let inputs = inputs(&args.common)?;
     let several = inputs.len() > 1;
     let mut out = None;
-    let header_index = if args.no_header {
-        None
-    } else {
-        Some(args.header_row.saturating_sub(1))
-    };
     for input in &inputs {
         let (mut workbook, progress) = input.open(args.common.quiet)?;
         let positions = chosen_sheets(&workbook, &args.sheet, args.all)?;
         for position in positions {
             let order = match &spec {
                 Some(spec) => Some(
-                    columns::resolve(spec, &mut workbook, position, header_index, &dates)
+                    columns::resolve(spec, &mut workbook, position, &args.rows, &dates)
                         .map_err(|failure| in_file(input, failure))?,
                 ),
                 None => None,
@@ -771,7 +754,7 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
                     .map_or_else(CellSlots::default, CellSlots::for_order),
                 order,
                 formats: args.formatted.then(|| workbook.number_formats().clone()),
-                written: 0,
+                roles: args.rows.roles(),
                 failure: None,
             };
             let selected = sheet.order.as_deref().map(columns::set);
@@ -792,14 +775,7 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
                         move |_: &SheetInfo, row: Row<'_>| {
                             let mut sheet =
                                 state.lock().unwrap_or_else(|poison| poison.into_inner());
-                            sheet.add(
-                                &row,
-                                header_index,
-                                args.max_rows,
-                                dates,
-                                &mut line,
-                                &mut scratch,
-                            )
+                            sheet.add(&row, dates, &mut line, &mut scratch)
                         }
                     })
                 })
@@ -831,7 +807,8 @@ struct JsonlSheet {
     slots: CellSlots,
     /// With `--formatted`: the styles' number formats to write cells through.
     formats: Option<NumberFormats>,
-    written: u64,
+    /// Which rows are left out, the header, the data, the limit.
+    roles: Roles,
     failure: Option<io::Error>,
 }
 
@@ -840,27 +817,23 @@ impl JsonlSheet {
     fn add(
         &mut self,
         row: &Row<'_>,
-        header_index: Option<u32>,
-        max_rows: Option<u64>,
         dates: &DateStyle,
         line: &mut Vec<u8>,
         scratch: &mut String,
     ) -> bool {
-        match header_index {
-            Some(header) if row.index() < header => return true,
-            Some(header) if row.index() == header => {
+        match self.roles.role(row) {
+            Role::Above => return true,
+            Role::Past => return false,
+            Role::Header => {
                 self.keys = Keys::from_header(row, dates, self.reserved.clone());
                 return true;
             }
-            _ => {}
+            Role::Data => {}
         }
         if !row.holds_values() {
             // Only formatting: no object. (A row whose values are all in
             // columns `--columns` leaves out is an object of nulls.)
             return true;
-        }
-        if max_rows.is_some_and(|max| self.written >= max) {
-            return false;
         }
         line.clear();
         line.push(b'{');
@@ -898,7 +871,6 @@ impl JsonlSheet {
             self.failure = Some(err);
             return false;
         }
-        self.written += 1;
         true
     }
 }

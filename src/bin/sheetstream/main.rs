@@ -8,6 +8,7 @@ mod export;
 mod format;
 mod input;
 mod progress;
+mod rows;
 mod stats;
 
 use std::borrow::Cow;
@@ -157,9 +158,10 @@ enum Command {
     /// Convert a sheet to JSON lines: one object per row, keyed by the header row.
     Jsonl(export::JsonlArgs),
     /// Per sheet and column: counts of each value type, min and max of
-    /// numbers and dates, longest text. The header row (row 1 unless
-    /// --header-row or --no-header says otherwise) is left out of the
-    /// counts; its text is shown in the `header` column.
+    /// numbers and dates, longest text. The header row (the first row with
+    /// a value unless --header-row or --no-header says otherwise) and the
+    /// rows above it are left out of the counts; its text is shown in the
+    /// `header` column.
     Stats(stats::StatsArgs),
     /// Per sheet: rows, cells and checksums of numbers, text, booleans,
     /// errors and dates. With several files, a first column names the file.
