@@ -131,3 +131,271 @@ fn the_union_hint_is_whole_and_names_the_flag() {
         }
     }
 }
+
+/// The commands `sheetstream --help` lists, with clap's own `help`.
+fn listed_commands() -> Vec<String> {
+    let help = ok(&["--help"]);
+    let mut lines = help.lines().skip_while(|line| *line != "Commands:").skip(1);
+    let mut names = Vec::new();
+    for line in lines.by_ref() {
+        if line.trim().is_empty() {
+            break;
+        }
+        // A command's line starts with two spaces; a wrapped line with more.
+        if let Some(name) = line
+            .strip_prefix("  ")
+            .filter(|rest| !rest.starts_with(' '))
+        {
+            names.push(name.split_whitespace().next().unwrap().to_owned());
+        }
+    }
+    names
+}
+
+/// Every command the tool has is in the top-level help, and every command
+/// there runs.
+#[test]
+fn the_top_level_help_lists_every_command() {
+    let listed = listed_commands();
+    assert_eq!(
+        listed,
+        [
+            "sheets", "csv", "jsonl", "stats", "count", "parquet", "arrow", "schema", "cells",
+            "help"
+        ]
+    );
+    for command in &listed {
+        ok(&["help", command]);
+    }
+    // And nothing runs that the help does not list.
+    assert_eq!(run_cli_args(&["nonesuch"]).code, Some(2));
+}
+
+/// The help of one option of one command: from the option's name to the
+/// next option, whitespace collapsed (clap lays the help out by the width
+/// of the command's longest option).
+fn option_help(command: &str, flag: &str) -> Option<String> {
+    let help = ok(&[command, "--help"]);
+    let lines: Vec<&str> = help.lines().collect();
+    // An option's line: `  -t, --threads` or `      --n-rows`; its help's
+    // own lines are indented further.
+    let is_option = |line: &str| {
+        line.trim_start().starts_with('-') && line.len() - line.trim_start().len() <= 6
+    };
+    let start = lines
+        .iter()
+        .position(|line| is_option(line) && line.split([',', ' ']).any(|word| word == flag))?;
+    let mut text = lines[start].to_owned();
+    for line in &lines[start + 1..] {
+        if is_option(line) || !line.starts_with(' ') {
+            break;
+        }
+        text.push(' ');
+        text.push_str(line);
+    }
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    Some(text.split_once(flag).unwrap().1.trim().to_owned())
+}
+
+/// The row options are the same options, with the same help, on every
+/// command that reads rows; the sheet options on every command that takes
+/// `--sheet`.
+#[test]
+fn one_vocabulary_across_commands() {
+    let readers = ["csv", "jsonl", "stats", "parquet", "arrow", "schema"];
+    for flag in ["--skip-rows", "--header-row", "--no-header", "--n-rows"] {
+        let helps: Vec<Option<String>> = readers.iter().map(|c| option_help(c, flag)).collect();
+        assert!(helps[0].is_some(), "csv has no {flag}");
+        for (command, help) in readers.iter().zip(&helps) {
+            assert_eq!(help, &helps[0], "{command} {flag}");
+        }
+    }
+    assert!(
+        option_help("csv", "--n-rows")
+            .unwrap()
+            .contains("[alias: --max-rows]")
+    );
+    for command in [
+        "csv", "jsonl", "stats", "count", "cells", "parquet", "arrow", "schema",
+    ] {
+        for flag in ["--sheet", "--sheet-name", "--sheet-index"] {
+            assert!(
+                option_help(command, flag).is_some(),
+                "{command} has no {flag}"
+            );
+        }
+    }
+}
+
+/// A title above the header row, an empty row between the two, then
+/// five data rows (one empty row among them).
+fn titled_book() -> Vec<u8> {
+    let text =
+        |at: &str, text: &str| format!(r#"<c r="{at}" t="inlineStr"><is><t>{text}</t></is></c>"#);
+    let mut rows = format!(
+        r#"<row r="2">{}</row><row r="4">{}{}</row>"#,
+        text("A2", "Sales, 2024"),
+        text("A4", "item"),
+        text("B4", "amount")
+    );
+    for (index, (item, amount)) in [
+        (5, ("apples", 1)),
+        (6, ("pears", 2)),
+        (8, ("plums", 3)),
+        (9, ("figs", 4)),
+        (10, ("kiwis", 5)),
+    ] {
+        rows.push_str(&format!(
+            r#"<row r="{index}">{}<c r="B{index}"><v>{amount}</v></c></row>"#,
+            text(&format!("A{index}"), item)
+        ));
+    }
+    book().sheet("S", sheet_xml(&rows)).build()
+}
+
+/// Every command finds the same header row by default and with each
+/// option, and counts `--n-rows` (or `--max-rows`) in data rows after it.
+#[test]
+fn the_row_options_mean_the_same_everywhere() {
+    let file = temp_file("vocab-rows", &titled_book());
+    let f = path_str(&file.0);
+    // The default header row: the first with a value (the title, row 2).
+    let schema = ok(&["schema", f]);
+    assert_eq!(schema, "sheet S\n  Sales, 2024\tUtf8\n  column_2\tUtf8\n");
+    let jsonl = ok(&["jsonl", f, "--n-rows", "1"]);
+    assert_eq!(jsonl, "{\"Sales, 2024\":\"item\",\"B\":\"amount\"}\n");
+    // The header row given: row 4, for every command.
+    let header = ["--header-row", "4"];
+    let schema = ok(&[&["schema", f][..], &header].concat());
+    assert_eq!(schema, "sheet S\n  item\tUtf8\n  amount\tInt64\n");
+    for limit in ["--n-rows", "--max-rows"] {
+        let jsonl = ok(&[&["jsonl", f, limit, "3"][..], &header].concat());
+        assert_eq!(
+            jsonl,
+            "{\"item\":\"apples\",\"amount\":1}\n{\"item\":\"pears\",\"amount\":2}\n{\"item\":\"plums\",\"amount\":3}\n"
+        );
+        // The csv's header and three data rows (the empty row 7 an empty record).
+        let csv = ok(&[&["csv", f, limit, "3"][..], &header].concat());
+        assert_eq!(csv, "item,amount\napples,1\npears,2\n,\nplums,3\n");
+        let csv = ok(&[&["csv", f, limit, "3", "--columns", "amount"][..], &header].concat());
+        assert_eq!(csv, "amount\n1\n2\n\"\"\n3\n");
+        let stats = ok(&[&["stats", f, limit, "3"][..], &header].concat());
+        let amount = stats
+            .lines()
+            .find(|line| line.starts_with("S\tB\t"))
+            .unwrap();
+        assert!(amount.starts_with("S\tB\tamount\t3\t0\t"), "{stats}");
+        let dir = temp_dir("vocab-rows-parquet");
+        let out = dir.0.join("s.parquet");
+        ok(&[
+            &["parquet", f, "-o", path_str(&out), limit, "3"][..],
+            &header,
+        ]
+        .concat());
+        assert!(out.exists());
+    }
+    // Skipped rows: the header is looked for after them (row 4 again).
+    let jsonl = ok(&["jsonl", f, "--skip-rows", "3", "--n-rows", "1"]);
+    assert_eq!(jsonl, "{\"item\":\"apples\",\"amount\":1}\n");
+    let schema = ok(&["schema", f, "--skip-rows", "3"]);
+    assert_eq!(schema, "sheet S\n  item\tUtf8\n  amount\tInt64\n");
+    let csv = ok(&["csv", f, "--skip-rows", "3", "--n-rows", "1"]);
+    assert_eq!(csv, "item,amount\napples,1\n");
+    // No header: every row after the skipped ones is data.
+    let jsonl = ok(&[
+        "jsonl",
+        f,
+        "--skip-rows",
+        "4",
+        "--no-header",
+        "--n-rows",
+        "1",
+    ]);
+    assert_eq!(jsonl, "{\"A\":\"apples\",\"B\":1}\n");
+    let csv = ok(&["csv", f, "--skip-rows", "4", "--no-header", "--n-rows", "2"]);
+    assert_eq!(csv, "apples,1\npears,2\n");
+    let schema = ok(&["schema", f, "--skip-rows", "4", "--no-header"]);
+    assert_eq!(schema, "sheet S\n  column_1\tUtf8\n  column_2\tInt64\n");
+    // Without options csv keeps the rows aligned with Excel's.
+    let csv = ok(&["csv", f]);
+    assert!(csv.starts_with("\"\"\n\"Sales, 2024\"\n,\nitem,amount\n"), "{csv}");
+}
+
+/// `schema` refuses what would change nothing in a schema, saying why.
+#[test]
+fn schema_refuses_options_that_change_nothing_there() {
+    let file = temp_file("vocab-schema", &titled_book());
+    let f = path_str(&file.0);
+    for (option, why) in [
+        (&["--batch-size", "10"][..], "sizes the record batches"),
+        (&["--strict"], "after the sample"),
+        (&["--on-mismatch", "null"], "after the sample"),
+        (&["--on-error-value", "strict"], "error cells"),
+        (&["--union-by-name"], "not their union"),
+    ] {
+        let run = fails(&[&["schema", f][..], option].concat(), 2);
+        assert!(
+            run.stderr
+                .contains(&format!("{} changes nothing in `schema`", option[0]))
+                && run.stderr.contains(why),
+            "{}",
+            run.stderr
+        );
+    }
+    // What does change a schema, and the options every command takes, are taken.
+    ok(&[
+        "schema",
+        f,
+        "--sample-rows",
+        "all",
+        "--header-row",
+        "4",
+        "--null-value",
+        "x",
+        "-q",
+        "-t",
+        "1",
+    ]);
+}
+
+/// `--sheet-name` and `--sheet-index` say which sheet outright, in the
+/// typed commands as in the others.
+#[test]
+fn typed_commands_take_sheet_name_and_sheet_index() {
+    let table = |value: &str| {
+        sheet_xml(&format!(
+            r#"<row r="1"><c r="A1" t="inlineStr"><is><t>{value}</t></is></c></row>"#
+        ))
+    };
+    let bytes = book()
+        .sheet("1", table("one"))
+        .sheet("Data", table("data"))
+        .build();
+    let file = temp_file("vocab-sheets", &bytes);
+    let f = path_str(&file.0);
+    let first = |out: String| out.lines().nth(1).unwrap().trim().to_owned();
+    assert_eq!(first(ok(&["schema", f, "--sheet-name", "1"])), "one\tNull");
+    assert_eq!(first(ok(&["schema", f, "--sheet", "1"])), "one\tNull");
+    assert_eq!(first(ok(&["schema", f, "--sheet-index", "0"])), "one\tNull");
+    assert_eq!(
+        first(ok(&["schema", f, "--sheet-name", "Data"])),
+        "data\tNull"
+    );
+    let run = fails(&["schema", f, "--sheet-name", "0"], 2);
+    assert!(run.stderr.contains("no sheet named `0`"), "{}", run.stderr);
+    // Position 1 is `Data`, but the sheet at position 0 is named `1`,
+    // which a read of many sheets would take for it.
+    for command in ["schema", "arrow"] {
+        let run = fails(&[command, f, "--sheet-index", "1"], 2);
+        assert!(run.stderr.contains("--sheet-name"), "{}", run.stderr);
+    }
+    fails(&["schema", f, "--sheet-index", "5"], 2);
+    // clap's usage errors.
+    for args in [
+        &["schema", f, "--sheet", "Data", "--sheet-name", "Data"][..],
+        &["schema", f, "--all", "--sheet-index", "0"],
+    ] {
+        assert_eq!(run_cli_args(args).code, Some(2), "{args:?}");
+    }
+    assert_eq!(ok(&["csv", f, "--sheet-index", "1"]), "data\n");
+}

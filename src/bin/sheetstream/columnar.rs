@@ -651,6 +651,51 @@ fn ipc_error(err: sheetstream::arrow::arrow_schema::ArrowError) -> Failure {
     }
 }
 
+/// The options `schema` takes with the other typed commands but that
+/// change nothing in a schema, and why.
+const NOT_IN_SCHEMA: [(&str, &str, &str); 5] = [
+    (
+        "batch_size",
+        "--batch-size",
+        "it sizes the record batches written",
+    ),
+    (
+        "on_mismatch",
+        "--on-mismatch",
+        "it says what becomes of values read after the sample, which schema does not read",
+    ),
+    (
+        "strict",
+        "--strict",
+        "it says what becomes of values read after the sample, which schema does not read",
+    ),
+    (
+        "on_error_value",
+        "--on-error-value",
+        "it says what becomes of error cells when they are written",
+    ),
+    (
+        "union_by_name",
+        "--union-by-name",
+        "schema prints each sheet's columns, not their union",
+    ),
+];
+
+/// A usage error for an option given to `schema` that changes nothing there.
+pub fn refuse_in_schema(matches: Option<&clap::ArgMatches>) -> Result<(), Failure> {
+    let Some(matches) = matches else {
+        return Ok(());
+    };
+    for (id, flag, why) in NOT_IN_SCHEMA {
+        if matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
+            return Err(Failure::Usage(format!(
+                "{flag} changes nothing in `schema`: {why}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn schema(args: &SchemaArgs) -> Result<(), Failure> {
     let table = &args.table;
     let options = table.options()?;

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use sheetstream::{Row, SheetCounts, SheetInfo, SheetKind, SheetState, Workbook};
 
 use crate::format::DateStyle;
@@ -215,7 +215,8 @@ impl From<io::Error> for Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
     let result = match cli.command {
         Command::Sheets { files } => sheets(files),
         Command::Csv(args) => export::csv(&args),
@@ -229,7 +230,8 @@ fn main() -> ExitCode {
         } => cells(&common, &sheet, formatted),
         Command::Parquet(args) => columnar::parquet(&args),
         Command::Arrow(args) => columnar::arrow(&args),
-        Command::Schema(args) => columnar::schema(&args),
+        Command::Schema(args) => columnar::refuse_in_schema(matches.subcommand_matches("schema"))
+            .and_then(|()| columnar::schema(&args)),
     };
     for path in input::REMOVE_AT_EXIT
         .lock()
