@@ -318,7 +318,10 @@ fn the_row_options_mean_the_same_everywhere() {
     assert_eq!(schema, "sheet S\n  column_1\tUtf8\n  column_2\tInt64\n");
     // Without options csv keeps the rows aligned with Excel's.
     let csv = ok(&["csv", f]);
-    assert!(csv.starts_with("\"\"\n\"Sales, 2024\"\n,\nitem,amount\n"), "{csv}");
+    assert!(
+        csv.starts_with("\"\"\n\"Sales, 2024\"\n,\nitem,amount\n"),
+        "{csv}"
+    );
 }
 
 /// `schema` refuses what would change nothing in a schema, saying why.
@@ -398,4 +401,116 @@ fn typed_commands_take_sheet_name_and_sheet_index() {
         assert_eq!(run_cli_args(args).code, Some(2), "{args:?}");
     }
     assert_eq!(ok(&["csv", f, "--sheet-index", "1"]), "data\n");
+}
+
+/// 20,000 rows of two numbers, then a row whose XML is broken: the damage
+/// is found after the writer has flushed much of the output.
+fn damaged_midway_sheet() -> String {
+    let mut rows = String::new();
+    for index in 1..=20_000 {
+        rows.push_str(&format!(
+            r#"<row r="{index}"><c r="A{index}"><v>{index}</v></c><c r="B{index}"><v>0.5</v></c></row>"#
+        ));
+    }
+    rows.push_str(r#"<row r="20001"><c r="A20001"><v>1</v></c></rowx>"#);
+    sheet_xml(&rows)
+}
+
+/// The names in a folder, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A write cut short by a sheet damaged midway leaves no file behind,
+/// neither under the output's name nor a temporary one.
+#[test]
+fn a_failed_write_leaves_nothing_behind() {
+    let bytes = book().sheet("Broken", damaged_midway_sheet()).build();
+    let file = temp_file("vocab-broken", &bytes);
+    let f = path_str(&file.0);
+    let dir = temp_dir("vocab-broken-out");
+    for (command, name) in [
+        ("csv", "out.csv"),
+        ("jsonl", "out.jsonl"),
+        ("parquet", "out.parquet"),
+    ] {
+        let out = dir.0.join(name);
+        for threads in ["1", "2"] {
+            let run = fails(&[command, f, "-o", path_str(&out), "-t", threads], 1);
+            assert!(run.stderr.contains("Broken"), "{}", run.stderr);
+            assert_eq!(
+                listing(&dir.0),
+                Vec::<String>::new(),
+                "{command} -t {threads}"
+            );
+        }
+    }
+    // A good workbook after a good one is written whole; a damaged one
+    // after a good one leaves nothing either (one output of both).
+    let good = temp_file("vocab-good", &titled_book());
+    let out = dir.0.join("both.csv");
+    fails(&["csv", path_str(&good.0), f, "-o", path_str(&out)], 1);
+    assert_eq!(listing(&dir.0), Vec::<String>::new());
+    ok(&[
+        "csv",
+        path_str(&good.0),
+        path_str(&good.0),
+        "-o",
+        path_str(&out),
+    ]);
+    assert_eq!(listing(&dir.0), ["both.csv"]);
+}
+
+/// `csv --all`: the sheet it failed to write is neither listed nor left;
+/// what it lists is there whole.
+#[test]
+fn csv_all_lists_and_leaves_only_the_sheets_it_wrote() {
+    let small = sheet_xml(
+        r#"<row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r="A2"><v>2</v></c></row>"#,
+    );
+    let bytes = book()
+        .sheet("Good", small.clone())
+        .sheet("Broken", damaged_midway_sheet())
+        .sheet("Also good", small)
+        .build();
+    let file = temp_file("vocab-all-broken", &bytes);
+    for threads in ["1", "2", "3"] {
+        let dir = temp_dir("vocab-all-broken-out");
+        let out = dir.0.join("sheets");
+        let run = fails(
+            &[
+                "csv",
+                "--all",
+                path_str(&file.0),
+                "-o",
+                path_str(&out),
+                "-t",
+                threads,
+            ],
+            1,
+        );
+        assert!(run.stderr.contains("Broken"), "{}", run.stderr);
+        let listed: Vec<&str> = run.stdout.lines().skip(1).collect();
+        assert!(run.stdout.starts_with("sheet\tpath\n"), "{}", run.stdout);
+        let mut expected = Vec::new();
+        for line in &listed {
+            let (sheet, path) = line.split_once('\t').unwrap();
+            assert_ne!(sheet, "Broken", "-t {threads}: {}", run.stdout);
+            assert_eq!(std::fs::read_to_string(path).unwrap(), "1\n2\n");
+            expected.push(
+                Path::new(path)
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
+        expected.sort();
+        assert_eq!(listing(&out), expected, "-t {threads}: {}", run.stdout);
+    }
 }

@@ -20,6 +20,7 @@ use sheetstream::arrow::{
 use sheetstream::{ColumnSpec, OpenOptions, Workbook};
 
 use crate::input;
+use crate::partial::PartialFile;
 use crate::progress::Progress;
 use crate::rows::RowArgs;
 use crate::{Failure, worksheet_positions};
@@ -482,11 +483,10 @@ fn output_error(err: impl std::fmt::Display) -> Failure {
 
 /// A Parquet file being written: to a temporary name beside the output,
 /// renamed to it once complete, removed if the write fails (no partial
-/// file is left under the output's name).
+/// file is left under the output's name: [`PartialFile`]).
 struct ParquetFile {
     writer: ArrowWriter<BufWriter<File>>,
-    partial: PathBuf,
-    path: PathBuf,
+    partial: PartialFile,
 }
 
 impl ParquetFile {
@@ -500,27 +500,14 @@ impl ParquetFile {
             .set_compression(compression)
             .set_max_row_group_row_count(Some(args.row_group_size.max(1)))
             .build();
-        let mut partial_name = std::ffi::OsString::from(".");
-        partial_name.push(path.file_name().unwrap_or_default());
-        partial_name.push(format!(".partial-{}", std::process::id()));
-        let partial = path.with_file_name(partial_name);
-        let file = File::create(&partial).map_err(|err| {
-            Failure::Output(io::Error::new(
-                err.kind(),
-                format!("{}: {err}", path.display()),
-            ))
-        })?;
+        let (partial, file) = PartialFile::create(path)?;
         let writer = ArrowWriter::try_new(
             BufWriter::with_capacity(1 << 20, file),
             schema,
             Some(properties),
         )
         .map_err(output_error)?;
-        Ok(ParquetFile {
-            writer,
-            partial,
-            path: path.to_owned(),
-        })
+        Ok(ParquetFile { writer, partial })
     }
 
     /// Writes every batch `fill` hands over, then finishes the file under
@@ -530,22 +517,10 @@ impl ParquetFile {
         fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Failure>) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
         let writer = &mut self.writer;
-        let result = fill(&mut |batch| writer.write(batch).map_err(output_error));
-        let partial = self.partial.clone();
-        let result = result
-            .and_then(|()| self.writer.close().map(drop).map_err(output_error))
-            .and_then(|()| {
-                std::fs::rename(&partial, &self.path).map_err(|err| {
-                    Failure::Output(io::Error::new(
-                        err.kind(),
-                        format!("{}: {err}", self.path.display()),
-                    ))
-                })
-            });
-        if result.is_err() {
-            let _ = std::fs::remove_file(&partial);
-        }
-        result
+        fill(&mut |batch| writer.write(batch).map_err(output_error))?;
+        self.writer.close().map_err(output_error)?;
+        // (On failure the partial file is removed as `self.partial` drops.)
+        Ok(self.partial.finish()?)
     }
 }
 

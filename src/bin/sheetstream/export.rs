@@ -1,7 +1,6 @@
 //! `csv` and `jsonl`: sheets out as CSV/TSV files or JSON lines.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -12,6 +11,7 @@ use sheetstream::{ColumnSpec, NumberFormats, Row, SheetInfo, Workbook};
 use crate::columns::{self, CellSlots};
 use crate::format::{self, DateStyle};
 use crate::input::{Input, inputs};
+use crate::partial::PartialFile;
 use crate::rows::{Role, Roles, RowArgs};
 use crate::{Common, Failure, SheetChoice, escape, worksheet_positions};
 
@@ -104,10 +104,17 @@ pub fn date_style(pattern: Option<&str>) -> Result<DateStyle, Failure> {
     })
 }
 
-fn create(path: &Path) -> Result<Output, io::Error> {
-    let file = File::create(path)
-        .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", path.display())))?;
-    Ok(Box::new(BufWriter::with_capacity(1 << 16, file)))
+/// An output file, written under a temporary name until [`finish`]ed.
+fn create(path: &Path) -> Result<(Output, PartialFile), io::Error> {
+    let (partial, file) = PartialFile::create(path)?;
+    Ok((Box::new(BufWriter::with_capacity(1 << 16, file)), partial))
+}
+
+/// Flushes and closes a complete output file and gives it its name.
+fn finish(mut out: Output, partial: PartialFile) -> io::Result<()> {
+    out.flush()?;
+    drop(out);
+    partial.finish()
 }
 
 fn stdout() -> Output {
@@ -454,9 +461,11 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
     if args.all {
         return csv_all(args, &inputs, spec.as_ref(), &dates);
     }
-    // Created once the first workbook is open and its sheet found, so that
-    // a workbook that cannot be read leaves no file behind.
+    // Created once the first workbook is open and its sheet found, and
+    // named only once every workbook is written: a workbook that cannot be
+    // read, or a sheet damaged midway, leaves no file behind.
     let mut out = None;
+    let mut partial = None;
     for input in &inputs {
         let (mut workbook, progress) = input.open(args.common.quiet)?;
         let position = chosen_sheets(&workbook, &args.sheet, false)?[0];
@@ -464,7 +473,11 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
             .map_err(|failure| in_file(input, failure))?;
         let out_now = match out.take() {
             Some(out) => out,
-            None => output(args.output.as_deref())?,
+            None => {
+                let (out, file) = output(args.output.as_deref())?;
+                partial = file;
+                out
+            }
         };
         let selected = plan.order.as_deref().map(columns::set);
         let sheet = Mutex::new(SheetCsv::new(out_now, args, plan));
@@ -489,14 +502,21 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
                 .finish()?,
         );
     }
+    if let (Some(out), Some(partial)) = (out, partial) {
+        finish(out, partial)?;
+    }
     Ok(())
 }
 
-/// The output file, or standard output.
-fn output(path: Option<&Path>) -> io::Result<Output> {
+/// The output file (under a temporary name until finished), or standard
+/// output.
+fn output(path: Option<&Path>) -> io::Result<(Output, Option<PartialFile>)> {
     match path {
-        Some(path) => create(path),
-        None => Ok(stdout()),
+        Some(path) => {
+            let (out, partial) = create(path)?;
+            Ok((out, Some(partial)))
+        }
+        None => Ok((stdout(), None)),
     }
 }
 
@@ -557,6 +577,8 @@ fn csv_all(
         };
         let mut taken = HashSet::new();
         let mut pending = HashMap::new();
+        // Every worksheet in workbook order: position, name, file.
+        let mut order = Vec::new();
         let mut selected = spec.is_some().then(sheetstream::ColumnSet::new);
         for (position, name) in worksheet_positions(&workbook) {
             let stem = file_name(&name, position, &mut taken);
@@ -566,28 +588,26 @@ fn csv_all(
             if let (Some(selected), Some(order)) = (&mut selected, &plan.order) {
                 selected.extend(order.iter().copied());
             }
-            let file = crate::file_column(input, several);
-            writeln!(
-                listing,
-                "{file}{}\t{}",
-                escape(&name).replace('\t', "\\t"),
-                escape(&path.to_string_lossy())
-            )?;
+            order.push((position, name, path.clone()));
             pending.insert(position, Pending { path, plan });
         }
         let positions: Vec<usize> = pending.keys().copied().collect();
         let pool = Mutex::new(pending);
         let failure: Mutex<Option<io::Error>> = Mutex::new(None);
-        progress
+        let written = Mutex::new(HashSet::new());
+        let unconfirmed = Mutex::new(Vec::new());
+        let read = progress
             .run(|| {
                 read_sheets(&workbook, args, positions, selected, || {
                     let mut held = Held {
                         current: None,
                         failure: &failure,
+                        written: &written,
+                        unconfirmed: &unconfirmed,
                     };
                     let (pool, failure) = (&pool, &failure);
                     move |sheet: &SheetInfo, row: Row<'_>| {
-                        if held.current.as_ref().map(|(p, _)| *p) != Some(sheet.position()) {
+                        if held.current.as_ref().map(|(p, ..)| *p) != Some(sheet.position()) {
                             // A new sheet on this thread: the previous one has ended.
                             held.close();
                             let taken = pool
@@ -598,9 +618,12 @@ fn csv_all(
                                 return true;
                             };
                             match create(&path) {
-                                Ok(out) => {
-                                    held.current =
-                                        Some((sheet.position(), SheetCsv::new(out, args, plan)));
+                                Ok((out, partial)) => {
+                                    held.current = Some((
+                                        sheet.position(),
+                                        SheetCsv::new(out, args, plan),
+                                        partial,
+                                    ));
                                 }
                                 Err(err) => {
                                     held.fail(err);
@@ -608,7 +631,7 @@ fn csv_all(
                                 }
                             }
                         }
-                        let Some((_, writer)) = &mut held.current else {
+                        let Some((_, writer, _)) = &mut held.current else {
                             return false;
                         };
                         // With --all, one sheet's --max-rows does not stop
@@ -617,12 +640,39 @@ fn csv_all(
                     }
                 })
             })
-            .map_err(|err| input.locate(err))?;
-        take_failure(failure)?;
-        // Sheets without rows: empty files.
-        for (_, Pending { path, .. }) in pool.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            create(&path)?.flush()?;
+            .map_err(|err| input.locate(err))
+            .and_then(|()| take_failure(failure));
+        let mut written = written.into_inner().unwrap_or_else(|p| p.into_inner());
+        let unconfirmed = unconfirmed.into_inner().unwrap_or_else(|p| p.into_inner());
+        let finished = read.and_then(|()| {
+            // The read ended well: the sheets each thread was writing at
+            // its end are complete, and sheets without rows are empty files.
+            for (position, partial) in unconfirmed {
+                partial.finish()?;
+                written.insert(position);
+            }
+            for (position, Pending { path, .. }) in
+                pool.into_inner().unwrap_or_else(|p| p.into_inner())
+            {
+                let (out, partial) = create(&path)?;
+                finish(out, partial)?;
+                written.insert(position);
+            }
+            Ok(())
+        });
+        // (After a failure, the files of sheets not known complete were
+        // removed as their `PartialFile`s dropped.) The listing names the
+        // files written, and only those.
+        let file = crate::file_column(input, several);
+        for (_, name, path) in order.iter().filter(|(p, ..)| written.contains(p)) {
+            writeln!(
+                listing,
+                "{file}{}\t{}",
+                escape(name).replace('\t', "\\t"),
+                escape(&path.to_string_lossy())
+            )?;
         }
+        finished?;
     }
     listing.flush()?;
     Ok(())
@@ -672,19 +722,34 @@ fn take_failure(failure: Mutex<Option<io::Error>>) -> Result<(), Failure> {
     }
 }
 
-/// The sheet a worker is writing; closed (flushed) when the next sheet
-/// starts and when the worker ends, any error kept for the caller.
+/// The sheet a worker is writing, under a temporary name. When the next
+/// sheet starts on the worker the sheet is complete: it is closed, named
+/// and counted as written. When the worker ends the sheet is closed and
+/// left unconfirmed: complete if the read as a whole ends well, cut short
+/// if not (by its own damage or another sheet's), which only the caller
+/// knows.
 struct Held<'a> {
-    current: Option<(usize, SheetCsv)>,
+    current: Option<(usize, SheetCsv, PartialFile)>,
     failure: &'a Mutex<Option<io::Error>>,
+    /// The positions of the sheets written and named.
+    written: &'a Mutex<HashSet<usize>>,
+    /// The sheets closed as their worker ended, not yet named.
+    unconfirmed: &'a Mutex<Vec<(usize, PartialFile)>>,
 }
 
 impl Held<'_> {
+    /// The sheet has ended: closed and named.
     fn close(&mut self) {
-        if let Some((_, sheet)) = self.current.take()
-            && let Err(err) = sheet.finish()
-        {
-            self.fail(err);
+        if let Some((position, sheet, partial)) = self.current.take() {
+            match sheet.finish().and_then(|out| finish(out, partial)) {
+                Ok(()) => {
+                    self.written
+                        .lock()
+                        .unwrap_or_else(|poison| poison.into_inner())
+                        .insert(position);
+                }
+                Err(err) => self.fail(err),
+            }
         }
     }
 
@@ -695,7 +760,18 @@ impl Held<'_> {
 
 impl Drop for Held<'_> {
     fn drop(&mut self) {
-        self.close();
+        if let Some((position, sheet, partial)) = self.current.take() {
+            match sheet.finish() {
+                Ok(out) => {
+                    drop(out);
+                    self.unconfirmed
+                        .lock()
+                        .unwrap_or_else(|poison| poison.into_inner())
+                        .push((position, partial));
+                }
+                Err(err) => self.fail(err),
+            }
+        }
     }
 }
 
@@ -713,7 +789,9 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
     args.rows.check_columns(spec.as_ref())?;
     let inputs = inputs(&args.common)?;
     let several = inputs.len() > 1;
+    // As csv's: named once every workbook is written.
     let mut out = None;
+    let mut partial = None;
     for input in &inputs {
         let (mut workbook, progress) = input.open(args.common.quiet)?;
         let positions = chosen_sheets(&workbook, &args.sheet, args.all)?;
@@ -744,7 +822,11 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
             let sheet = JsonlSheet {
                 out: match out.take() {
                     Some(out) => out,
-                    None => output(args.output.as_deref())?,
+                    None => {
+                        let (out, file) = output(args.output.as_deref())?;
+                        partial = file;
+                        out
+                    }
                 },
                 keys,
                 reserved,
@@ -789,8 +871,10 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
             out = Some(sheet.out);
         }
     }
-    if let Some(mut out) = out {
-        out.flush()?;
+    match (out, partial) {
+        (Some(out), Some(partial)) => finish(out, partial)?,
+        (Some(mut out), None) => out.flush()?,
+        _ => {}
     }
     Ok(())
 }

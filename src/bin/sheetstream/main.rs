@@ -7,6 +7,7 @@ mod columns;
 mod export;
 mod format;
 mod input;
+mod partial;
 mod progress;
 mod rows;
 mod stats;
