@@ -514,3 +514,75 @@ fn csv_all_lists_and_leaves_only_the_sheets_it_wrote() {
         assert_eq!(listing(&out), expected, "-t {threads}: {}", run.stdout);
     }
 }
+
+/// `csv --file-column` as `parquet --file-column`: a first column naming
+/// each row's file, one header row for all the files.
+#[test]
+fn csv_of_several_workbooks_takes_a_file_column() {
+    let dir = temp_dir("vocab-file-column");
+    let (a, b, other) = (
+        dir.0.join("a.xlsx"),
+        dir.0.join("b.xlsx"),
+        dir.0.join("c.xlsx"),
+    );
+    std::fs::write(&a, titled_book()).unwrap();
+    std::fs::write(&b, titled_book()).unwrap();
+    std::fs::write(&other, table_book("S", &["id", "total"])).unwrap();
+    let (a, b, other) = (path_str(&a), path_str(&b), path_str(&other));
+    let args = [
+        "--header-row",
+        "4",
+        "--n-rows",
+        "2",
+        "--file-column",
+        "file",
+    ];
+    let csv = ok(&[&["csv", a, b][..], &args].concat());
+    assert_eq!(
+        csv,
+        format!("file,item,amount\n{a},apples,1\n{a},pears,2\n{b},apples,1\n{b},pears,2\n")
+    );
+    // The same column in parquet.
+    let out = dir.0.join("both.parquet");
+    ok(&[&["parquet", a, b, "-o", path_str(&out)][..], &args].concat());
+    let schema = ok(&[&["schema", a][..], &args].concat());
+    assert!(
+        schema.starts_with("sheet S\n  file\tUtf8\n  item\t"),
+        "{schema}"
+    );
+    // Files whose header rows differ cannot share one: refused, no file.
+    let out = dir.0.join("mixed.csv");
+    let run = fails(
+        &[
+            "csv",
+            a,
+            other,
+            "--file-column",
+            "file",
+            "--header-row",
+            "4",
+            "-o",
+            path_str(&out),
+        ],
+        2,
+    );
+    assert!(
+        run.stderr.contains("c.xlsx: the header row differs"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+    // Without a header row, every record names its file.
+    let csv = ok(&[
+        "csv",
+        a,
+        "--skip-rows",
+        "4",
+        "--no-header",
+        "--n-rows",
+        "1",
+        "--file-column",
+        "file",
+    ]);
+    assert_eq!(csv, format!("{a},apples,1\n"));
+}

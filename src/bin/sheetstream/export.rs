@@ -55,6 +55,14 @@ pub struct CsvArgs {
     /// (`00501`, `12.5%`, `$1,234.50`) instead of its value.
     #[arg(long)]
     formatted: bool,
+    /// Add a first column of this name holding each row's file (as given
+    /// on the command line), as `parquet --file-column` does: for several
+    /// workbooks written into one CSV. The header row holds the name (with
+    /// --no-header no record does), every other record its file. The
+    /// header row is written once, the first workbook's: the others' must
+    /// hold the same text, or the command fails (and writes no file).
+    #[arg(long, value_name = "NAME")]
+    file_column: Option<String>,
 }
 
 #[derive(Args)]
@@ -270,6 +278,8 @@ struct SheetPlan {
     order: Option<Vec<u32>>,
     /// With `--formatted`: the styles' number formats to write cells through.
     formats: Option<NumberFormats>,
+    /// With `--file-column`: the column's name and the workbook's file.
+    file_column: Option<(String, String)>,
 }
 
 /// One sheet being written: the rows in Excel's grid, with empty records
@@ -291,6 +301,14 @@ struct SheetCsv {
     field: String,
     /// With `--formatted`: the styles' number formats to write cells through.
     formats: Option<NumberFormats>,
+    /// With `--file-column`: the column's name and the workbook's file,
+    /// the first field of every record.
+    file_column: Option<(String, String)>,
+    /// The header row's text by column, once read.
+    header: Option<Vec<(u32, String)>>,
+    /// A header row written already (a workbook before this one's, with
+    /// `--file-column`): this one's is compared with it, not written.
+    written_header: Option<Vec<(u32, String)>>,
 }
 
 impl SheetCsv {
@@ -322,6 +340,9 @@ impl SheetCsv {
             slots,
             field: String::new(),
             formats: plan.formats,
+            file_column: plan.file_column,
+            header: None,
+            written_header: None,
         }
     }
 
@@ -332,13 +353,28 @@ impl SheetCsv {
     /// Writes the row (and empty records for any rows skipped before it);
     /// returns false once the row limit is reached.
     fn add(&mut self, row: &Row<'_>, dates: &DateStyle) -> io::Result<bool> {
-        match self.roles.role(row) {
+        let header = match self.roles.role(row) {
             Role::Above => return Ok(true),
             Role::Past => {
                 self.done = true;
                 return Ok(false);
             }
-            Role::Header | Role::Data => {}
+            Role::Header => true,
+            Role::Data => false,
+        };
+        if header {
+            let mut texts = Vec::with_capacity(row.cells().len());
+            for cell in row.cells() {
+                let mut text = String::new();
+                format::cell_text(&mut text, cell, dates, self.formats.as_ref());
+                texts.push((cell.column(), text));
+            }
+            self.header = Some(texts);
+            if self.written_header.is_some() {
+                // Compared after the read; not written twice.
+                self.next_row = row.index().saturating_add(1);
+                return Ok(true);
+            }
         }
         if !row.holds_values() {
             // A row written only for its height or style: it becomes an
@@ -355,10 +391,10 @@ impl SheetCsv {
             self.width = self.width.max(last.max().unwrap_or(0));
         }
         while self.next_row < row.index() {
-            self.record(None, dates)?;
+            self.record(None, false, dates)?;
             self.next_row += 1;
         }
-        self.record(Some(row), dates)?;
+        self.record(Some(row), header, dates)?;
         self.next_row = row.index().saturating_add(1);
         Ok(true)
     }
@@ -380,8 +416,11 @@ impl SheetCsv {
         }
     }
 
-    fn record(&mut self, row: Option<&Row<'_>>, dates: &DateStyle) -> io::Result<()> {
+    fn record(&mut self, row: Option<&Row<'_>>, header: bool, dates: &DateStyle) -> io::Result<()> {
         let (writer, field) = (&mut self.writer, &mut self.field);
+        if let Some((name, file)) = &self.file_column {
+            writer.field(if header { name } else { file })?;
+        }
         let formats = self.formats.as_ref();
         match (&self.order, row) {
             (Some(order), Some(row)) => {
@@ -426,6 +465,7 @@ impl SheetCsv {
 /// The plan of one sheet: its declared width (unless the dimension spans
 /// to the last column XFD, which says nothing) and its output columns.
 fn plan(
+    input: &Input,
     workbook: &mut Workbook,
     position: usize,
     args: &CsvArgs,
@@ -450,6 +490,7 @@ fn plan(
         width,
         order,
         formats,
+        file_column: (args.file_column.clone()).map(|name| (name, input.display())),
     })
 }
 
@@ -466,10 +507,12 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
     // read, or a sheet damaged midway, leaves no file behind.
     let mut out = None;
     let mut partial = None;
+    // With --file-column: the header row written, the first workbook's.
+    let mut first_header = None;
     for input in &inputs {
         let (mut workbook, progress) = input.open(args.common.quiet)?;
         let position = chosen_sheets(&workbook, &args.sheet, false)?[0];
-        let plan = plan(&mut workbook, position, args, spec.as_ref(), &dates)
+        let plan = plan(input, &mut workbook, position, args, spec.as_ref(), &dates)
             .map_err(|failure| in_file(input, failure))?;
         let out_now = match out.take() {
             Some(out) => out,
@@ -480,7 +523,9 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
             }
         };
         let selected = plan.order.as_deref().map(columns::set);
-        let sheet = Mutex::new(SheetCsv::new(out_now, args, plan));
+        let mut sheet = SheetCsv::new(out_now, args, plan);
+        sheet.written_header = first_header.clone();
+        let sheet = Mutex::new(sheet);
         let failure: Mutex<Option<io::Error>> = Mutex::new(None);
         progress
             .run(|| {
@@ -495,12 +540,23 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
             })
             .map_err(|err| input.locate(err))?;
         take_failure(failure)?;
-        out = Some(
-            sheet
-                .into_inner()
-                .unwrap_or_else(|poison| poison.into_inner())
-                .finish()?,
-        );
+        let sheet = sheet
+            .into_inner()
+            .unwrap_or_else(|poison| poison.into_inner());
+        if args.file_column.is_some() {
+            match &first_header {
+                None => first_header = Some(sheet.header.clone().unwrap_or_default()),
+                Some(first) if *first != sheet.header.clone().unwrap_or_default() => {
+                    return Err(Failure::Usage(format!(
+                        "{}: the header row differs from the first file's, and --file-column \
+                         writes one header row for all: write the files apart",
+                        input.display()
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        out = Some(sheet.finish()?);
     }
     if let (Some(out), Some(partial)) = (out, partial) {
         finish(out, partial)?;
@@ -583,7 +639,7 @@ fn csv_all(
         for (position, name) in worksheet_positions(&workbook) {
             let stem = file_name(&name, position, &mut taken);
             let path = sheet_folder.join(format!("{stem}.{extension}"));
-            let plan = plan(&mut workbook, position, args, spec, dates)
+            let plan = plan(input, &mut workbook, position, args, spec, dates)
                 .map_err(|failure| in_file(input, failure))?;
             if let (Some(selected), Some(order)) = (&mut selected, &plan.order) {
                 selected.extend(order.iter().copied());
