@@ -586,3 +586,29 @@ fn csv_of_several_workbooks_takes_a_file_column() {
     ]);
     assert_eq!(csv, format!("{a},apples,1\n"));
 }
+
+/// An `.xlsb` workbook (its workbook part `xl/workbook.bin`, binary
+/// records) is named as such, not as malformed XML, by every command.
+#[test]
+fn a_binary_workbook_is_named_as_such() {
+    let bytes = common::Package::new()
+        .with("[Content_Types].xml", common::content_types())
+        .with("_rels/.rels", common::package_rels("xl/workbook.bin"))
+        .with(
+            "xl/workbook.bin",
+            &b"\x83\x01\x00\x80\x01\x00\x99\x01\x04\x00\x00\x00\x00"[..],
+        )
+        .build();
+    let file = temp_file("vocab-xlsb", &bytes);
+    let f = path_str(&file.0);
+    for command in ["sheets", "csv", "count", "schema", "arrow"] {
+        let run = fails(&[command, f], 1);
+        assert!(
+            run.stderr
+                .contains(&format!("{f}: an Excel binary workbook (.xlsb)")),
+            "{command}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("malformed XML"), "{}", run.stderr);
+    }
+}
