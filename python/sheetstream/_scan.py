@@ -23,10 +23,9 @@ called; ``dtypes``; ``on_mismatch="null"`` nulls such values, with a
 
 from __future__ import annotations
 
-import io as _io
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
@@ -35,9 +34,9 @@ from . import _sheetstream
 
 if TYPE_CHECKING:
     import polars
-    import pyarrow
+    from typing_extensions import Unpack
 
-    from ._sheetstream import BatchReport
+    from ._sheetstream import BatchReport, _SheetOptions, _Sources
 
 # The Arrow types the reader makes, by the names `dtypes` takes.
 _TYPE_NAMES: dict[str, str] = {
@@ -53,7 +52,7 @@ _TYPE_NAMES: dict[str, str] = {
 }
 
 
-def _type_name(data_type: "pyarrow.DataType") -> str:
+def _type_name(data_type: Any) -> str:
     name = _TYPE_NAMES.get(str(data_type))
     if name is None:
         raise TypeError(f"sheetstream does not make Arrow type {data_type}")
@@ -368,7 +367,7 @@ class _Scan:
 
     def _sheet_frames(
         self, part: _Part, needed: list[str], limit: Optional[int], size: Optional[int]
-    ) -> Iterator["polars.DataFrame"]:
+    ) -> Generator["polars.DataFrame", None, None]:
         """One sheet's batches as frames in the scan's schema (the columns
         in ``needed`` only): its columns in the united types, the ones
         it lacks null, the file and sheet columns."""
@@ -423,10 +422,11 @@ class _Scan:
                 frame = polars.from_arrow(batch)
                 assert isinstance(frame, polars.DataFrame)
                 yield self._conform(frame, part, needed)
-        except _sheetstream.ConversionError as err:
-            if any(f"column `{name}` (" in str(err) for name in ours):
-                err = _as_sampled(err, self.sample_rows)
-            raise _naming_file(err, part.label) from None
+        except _sheetstream.ConversionError as misfit:
+            said: _sheetstream.Error = misfit
+            if any(f"column `{name}` (" in str(misfit) for name in ours):
+                said = _as_sampled(misfit, self.sample_rows)
+            raise _naming_file(said, part.label) from None
         except _sheetstream.Error as err:
             raise _naming_file(err, part.label) from None
 
@@ -488,8 +488,8 @@ class _Scan:
         return cached
 
 
-def _arrow_type(pyarrow: Any, name: str) -> "pyarrow.DataType":
-    types: dict[str, "pyarrow.DataType"] = {
+def _arrow_type(pyarrow: Any, name: str) -> Any:
+    types: dict[str, Any] = {
         "null": pyarrow.null(),
         "bool": pyarrow.bool_(),
         "int64": pyarrow.int64(),
@@ -534,7 +534,7 @@ def _dtype_name(given: Any) -> str:
 
 
 def scan_excel(
-    source: Any,
+    source: "_Sources",
     sheet: Union[int, str, Sequence[Union[int, str]], None] = 0,
     *,
     union_by_name: bool = False,
@@ -542,8 +542,35 @@ def scan_excel(
     sheet_column: Optional[str] = None,
     threads: int = 0,
     on_report: Optional[Callable[["BatchReport"], None]] = None,
-    **options: Any,
+    **options: "Unpack[_SheetOptions]",
 ) -> "polars.LazyFrame":
+    """Sheets of one or many workbooks as a polars ``LazyFrame``, read only
+    when it is collected (``collect()``, ``collect(engine="streaming")``,
+    ``sink_parquet``, ...).
+
+    ``source``, ``sheet``, ``union_by_name``, ``file_column``,
+    ``sheet_column`` and the options (``header_row``, ``columns``,
+    ``dtypes``, ``schema_sample_rows``, ``on_mismatch``, ``n_rows``,
+    ``batch_size``, ...) are ``read_excel``'s: paths, glob patterns
+    (``"reports/*.xlsx"``), lists, bytes or binary file objects; one sheet,
+    a list, or ``None`` for every worksheet. The schema (``collect_schema()``)
+    comes from each sheet's header and type sample, read by this call
+    (``threads`` workbooks at once; 0, one per core); no other row is read
+    before the frame is collected.
+
+    Pushed into the reader: the selected columns (the others' cells are
+    never read into values), a row limit (``head``: the read stops there),
+    the filter (applied to each batch as it is read); polars' batch size
+    unless ``batch_size`` is given. Sheets are read one after another in
+    ``read_excel``'s order.
+
+    The schema is fixed before collect: a value past the sample that does
+    not fit its column's type raises ``ConversionError`` (naming the file,
+    sheet, cell and value) where ``read_excel`` would widen the column;
+    ``schema_sample_rows=None`` types from every row (read at this call),
+    ``dtypes`` gives a type, ``on_mismatch="null"`` nulls such values with a
+    ``CoercionWarning``. ``on_report`` is called with each batch's
+    ``BatchReport`` (rows and cells read, error cells, nulled values)."""
     from polars.io.plugins import register_io_source
 
     from . import _expand_sources
