@@ -14,6 +14,7 @@ use super::options::{ArrowOptions, ColumnType, OnErrorValue, OnMismatch};
 use super::prelude::{Prelude, Sampled, SheetColumns, read_prelude};
 use super::widen::{Misfit, MisfitColumn, Widening};
 use crate::cell::Value;
+use crate::columns::ColumnSet;
 use crate::error::{Error, ErrorKind, Result};
 use crate::number_format::FormatKind;
 use crate::rows::SheetRows;
@@ -562,7 +563,7 @@ impl<'w> SheetBatches<'w> {
         );
         let Prelude {
             header,
-            held: pending,
+            held: mut pending,
             samples,
             next_index,
             columns,
@@ -593,6 +594,19 @@ impl<'w> SheetBatches<'w> {
                     .map(|(name, ty)| (name.clone(), own.get(name.as_str()).copied(), *ty))
                     .collect()
             }
+        };
+        let outputs = match (&options.output_columns, target) {
+            (Some(wanted), None) => {
+                let chosen = project(&outputs, wanted).map_err(|err| err.with_sheet(&sheet))?;
+                // Past the sample, the other columns' cells are dropped
+                // before they are read into values; the held sample rows
+                // lose theirs.
+                let selected: ColumnSet = chosen.iter().filter_map(|(_, source, _)| *source).collect();
+                rows.select_columns(Some(selected.clone()));
+                pending.retain_columns(&selected);
+                chosen
+            }
+            _ => outputs,
         };
         let batch_size = options.get_batch_size();
         // The file and sheet columns' values, in the schema's order.
@@ -869,6 +883,29 @@ fn resolve_types(
         .collect();
     apply_overrides(&columns.names, &mut types, options).map_err(|err| err.with_sheet(sheet))?;
     Ok(types)
+}
+
+/// The output columns [`ArrowOptions::output_columns`] names, in its order.
+fn project(
+    outputs: &[(String, Option<u32>, ColumnType)],
+    wanted: &[String],
+) -> Result<Vec<(String, Option<u32>, ColumnType)>> {
+    wanted
+        .iter()
+        .map(|name| {
+            outputs
+                .iter()
+                .find(|(own, _, _)| own == name)
+                .cloned()
+                .ok_or_else(|| {
+                    let names: Vec<&str> = outputs.iter().map(|(own, _, _)| own.as_str()).collect();
+                    Error::new(ErrorKind::ColumnSelection(format!(
+                        "an output column `{name}` was asked for, which is not a column; the columns are: {}",
+                        names.join(", ")
+                    )))
+                })
+        })
+        .collect()
 }
 
 /// Applies the `dtype` overrides by name; a name no column has is an error.
