@@ -163,15 +163,15 @@ _GIVEN = re.compile(r"\(([a-z0-9]+), as dtypes gives it\); give it a type that t
 
 
 def _as_sampled(err: _sheetstream.Error, sample_rows: Any) -> _sheetstream.Error:
-    """A misfit in a column whose type the scan fixed (from the sample, not
-    the caller's ``dtypes``): said as such, with the options that take the
-    value."""
+    """A misfit in a column whose type the scan fixed (the union of many
+    sheets' samples, not the caller's ``dtypes``): said as such, with the
+    options that take the value."""
     rows = "every row" if sample_rows is None else f"the first {sample_rows} rows with values"
     text = _GIVEN.sub(
         lambda found: (
-            f"({found.group(1)}, as {rows} made it: scan_excel's schema is fixed before "
-            "collect, so the column cannot widen); read it with the types of every row: "
-            "schema_sample_rows=None, with its type: "
+            f"({found.group(1)}, as {rows} of the sheets scanned together made it: "
+            "scan_excel's schema is fixed before collect, so the column cannot widen); "
+            "read it with the types of every row: schema_sample_rows=None, with its type: "
         ),
         str(err),
         count=1,
@@ -383,39 +383,17 @@ class _Scan:
             options["n_rows"] = limit
         if size is not None:
             options["batch_size"] = size
-        # The pushdown: a selection by the header's names, unless the
-        # caller chose the columns (`columns=`) or the sheet has no header.
-        pushdown = (
-            len(own) < len(part.columns)
-            and self.options.get("columns") is None
-            and not ("header_row" in self.options and self.options["header_row"] is None)
-        )
-        ours: set[str] = set()
+        if own != part.columns:
+            # The projection: the header and sample are read as for the
+            # schema (the same names and types), then only these columns'
+            # cells are read into values.
+            options["_output_columns"] = own
+        fixed = self._fixed(part)
+        if fixed:
+            options["dtypes"] = fixed
+        ours = {name for name in fixed if name not in self.user_dtypes}
         try:
-            sheet = None
-            if pushdown:
-                try:
-                    sheet = part.workbook.sheet(
-                        part.position, **self._read_options(options, part, own)
-                    )
-                except _sheetstream.ColumnError as err:
-                    # A name the reader made (`column_3`, `x_1` for a second
-                    # `x`) is no header cell's text: read every column.
-                    if "no column named" not in str(err):
-                        raise
-                if sheet is not None and sheet.column_names != own:
-                    sheet = None
-            selected = sheet is not None
-            read_columns = own if selected else part.columns
-            if sheet is None:
-                sheet = part.workbook.sheet(
-                    part.position, **self._read_options(options, part, None)
-                )
-            ours = {
-                name
-                for name in self._fixed(part, read_columns, selected)
-                if name not in self.user_dtypes
-            }
+            sheet = part.workbook.sheet(part.position, **options)
             for batch, report in sheet.iter_batches(with_report=True):
                 if self.on_report is not None:
                     self.on_report(report)
@@ -430,30 +408,16 @@ class _Scan:
         except _sheetstream.Error as err:
             raise _naming_file(err, part.label) from None
 
-    def _fixed(self, part: _Part, read_columns: list[str], selected: bool) -> dict[str, str]:
-        """The types the reader is given for the columns it reads: the
-        united ones where a union widened the sheet's own type, and all of
-        them for a selection (which samples other rows than the whole
-        sheet's sample did); the reader converts the values itself."""
+    def _fixed(self, part: _Part) -> dict[str, str]:
+        """The types the reader is given: the caller's ``dtypes``, and the
+        united types where a union widened the sheet's own (the reader
+        converts the values itself, as ``read_excel``'s does)."""
         types = dict(zip(self.names, self.types))
-        own_types = dict(zip(part.columns, part.types))
         return {
             name: types[name]
-            for name in read_columns
-            if selected or types[name] != own_types[name]
+            for name, own in zip(part.columns, part.types)
+            if name in self.user_dtypes or types[name] != own
         }
-
-    def _read_options(
-        self, options: dict[str, Any], part: _Part, selected: Optional[list[str]]
-    ) -> dict[str, Any]:
-        read = dict(options)
-        if selected is not None:
-            read["columns"] = selected
-        columns = selected if selected is not None else part.columns
-        fixed = self._fixed(part, columns, selected is not None)
-        if fixed:
-            read["dtypes"] = fixed
-        return read
 
     def _conform(
         self, frame: "polars.DataFrame", part: _Part, needed: list[str]
@@ -575,6 +539,12 @@ def scan_excel(
 
     from . import _expand_sources
 
+    for name in ("skip_unreadable", "to"):
+        if name in options:
+            raise TypeError(
+                f"scan_excel takes no {name} (read_excel's): a scan gives a polars "
+                "LazyFrame and fails on an unreadable file"
+            )
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise ValueError(f"threads must be 0 or more (0: one per core), not {threads!r}")
     expanded = _expand_sources(source)

@@ -291,3 +291,29 @@ def test_options_as_read_excel(write_workbook: WriteWorkbook) -> None:
     with open(path, "rb") as handle:
         lazy_file = sheetstream.scan_excel(handle, **options)
     assert_frame_equal(lazy_file.collect(), expected)
+
+
+def test_projection_of_generated_and_repeated_names(write_workbook: WriteWorkbook) -> None:
+    """Columns the reader names itself (no header, an empty header cell, a
+    second `x`) are projected by the same names, with the whole sheet's
+    types."""
+
+    def fill(workbook: Any) -> None:
+        sheet = workbook.add_worksheet("S")
+        sheet.write_row(0, 0, ["x", "", "x", "y"])
+        for r in range(1, 201):
+            sheet.write_row(r, 0, [r, f"t{r}", r * 0.5, r % 2 == 0])
+
+    path = write_workbook(fill)
+    for options in ({}, {"header_row": None}):
+        expected = sheetstream.read_excel(path, **options)
+        names = expected.columns
+        assert len(names) == 4
+        for chosen in ([names[1]], [names[2], names[0]], [names[3], names[1]]):
+            seen, on_report = reports()
+            got = sheetstream.scan_excel(path, on_report=on_report, **options).select(chosen).collect()
+            assert_frame_equal(got, expected.select(chosen))
+            assert sum(report.cells for report in seen) == sum(
+                expected[name].drop_nulls().len() for name in chosen
+            )
+    assert sheetstream.read_excel(path).columns == ["x", "column_2", "x_1", "y"]
