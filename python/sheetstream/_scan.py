@@ -193,8 +193,6 @@ class _Scan:
         on_report: Optional[Callable[["BatchReport"], None]],
         options: dict[str, Any],
     ) -> None:
-        import pyarrow
-
         self.union_by_name = union_by_name
         self.file_column = file_column
         self.sheet_column = sheet_column
@@ -224,16 +222,12 @@ class _Scan:
         self.names = names
         self.types = types
         leading = [name for name in (file_column, sheet_column) if name is not None]
-        fields = [pyarrow.field(name, pyarrow.string()) for name in leading]
-        fields += [
-            pyarrow.field(name, _arrow_type(pyarrow, ty)) for name, ty in zip(names, types)
-        ]
         for name in leading:
             if name in names:
                 raise ValueError(
                     f"file_column or sheet_column {name!r} is also a column of the sheets"
                 )
-        self.arrow_schema = pyarrow.schema(fields)
+        self.columns = leading + names
 
     def _parts(
         self,
@@ -317,9 +311,26 @@ class _Scan:
         return names, types
 
     def polars_schema(self) -> "polars.Schema":
+        """The schema in polars' types, as polars reads the reader's Arrow
+        types (no pyarrow conversion: a first ``polars.from_arrow`` imports
+        pandas, most of a second)."""
         import polars
 
-        return polars.DataFrame(self.arrow_schema.empty_table()).schema
+        types: dict[str, Any] = {
+            "null": polars.Null,
+            "bool": polars.Boolean,
+            "int64": polars.Int64,
+            "float64": polars.Float64,
+            "utf8": polars.String,
+            "date": polars.Date,
+            "timestamp": polars.Datetime("ms"),
+            "time": polars.Time,
+            "duration": polars.Duration("ms"),
+        }
+        leading = [name for name in (self.file_column, self.sheet_column) if name is not None]
+        pairs = [(name, polars.String) for name in leading]
+        pairs += [(name, types[ty]) for name, ty in zip(self.names, self.types)]
+        return polars.Schema(pairs)
 
     def batches(
         self,
@@ -331,7 +342,7 @@ class _Scan:
         """polars' IO source: the frames of every sheet in turn."""
         import polars
 
-        wanted = list(with_columns) if with_columns is not None else list(self.arrow_schema.names)
+        wanted = list(with_columns) if with_columns is not None else list(self.columns)
         needed = list(wanted)
         if predicate is not None:
             for name in predicate.meta.root_names():
@@ -363,7 +374,7 @@ class _Scan:
                     frames.close()
                     return
         if with_columns is not None and not self.parts:
-            yield polars.DataFrame(self.arrow_schema.empty_table()).select(wanted)
+            yield polars.DataFrame(schema=self.polars_schema_cached).select(wanted)
 
     def _sheet_frames(
         self, part: _Part, needed: list[str], limit: Optional[int], size: Optional[int]
@@ -397,8 +408,7 @@ class _Scan:
             for batch, report in sheet.iter_batches(with_report=True):
                 if self.on_report is not None:
                     self.on_report(report)
-                frame = polars.from_arrow(batch)
-                assert isinstance(frame, polars.DataFrame)
+                frame = polars.DataFrame(batch)
                 yield self._conform(frame, part, needed)
         except _sheetstream.ConversionError as misfit:
             said: _sheetstream.Error = misfit
@@ -450,21 +460,6 @@ class _Scan:
             cached = self.polars_schema()
             self._polars_schema = cached
         return cached
-
-
-def _arrow_type(pyarrow: Any, name: str) -> Any:
-    types: dict[str, Any] = {
-        "null": pyarrow.null(),
-        "bool": pyarrow.bool_(),
-        "int64": pyarrow.int64(),
-        "float64": pyarrow.float64(),
-        "utf8": pyarrow.string(),
-        "date": pyarrow.date32(),
-        "timestamp": pyarrow.timestamp("ms"),
-        "time": pyarrow.time32("ms"),
-        "duration": pyarrow.duration("ms"),
-    }
-    return types[name]
 
 
 def _dtype_name(given: Any) -> str:
