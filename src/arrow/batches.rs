@@ -601,7 +601,8 @@ impl<'w> SheetBatches<'w> {
                 // Past the sample, the other columns' cells are dropped
                 // before they are read into values; the held sample rows
                 // lose theirs.
-                let selected: ColumnSet = chosen.iter().filter_map(|(_, source, _)| *source).collect();
+                let selected: ColumnSet =
+                    chosen.iter().filter_map(|(_, source, _)| *source).collect();
                 rows.select_columns(Some(selected.clone()));
                 pending.retain_columns(&selected);
                 chosen
