@@ -317,3 +317,40 @@ def test_projection_of_generated_and_repeated_names(write_workbook: WriteWorkboo
                 expected[name].drop_nulls().len() for name in chosen
             )
     assert sheetstream.read_excel(path).columns == ["x", "column_2", "x_1", "y"]
+
+
+def test_a_misfit_in_a_column_a_union_widened(write_workbook: WriteWorkbook) -> None:
+    """The scan gives a sheet the united type (whole numbers widened to
+    fractions by another file): a late misfit there is told as the scan's,
+    not as a dtypes the caller never gave."""
+
+    def whole(workbook: Any) -> None:
+        sheet = workbook.add_worksheet("S")
+        sheet.write_row(0, 0, ["id", "qty"])
+        for r in range(1, 31):
+            sheet.write_row(r, 0, [r, r])
+        sheet.write_row(31, 0, [31, "lots"])
+
+    def fractions(workbook: Any) -> None:
+        sheet = workbook.add_worksheet("S")
+        sheet.write_row(0, 0, ["id", "qty"])
+        for r in range(1, 4):
+            sheet.write_row(r, 0, [r, r + 0.5])
+
+    first = write_workbook(whole)
+    paths = [first, write_workbook(fractions)]
+    lazy = sheetstream.scan_excel(paths, schema_sample_rows=10)
+    assert lazy.collect_schema()["qty"] == pl.Float64
+    with pytest.raises(sheetstream.ConversionError) as info:
+        lazy.collect()
+    message = str(info.value)
+    assert "as dtypes gives it" not in message
+    assert "of the sheets scanned together" in message and "schema_sample_rows=None" in message
+    assert f"file {first}" in message and "cell B32" in message and "`lots`" in message
+    # The caller's own dtypes are said as such.
+    with pytest.raises(sheetstream.ConversionError, match="as dtypes gives it"):
+        sheetstream.scan_excel(paths, dtypes={"qty": "float64"}).collect()
+    nulled = sheetstream.scan_excel(paths, schema_sample_rows=10, on_mismatch="null")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sheetstream.CoercionWarning)
+        assert nulled.collect()["qty"].to_list() == [float(r) for r in range(1, 31)] + [None, 1.5, 2.5, 3.5]
