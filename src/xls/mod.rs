@@ -1,0 +1,181 @@
+//! The legacy `.xls` format: BIFF8 (Excel 97-2003) and BIFF5/BIFF7
+//! (Excel 5-95) record streams in an OLE2 compound file.
+//!
+//! `compound` opens the compound file through the `cfb` crate within a
+//! read budget and finds the `Workbook` (or `Book`) stream; `records`
+//! reads the stream one record at a time through a window (never whole)
+//! and decodes BIFF text (Latin-1 or UTF-16 in BIFF8, the code page in
+//! BIFF5); `globals` reads the workbook globals at open (sheet list,
+//! code page, date system, formats and XFs into the neutral styles, the
+//! SST into the shared strings); `rows` (`XlsRows`) reads a sheet's
+//! substream from its BOF into the public row events; `metadata` the
+//! records the cell reader skips.
+
+pub(crate) mod compound;
+pub(crate) mod globals;
+pub(crate) mod metadata;
+pub(crate) mod records;
+pub(crate) mod rows;
+
+use std::io::{Read, Seek};
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Limits;
+use crate::package::{SheetInfo, SheetKind};
+use crate::rows::{SheetContext, SheetRows};
+use crate::workbook::{Container, FileFormat, Workbook};
+
+use compound::{Compound, Contents, SheetOffsets, contents, open_compound, open_stream};
+use records::{BOF, OLD_BOFS, Records, TextCodec, u16_at};
+use rows::XlsRows;
+
+/// What the globals said that reading a sheet needs, shared by the
+/// container's clones.
+#[derive(Debug)]
+pub(crate) struct XlsLayout {
+    pub(crate) offsets: SheetOffsets,
+    pub(crate) codec: TextCodec,
+    /// The offset after the globals: no sheet starts before it.
+    pub(crate) globals_end: u64,
+}
+
+/// Opens a compound file as a `.xls` workbook: the globals are read here,
+/// sheets when asked for.
+pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Workbook<R>> {
+    let (stream, stream_len) = {
+        let file = open_compound(&mut reader)?;
+        match contents(&file) {
+            Contents::Workbook(name, len) => (name, len),
+            Contents::Other(detail) => return Err(Error::new(ErrorKind::NotZip { detail })),
+        }
+    };
+    let globals = {
+        let source = open_stream(&mut reader, stream, 0)?;
+        let mut records = Records::new(Box::new(source), 0, stream_len);
+        globals::read_globals(&mut records, &limits).map_err(|err| err.with_part(stream))?
+    };
+    let offsets = SheetOffsets::new(&globals.offsets, stream_len);
+    let layout = XlsLayout {
+        offsets,
+        codec: globals.codec,
+        globals_end: globals.end,
+    };
+    let mut sheets = globals.sheets;
+    for sheet in &mut sheets {
+        sheet.part = stream.to_owned();
+    }
+    Ok(Workbook {
+        container: Container::Compound(Compound {
+            reader,
+            stream,
+            layout: Arc::new(layout),
+        }),
+        format: FileFormat::Xls,
+        workbook_part: stream.to_owned(),
+        sheets,
+        shared_strings: globals.shared_strings,
+        styles: globals.styles,
+        date_system: globals.date_system,
+        limits,
+    })
+}
+
+impl SheetOffsets {
+    /// Each sheet's span: from its offset to the next larger offset of any
+    /// sheet (or the stream's end). A sheet sharing its offset with an
+    /// earlier one gets an empty span, refused when it is read (so that
+    /// many sheets over one substream cannot multiply the work).
+    fn new(offsets: &[u64], stream_len: u64) -> SheetOffsets {
+        let mut sorted: Vec<u64> = offsets.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let mut seen = std::collections::HashSet::new();
+        let spans = offsets
+            .iter()
+            .map(|&start| {
+                if !seen.insert(start) {
+                    return (start, start);
+                }
+                let next = sorted.partition_point(|&offset| offset <= start);
+                let end = sorted.get(next).copied().unwrap_or(stream_len);
+                (start, end.min(stream_len))
+            })
+            .collect();
+        SheetOffsets { spans, stream_len }
+    }
+}
+
+/// The rows of a sheet of a `.xls` workbook, read through `compound`.
+pub(crate) fn open_rows<'a, R: Read + Seek>(
+    compound: &'a mut Compound<R>,
+    info: &'a SheetInfo,
+    context: SheetContext<'a>,
+    limits: &Limits,
+) -> Result<SheetRows<'a>> {
+    let layout = Arc::clone(&compound.layout);
+    let codec = layout.codec;
+    let part = info.part();
+    let located = |err: Error| err.with_sheet(info.name()).with_part(part);
+    if info.kind() != SheetKind::Worksheet {
+        return Ok(SheetRows::xls(XlsRows::new(
+            None,
+            false,
+            false,
+            context,
+            codec,
+            info.name(),
+            part,
+            limits,
+        )));
+    }
+    let &(start, end) = layout
+        .offsets
+        .spans
+        .get(info.position())
+        .ok_or_else(|| located(Error::new(ErrorKind::Xls("the sheet has no offset".into()))))?;
+    let problem = if start >= layout.offsets.stream_len {
+        Some(format!(
+            "the sheet's offset {start} lies past the end of the stream ({} bytes)",
+            layout.offsets.stream_len
+        ))
+    } else if start < layout.globals_end {
+        Some(format!(
+            "the sheet's offset {start} lies inside the workbook globals"
+        ))
+    } else if end <= start {
+        Some(format!("the sheet's offset {start} is another sheet's too"))
+    } else {
+        None
+    };
+    if let Some(problem) = problem {
+        return Err(located(
+            Error::new(ErrorKind::Xls(problem)).with_offset(start),
+        ));
+    }
+    let source = compound.open_at(start).map_err(located)?;
+    let mut records = Records::new(Box::new(source), start, end);
+    let worksheet_bof = match records.next().map_err(located)? {
+        Some((header, data)) if header.kind == BOF || OLD_BOFS.contains(&header.kind) => {
+            u16_at(data, 2).unwrap_or(0x0010) == 0x0010
+        }
+        _ => {
+            return Err(located(
+                Error::new(ErrorKind::Xls(format!(
+                    "no BOF record at the sheet's offset {start}"
+                )))
+                .with_offset(start),
+            ));
+        }
+    };
+    Ok(SheetRows::xls(XlsRows::new(
+        Some(records),
+        worksheet_bof,
+        end < layout.offsets.stream_len,
+        context,
+        codec,
+        info.name(),
+        part,
+        limits,
+    )))
+}
