@@ -78,7 +78,8 @@ impl<R> Compound<R> {
 impl<R: Read + Seek> Compound<R> {
     /// The workbook stream of this container, read from `offset` on.
     pub(crate) fn open_at(&mut self, offset: u64) -> Result<StreamReader<&mut R>> {
-        open_stream(&mut self.reader, self.stream, offset)
+        let skip_minifat = self.layout.skip_minifat;
+        open_stream(&mut self.reader, self.stream, offset, skip_minifat)
     }
 }
 
@@ -90,9 +91,36 @@ fn open_budget(len: u64) -> u64 {
 /// A reader that fails once it has read its budget (while the `cfb` crate
 /// reads the FAT and directory), then reads freely once the budget is
 /// lifted ([`u64::MAX`]).
+///
+/// It also mends two header fields that the `cfb` crate refuses but
+/// other readers (Excel, calamine) ignore: a byte order mark other than
+/// `FFFE` (always mended), and, when `skip_minifat` is set (a second try
+/// after the crate refused the MiniFAT), the MiniFAT itself, which only
+/// streams under 4 KiB use: a workbook stream in it then fails to read.
 pub(crate) struct Metered<F> {
     inner: F,
     budget: Arc<AtomicU64>,
+    position: u64,
+    skip_minifat: bool,
+}
+
+impl<F> Metered<F> {
+    /// Mends the header bytes `buf` holds, read from `position`.
+    fn mend(&self, buf: &mut [u8]) {
+        let mut patch = |offset: u64, bytes: &[u8]| {
+            for (i, &byte) in bytes.iter().enumerate() {
+                let at = offset + i as u64;
+                if at >= self.position && at < self.position + buf.len() as u64 {
+                    buf[(at - self.position) as usize] = byte;
+                }
+            }
+        };
+        patch(0x1C, &[0xFE, 0xFF]);
+        if self.skip_minifat {
+            patch(0x3C, &[0xFE, 0xFF, 0xFF, 0xFF]);
+            patch(0x40, &[0, 0, 0, 0]);
+        }
+    }
 }
 
 impl<F: Read> Read for Metered<F> {
@@ -100,6 +128,14 @@ impl<F: Read> Read for Metered<F> {
         let left = self.budget.load(Ordering::Relaxed);
         if left == u64::MAX {
             return self.inner.read(buf);
+        }
+        if self.position < 0x44 {
+            let read = self.inner.read(buf)?;
+            self.mend(&mut buf[..read]);
+            self.position += read as u64;
+            self.budget
+                .fetch_sub(read.min(left as usize) as u64, Ordering::Relaxed);
+            return Ok(read);
         }
         if left == 0 {
             return Err(Error::new(ErrorKind::Xls(
@@ -112,28 +148,42 @@ impl<F: Read> Read for Metered<F> {
         let wanted = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let read = self.inner.read(&mut buf[..wanted])?;
         self.budget.fetch_sub(read as u64, Ordering::Relaxed);
+        self.position += read as u64;
         Ok(read)
     }
 }
 
 impl<F: Seek> Seek for Metered<F> {
     fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        self.inner.seek(pos)
+        self.position = self.inner.seek(pos)?;
+        Ok(self.position)
     }
 }
 
-/// Opens the compound file in `reader` within the budget.
-pub(crate) fn open_compound<F: Read + Seek>(mut reader: F) -> Result<CompoundFile<Metered<F>>> {
+/// Opens the compound file in `reader` within the budget; with
+/// `skip_minifat`, as if it had no MiniFAT (see [`Metered`]).
+pub(crate) fn open_compound<F: Read + Seek>(
+    mut reader: F,
+    skip_minifat: bool,
+) -> io::Result<CompoundFile<Metered<F>>> {
     let len = reader.seek(SeekFrom::End(0))?;
     reader.seek(SeekFrom::Start(0))?;
     let budget = Arc::new(AtomicU64::new(open_budget(len)));
     let metered = Metered {
         inner: reader,
         budget: Arc::clone(&budget),
+        position: 0,
+        skip_minifat,
     };
-    let file = CompoundFile::open(metered).map_err(compound_error)?;
+    let file = CompoundFile::open(metered)?;
     budget.store(u64::MAX, Ordering::Relaxed);
     Ok(file)
+}
+
+/// Whether the `cfb` crate refused a file for its MiniFAT (worth a second
+/// try without it).
+pub(crate) fn is_minifat_error(err: &io::Error) -> bool {
+    err.get_ref().is_none_or(|inner| !inner.is::<Error>()) && err.to_string().contains("MiniFAT")
 }
 
 /// A `cfb` error as ours: our own errors (the budget) come back as they
@@ -213,6 +263,16 @@ pub(crate) struct StreamReader<F> {
     _file: CompoundFile<Metered<F>>,
 }
 
+impl<F: Read + Seek> StreamReader<F> {
+    /// Moves to `offset` in the stream.
+    pub(crate) fn seek_to(&mut self, offset: u64) -> Result<()> {
+        self.stream
+            .seek(SeekFrom::Start(offset))
+            .map_err(compound_error)?;
+        Ok(())
+    }
+}
+
 impl<F: Read + Seek> Read for StreamReader<F> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.stream.read(buf)
@@ -224,8 +284,9 @@ pub(crate) fn open_stream<F: Read + Seek>(
     reader: F,
     stream: &str,
     offset: u64,
+    skip_minifat: bool,
 ) -> Result<StreamReader<F>> {
-    let mut file = open_compound(reader)?;
+    let mut file = open_compound(reader, skip_minifat).map_err(compound_error)?;
     let mut handle = file.open_stream(stream).map_err(compound_error)?;
     if offset > handle.len() {
         return Err(Error::new(ErrorKind::Xls(format!(

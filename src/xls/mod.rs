@@ -26,7 +26,10 @@ use crate::package::{SheetInfo, SheetKind};
 use crate::rows::{SheetContext, SheetRows};
 use crate::workbook::{Container, FileFormat, Workbook};
 
-use compound::{Compound, Contents, SheetOffsets, contents, open_compound, open_stream};
+use compound::{
+    Compound, Contents, SheetOffsets, compound_error, contents, is_minifat_error, open_compound,
+    open_stream,
+};
 use records::{BOF, OLD_BOFS, Records, TextCodec, u16_at};
 use rows::XlsRows;
 
@@ -38,28 +41,45 @@ pub(crate) struct XlsLayout {
     pub(crate) codec: TextCodec,
     /// The offset after the globals: no sheet starts before it.
     pub(crate) globals_end: u64,
+    /// The compound file opens only without its MiniFAT (see
+    /// `compound::Metered`).
+    pub(crate) skip_minifat: bool,
 }
 
 /// Opens a compound file as a `.xls` workbook: the globals are read here,
 /// sheets when asked for.
 pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Workbook<R>> {
-    let (stream, stream_len) = {
-        let file = open_compound(&mut reader)?;
-        match contents(&file) {
-            Contents::Workbook(name, len) => (name, len),
-            Contents::Other(detail) => return Err(Error::new(ErrorKind::NotZip { detail })),
-        }
+    let found = |reader: &mut R, skip_minifat: bool| {
+        open_compound(reader, skip_minifat).map(|file| contents(&file))
+    };
+    let (found, skip_minifat) = match found(&mut reader, false) {
+        Err(err) if is_minifat_error(&err) => (found(&mut reader, true), true),
+        other => (other, false),
+    };
+    let (stream, stream_len) = match found.map_err(compound_error)? {
+        Contents::Workbook(name, len) => (name, len),
+        Contents::Other(detail) => return Err(Error::new(ErrorKind::NotZip { detail })),
     };
     let globals = {
-        let source = open_stream(&mut reader, stream, 0)?;
+        let source = open_stream(&mut reader, stream, 0, skip_minifat)?;
         let mut records = Records::new(Box::new(source), 0, stream_len);
         globals::read_globals(&mut records, &limits).map_err(|err| err.with_part(stream))?
     };
-    let offsets = SheetOffsets::new(&globals.offsets, stream_len);
+    let offsets = checked_offsets(
+        &mut reader,
+        stream,
+        skip_minifat,
+        &globals.offsets,
+        globals.end,
+        stream_len,
+    )
+    .map_err(|err| err.with_part(stream))?;
+    let offsets = SheetOffsets::new(&offsets, stream_len);
     let layout = XlsLayout {
         offsets,
         codec: globals.codec,
         globals_end: globals.end,
+        skip_minifat,
     };
     let mut sheets = globals.sheets;
     for sheet in &mut sheets {
@@ -153,20 +173,14 @@ pub(crate) fn open_rows<'a, R: Read + Seek>(
             Error::new(ErrorKind::Xls(problem)).with_offset(start),
         ));
     }
-    let source = compound.open_at(start).map_err(located)?;
-    let mut records = Records::new(Box::new(source), start, end);
-    let worksheet_bof = match records.next().map_err(located)? {
-        Some((header, data)) if header.kind == BOF || OLD_BOFS.contains(&header.kind) => {
-            u16_at(data, 2).unwrap_or(0x0010) == 0x0010
-        }
-        _ => {
-            return Err(located(
-                Error::new(ErrorKind::Xls(format!(
-                    "no BOF record at the sheet's offset {start}"
-                )))
-                .with_offset(start),
-            ));
-        }
+    let Some((records, worksheet_bof)) = sheet_records(compound, start, end).map_err(located)?
+    else {
+        return Err(located(
+            Error::new(ErrorKind::Xls(format!(
+                "no BOF record at the sheet's offset {start}"
+            )))
+            .with_offset(start),
+        ));
     };
     Ok(SheetRows::xls(XlsRows::new(
         Some(records),
@@ -178,4 +192,75 @@ pub(crate) fn open_rows<'a, R: Read + Seek>(
         part,
         limits,
     )))
+}
+
+/// The records of a substream from `start`, after its BOF, and whether the
+/// BOF says it is a worksheet; None when `start` holds no BOF.
+fn sheet_records<R: Read + Seek>(
+    compound: &mut Compound<R>,
+    start: u64,
+    end: u64,
+) -> Result<Option<(Records<'_>, bool)>> {
+    let source = compound.open_at(start)?;
+    let mut records = Records::new(Box::new(source), start, end);
+    let worksheet_bof = match records.next()? {
+        Some((header, data)) if header.kind == BOF || OLD_BOFS.contains(&header.kind) => {
+            u16_at(data, 2).unwrap_or(0x0010) == 0x0010
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some((records, worksheet_bof)))
+}
+
+/// The sheets' offsets, each checked to hold a BOF record. Some writers
+/// put wrong offsets in BOUNDSHEET; where one holds no BOF, the sheet's
+/// substream is found by its position: the substreams after the globals
+/// (walked once, only then) follow the sheet list's order.
+fn checked_offsets<R: Read + Seek>(
+    reader: &mut R,
+    stream: &str,
+    skip_minifat: bool,
+    offsets: &[u64],
+    globals_end: u64,
+    stream_len: u64,
+) -> Result<Vec<u64>> {
+    let mut source = open_stream(reader, stream, 0, skip_minifat)?;
+    let mut checked = offsets.to_vec();
+    let mut walked: Option<Vec<u64>> = None;
+    for (position, offset) in checked.iter_mut().enumerate() {
+        if *offset < globals_end || *offset + 4 > stream_len {
+            // Refused when the sheet is read.
+            continue;
+        }
+        source.seek_to(*offset)?;
+        let mut kind = [0u8; 2];
+        if source.read_exact(&mut kind).is_ok() {
+            let kind = u16::from_le_bytes(kind);
+            if kind == BOF || OLD_BOFS.contains(&kind) {
+                continue;
+            }
+        }
+        if walked.is_none() {
+            source.seek_to(globals_end)?;
+            let mut records = Records::new(Box::new(&mut source), globals_end, stream_len);
+            let mut starts = Vec::new();
+            let mut depth = 0u32;
+            // A damaged record ends the walk: the substreams found so far stand.
+            while let Ok(Some((header, _))) = records.next() {
+                if header.kind == BOF || OLD_BOFS.contains(&header.kind) {
+                    if depth == 0 {
+                        starts.push(header.offset);
+                    }
+                    depth += 1;
+                } else if header.kind == records::EOF {
+                    depth = depth.saturating_sub(1);
+                }
+            }
+            walked = Some(starts);
+        }
+        if let Some(&start) = walked.as_ref().and_then(|starts| starts.get(position)) {
+            *offset = start;
+        }
+    }
+    Ok(checked)
 }

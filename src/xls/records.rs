@@ -429,7 +429,11 @@ pub(crate) fn read_string(
             Ok(end)
         }
         Biff::V8 => {
-            let flags = *data.get(at).ok_or_else(short_record)?;
+            let flags = match data.get(at) {
+                Some(&flags) => flags,
+                None if cch == 0 => return Ok(at),
+                None => return Err(short_record()),
+            };
             at += 1;
             if flags & 0x08 != 0 {
                 at += 2;

@@ -426,7 +426,12 @@ impl<'r> RowReader<'r, '_> {
                 })
             }
             Biff::V8 => {
-                let flags = *data.get(at + 2).ok_or_else(short_record)?;
+                // An empty string may leave out its flags byte.
+                let flags = match data.get(at + 2) {
+                    Some(&flags) => flags,
+                    None if cch == 0 => 0,
+                    None => return Err(short_record()),
+                };
                 let mut position = at + 3;
                 if flags & 0x08 != 0 {
                     position += 2;
