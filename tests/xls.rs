@@ -632,3 +632,47 @@ fn values_of_the_bytes_read_back() {
     let row = rows.next_row().unwrap().unwrap();
     assert_eq!(row.cells()[0].value(), Value::Number(-0.1));
 }
+
+#[test]
+fn random_damage_is_an_error_or_a_read_never_a_panic() {
+    // The fuzz target's entry point over mutated workbooks: the stream
+    // wrapped in a valid compound file (mutations reach the records), and
+    // the whole file (mutations reach the compound file).
+    let mut book = Book::new();
+    book.tail = xls::sst(&["zero", &"long ".repeat(40), "αβγ"], 3, 40, true);
+    let mut sheet = Vec::new();
+    for row in 0..20u16 {
+        sheet.extend(xls::number(row, 0, 1, f64::from(row)));
+        sheet.extend(xls::label_sst(row, 1, 0, u32::from(row % 3)));
+        sheet.extend(xls::formula_string(row, 2, 0, "text"));
+        sheet.extend(xls::mulrk(row, 3, &[(0, xls::rk_int(7, true)), (2, 0)]));
+    }
+    book.sheet("S", sheet);
+    let stream = book.stream();
+    let file = book.bytes();
+    // SHEETSTREAM_XLS_ROUNDS=100000 for a longer run.
+    let rounds: u64 = std::env::var("SHEETSTREAM_XLS_ROUNDS")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(600);
+    let mut rng = crate::common::Rng(25 + rounds);
+    for round in 0..rounds {
+        let whole = round % 2 == 1;
+        let mut bytes = if whole { file.clone() } else { stream.clone() };
+        for _ in 0..1 + rng.next_u64() % 4 {
+            let at = (rng.next_u64() % bytes.len() as u64) as usize;
+            bytes[at] = rng.next_u64() as u8;
+        }
+        if rng.next_u64() % 8 == 0 {
+            let cut = (rng.next_u64() % bytes.len() as u64) as usize;
+            bytes.truncate(cut);
+        }
+        if whole {
+            sheetstream::fuzzing::read_whole_workbook(&bytes);
+        } else {
+            sheetstream::fuzzing::read_whole_workbook(&sheetstream::fuzzing::xls_from_stream(
+                &bytes,
+            ));
+        }
+    }
+}
