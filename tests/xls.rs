@@ -663,7 +663,7 @@ fn random_damage_is_an_error_or_a_read_never_a_panic() {
             let at = (rng.next_u64() % bytes.len() as u64) as usize;
             bytes[at] = rng.next_u64() as u8;
         }
-        if rng.next_u64() % 8 == 0 {
+        if rng.next_u64().is_multiple_of(8) {
             let cut = (rng.next_u64() % bytes.len() as u64) as usize;
             bytes.truncate(cut);
         }
