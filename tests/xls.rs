@@ -547,8 +547,17 @@ fn a_damaged_compound_file_is_an_error_not_a_panic() {
     let mut lying = bytes.clone();
     lying[0x1E] = 12;
     let err = error_of(lying);
+    assert!(matches!(err.kind(), ErrorKind::NotZip { .. }), "{err}");
+    assert!(err.to_string().contains("header is damaged"), "{err}");
+    // A directory sector past the end of the file.
+    let mut lying = bytes.clone();
+    lying[0x30..0x34].copy_from_slice(&5000u32.to_le_bytes());
+    let err = error_of(lying);
     assert!(matches!(err.kind(), ErrorKind::Xls(_)), "{err}");
-    assert!(err.to_string().contains("compound file"), "{err}");
+    assert!(
+        err.to_string().contains("damaged OLE2 compound file"),
+        "{err}"
+    );
     // Every FAT entry pointing at itself (a loop), or past the file.
     let fat_sector = u32::from_le_bytes(bytes[0x4C..0x50].try_into().unwrap()) as usize;
     let fat_at = 512 * (fat_sector + 1);

@@ -44,6 +44,37 @@ pub(crate) fn is_compound_file(reader: &mut (impl Read + Seek)) -> Result<bool> 
     Ok(filled == magic.len() && magic == MAGIC)
 }
 
+/// What is wrong with a compound file's header, if anything: the version
+/// and sector sizes must be those of version 3 (512-byte sectors) or 4
+/// (4 KiB), the mini sectors 64 bytes. Such a file is told apart as one
+/// that is no readable compound file at all (`ErrorKind::NotZip`, as
+/// before `.xls` was read); damage past the header is `ErrorKind::Xls`,
+/// with the `cfb` crate's words.
+pub(crate) fn header_problem(reader: &mut (impl Read + Seek)) -> Result<Option<&'static str>> {
+    let mut header = [0u8; 512];
+    reader.seek(SeekFrom::Start(0))?;
+    let mut filled = 0;
+    while filled < header.len() {
+        match reader.read(&mut header[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    reader.seek(SeekFrom::Start(0))?;
+    if filled < header.len() {
+        return Ok(Some(
+            "it is an OLE2 compound file (a legacy .xls workbook, or an encrypted one) cut \
+             short inside its header",
+        ));
+    }
+    let word = |at: usize| u16::from_le_bytes([header[at], header[at + 1]]);
+    let sizes_fit = matches!((word(0x1A), word(0x1E)), (3, 9) | (4, 12)) && word(0x20) == 6;
+    Ok((!sizes_fit).then_some(
+        "it is an OLE2 compound file (a legacy .xls workbook, or an encrypted one) whose \
+         header is damaged: its version and sector sizes do not match",
+    ))
+}
+
 /// A `.xls` workbook's container: the reader, the name of the stream
 /// holding the workbook (`Workbook`, or `Book` for BIFF5), and where each
 /// sheet's substream starts and ends in it.
@@ -194,10 +225,10 @@ pub(crate) fn compound_error(err: io::Error) -> Error {
     }
     match err.kind() {
         io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput | io::ErrorKind::NotFound => {
-            Error::new(ErrorKind::Xls(format!("damaged compound file: {err}")))
+            Error::new(ErrorKind::Xls(format!("damaged OLE2 compound file: {err}")))
         }
         io::ErrorKind::UnexpectedEof => Error::new(ErrorKind::Xls(
-            "damaged compound file: a sector lies past the end of the file".into(),
+            "damaged OLE2 compound file: a sector lies past the end of the file".into(),
         )),
         _ => Error::from(err),
     }

@@ -49,6 +49,9 @@ pub(crate) struct XlsLayout {
 /// Opens a compound file as a `.xls` workbook: the globals are read here,
 /// sheets when asked for.
 pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Workbook<R>> {
+    if let Some(detail) = compound::header_problem(&mut reader)? {
+        return Err(Error::new(ErrorKind::NotZip { detail }));
+    }
     let found = |reader: &mut R, skip_minifat: bool| {
         open_compound(reader, skip_minifat).map(|file| contents(&file))
     };
