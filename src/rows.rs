@@ -149,6 +149,12 @@ impl<'a> SheetRows<'a> {
     }
 
     /// Also decode formula text, available through [`Cell::formula`](crate::Cell::formula).
+    ///
+    /// A `.xls` sheet offers no formula text (BIFF stores formulas as
+    /// parsed tokens): asked for it, the first [`SheetRows::next_row`] is
+    /// an [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error
+    /// and the reader yields no rows. Formulas' cached values are read
+    /// without it as in every format.
     pub fn with_formulas(self, formulas: bool) -> Self {
         match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_formulas(formulas)),

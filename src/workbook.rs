@@ -24,10 +24,13 @@ use crate::xlsx::shared_strings::read_shared_strings;
 use crate::xlsx::styles::read_styles;
 use crate::xlsx::workbook_part::read_layout;
 
-/// An opened `.xlsx` / `.xlsm` workbook.
+/// An opened `.xlsx` / `.xlsm` workbook, or a legacy `.xls` one
+/// ([`Workbook::file_format`]).
 ///
 /// Opening reads the ZIP central directory, the workbook part, the styles
-/// and the shared strings; sheets are read only when asked for, as a stream.
+/// and the shared strings (for `.xls`: the compound file's directory and
+/// the workbook globals); sheets are read only when asked for, as a
+/// stream.
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -264,9 +267,11 @@ impl Workbook {
     ///
     /// # Errors
     ///
-    /// The file cannot be read, is not a ZIP archive (an encrypted workbook
-    /// or a legacy `.xls` is an OLE2 file), is not a spreadsheet package, or
-    /// its workbook, styles or shared strings are malformed.
+    /// The file cannot be read, is neither a ZIP archive nor a `.xls`
+    /// compound file (an encrypted workbook is an OLE2 file too:
+    /// [`ErrorKind::NotZip`] or [`ErrorKind::Encrypted`]), is not a
+    /// spreadsheet package, or its workbook, styles or shared strings (the
+    /// `.xls` globals) are malformed.
     pub fn open(path: impl AsRef<Path>) -> Result<Workbook> {
         OpenOptions::new().open(path)
     }
