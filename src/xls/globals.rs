@@ -286,3 +286,116 @@ fn read_sst(records: &mut Records<'_>, limits: &Limits) -> Result<SharedStrings>
     while cursor.advance()? {}
     builder.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(kind: u16, data: &[u8]) -> Vec<u8> {
+        let mut out = kind.to_le_bytes().to_vec();
+        out.extend_from_slice(&(data.len() as u16).to_le_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    fn strings(stream: &[u8]) -> Result<Vec<String>> {
+        let mut records = Records::new(Box::new(stream), 0, stream.len() as u64);
+        let table = read_sst(&mut records, &Limits::default())?;
+        Ok((0..table.len())
+            .map(|i| table.get(i).unwrap().to_owned())
+            .collect())
+    }
+
+    #[test]
+    fn a_string_header_and_its_runs_may_straddle_records() {
+        // "héllo" with 1 rich run: the header's cch is cut after its first
+        // byte, the characters after "hé" (the CONTINUE's flags byte then
+        // says UTF-16), the run in the middle of its 4 bytes.
+        let mut sst = 2u32.to_le_bytes().to_vec();
+        sst.extend_from_slice(&2u32.to_le_bytes());
+        sst.push(5);
+        let mut stream = record(SST, &sst);
+        let mut more = vec![0, 0x08, 1, 0, b'h', 0xE9];
+        stream.extend(record(CONTINUE, &more));
+        more = vec![1];
+        for ch in "llo".encode_utf16() {
+            more.extend_from_slice(&ch.to_le_bytes());
+        }
+        more.extend_from_slice(&[0, 0]);
+        stream.extend(record(CONTINUE, &more));
+        let mut last = vec![0, 0];
+        last.extend_from_slice(&[2, 0, 0, b'o', b'k']);
+        stream.extend(record(CONTINUE, &last));
+        stream.extend(record(EOF, &[]));
+        assert_eq!(strings(&stream).unwrap(), ["héllo", "ok"]);
+    }
+
+    #[test]
+    fn counts_size_nothing_and_a_string_cut_short_is_an_error() {
+        // Four billion strings claimed, none there.
+        let mut sst = u32::MAX.to_le_bytes().to_vec();
+        sst.extend_from_slice(&u32::MAX.to_le_bytes());
+        let stream = record(SST, &sst);
+        assert!(strings(&stream).unwrap().is_empty());
+        // A string of 10 characters with 3 in the records.
+        let mut sst = 1u32.to_le_bytes().to_vec();
+        sst.extend_from_slice(&1u32.to_le_bytes());
+        sst.extend_from_slice(&[10, 0, 0, b'a', b'b', b'c']);
+        let mut stream = record(SST, &sst);
+        stream.extend(record(EOF, &[]));
+        let err = strings(&stream).unwrap_err();
+        assert!(
+            err.to_string().contains("the SST ends inside string 0"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_globals_read_formats_xfs_sheets_and_the_date_system() {
+        let mut bof = vec![0u8; 16];
+        bof[0..2].copy_from_slice(&0x0600u16.to_le_bytes());
+        bof[2..4].copy_from_slice(&5u16.to_le_bytes());
+        let mut stream = record(BOF, &bof);
+        stream.extend(record(DATEMODE, &1u16.to_le_bytes()));
+        let mut xf = vec![0u8; 20];
+        xf[2..4].copy_from_slice(&165u16.to_le_bytes());
+        stream.extend(record(XF, &xf));
+        let mut format = 165u16.to_le_bytes().to_vec();
+        format.extend_from_slice(&[5, 0, 0]);
+        format.extend_from_slice(b"d/m/y");
+        stream.extend(record(FORMAT, &format));
+        let mut sheet = 1234u32.to_le_bytes().to_vec();
+        sheet.extend_from_slice(&[1, 0, 3, 0]);
+        sheet.extend_from_slice(b"Abc");
+        stream.extend(record(BOUNDSHEET, &sheet));
+        stream.extend(record(EOF, &[]));
+        let mut records = Records::new(Box::new(&stream[..]), 0, stream.len() as u64);
+        let globals = read_globals(&mut records, &Limits::default()).unwrap();
+        assert_eq!(globals.date_system, DateSystem::V1904);
+        assert_eq!(globals.offsets, [1234]);
+        assert_eq!(globals.end, stream.len() as u64);
+        assert_eq!(globals.sheets[0].name(), "Abc");
+        assert_eq!(globals.sheets[0].state(), SheetState::Hidden);
+        // The FORMAT after the XF still makes it a date.
+        assert!(globals.styles.date_kind(0).is_some());
+    }
+
+    #[test]
+    fn an_encrypted_or_old_workbook_is_refused() {
+        let mut bof = vec![0u8; 16];
+        bof[0..2].copy_from_slice(&0x0600u16.to_le_bytes());
+        let mut stream = record(BOF, &bof);
+        stream.extend(record(FILEPASS, &[0, 0]));
+        let mut records = Records::new(Box::new(&stream[..]), 0, stream.len() as u64);
+        let err = read_globals(&mut records, &Limits::default())
+            .err()
+            .expect("refused");
+        assert!(matches!(err.kind(), ErrorKind::Encrypted(_)), "{err}");
+        let stream = record(0x0409, &[0, 0, 0x10, 0]);
+        let mut records = Records::new(Box::new(&stream[..]), 0, stream.len() as u64);
+        let err = read_globals(&mut records, &Limits::default())
+            .err()
+            .expect("refused");
+        assert!(err.to_string().contains("BIFF2, BIFF3 or BIFF4"), "{err}");
+    }
+}
