@@ -685,3 +685,39 @@ fn random_damage_is_an_error_or_a_read_never_a_panic() {
         }
     }
 }
+
+#[test]
+fn a_dialog_sheet_gives_no_cells() {
+    let mut dialog = record(0x0081, &[0x10, 0x04]);
+    dialog.extend(xls::number(0, 0, 0, 1.0));
+    let mut book = Book::new();
+    book.sheet("Dialog", dialog);
+    book.sheet("Data", xls::number(0, 0, 0, 2.0));
+    assert_eq!(cells(book.bytes()), ["Data!A1 n 2.0"]);
+}
+
+#[test]
+fn an_offset_into_another_sheet_is_found_again_by_position() {
+    // The second sheet's offset points into the middle of the first
+    // sheet's substream (no BOF there): the second substream is read.
+    let mut book = Book::new();
+    let mut first = Vec::new();
+    for row in 0..10 {
+        first.extend(xls::number(row, 0, 0, f64::from(row)));
+    }
+    book.sheet("A", first);
+    book.sheet("B", xls::number(0, 1, 0, 99.0));
+    let mut stream = book.stream();
+    let boundsheets: Vec<usize> = stream
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| *w == xls::BOUNDSHEET.to_le_bytes())
+        .map(|(i, _)| i)
+        .collect();
+    let (a, b) = (boundsheets[0], boundsheets[1]);
+    let first_offset = u32::from_le_bytes(stream[a + 4..a + 8].try_into().unwrap());
+    stream[b + 4..b + 8].copy_from_slice(&(first_offset + 40).to_le_bytes());
+    let lines = cells(xls::compound(&[("Workbook", &stream)]));
+    assert_eq!(lines.len(), 11);
+    assert_eq!(lines[10], "B!B1 n 99.0");
+}
