@@ -721,3 +721,23 @@ fn an_offset_into_another_sheet_is_found_again_by_position() {
     assert_eq!(lines.len(), 11);
     assert_eq!(lines[10], "B!B1 n 99.0");
 }
+
+#[test]
+fn many_sheets_read_through_one_compound_file() {
+    // 3,000 sheets: the compound file's FAT and directory are read once
+    // per container (not once per sheet, which made this quadratic).
+    let mut book = Book::new();
+    for sheet in 0..3_000u16 {
+        book.sheet(
+            &format!("S{sheet}"),
+            xls::number(sheet % 100, 0, 0, f64::from(sheet)),
+        );
+    }
+    let bytes = book.bytes();
+    let start = std::time::Instant::now();
+    assert_eq!(cells(bytes.clone()).len(), 3_000);
+    let workbook = Workbook::from_bytes(bytes).unwrap();
+    let sheets = workbook.load_all().unwrap();
+    assert_eq!(sheets.iter().map(|s| s.cell_count()).sum::<usize>(), 3_000);
+    assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
+}

@@ -12,15 +12,18 @@
 //! is pointed to twice, so a chain can only loop back to its start, which
 //! it refuses as well.
 //!
-//! A [`Compound`] holds the reader and what the globals said (the stream's
-//! name, each sheet's offset); it clones with the reader. A sheet opens the
-//! compound file again over its clone's reader (`&mut R`) and keeps the
-//! `CompoundFile` beside the stream ([`StreamReader`]): each parallel worker
-//! reads through its own handle, with no lock shared between workers.
+//! A [`Compound`] holds the reader, the compound file opened over it (the
+//! FAT and directory read once per container) and what the globals said
+//! (the stream's name, each sheet's offset). The reader sits behind a
+//! mutex of its own ([`Locked`]), shared only with that compound file's
+//! streams (one at a time), so that cloning a container clones the reader
+//! inside: each parallel worker's clone opens the compound file once over
+//! its own reader and reads its own streams, with no lock shared between
+//! workers.
 
 use std::io::{self, Read, Seek, SeekFrom};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use cfb::{CompoundFile, Stream};
 
@@ -75,14 +78,67 @@ pub(crate) fn header_problem(reader: &mut (impl Read + Seek)) -> Result<Option<&
     ))
 }
 
-/// A `.xls` workbook's container: the reader, the name of the stream
-/// holding the workbook (`Workbook`, or `Book` for BIFF5), and where each
-/// sheet's substream starts and ends in it.
-#[derive(Clone)]
+/// A reader behind a mutex shared with the compound file opened over it.
+pub(crate) struct Locked<R>(Arc<Mutex<R>>);
+
+impl<R> Locked<R> {
+    pub(crate) fn new(reader: R) -> Locked<R> {
+        Locked(Arc::new(Mutex::new(reader)))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, R> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<R> Clone for Locked<R> {
+    /// Another handle on the same reader.
+    fn clone(&self) -> Locked<R> {
+        Locked(Arc::clone(&self.0))
+    }
+}
+
+impl<R: Read> Read for Locked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.lock().read(buf)
+    }
+}
+
+impl<R: Seek> Seek for Locked<R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.lock().seek(pos)
+    }
+}
+
+/// The compound file as the `.xls` reader opens it.
+pub(crate) type File<R> = CompoundFile<Metered<Locked<R>>>;
+
+/// A stream of it.
+pub(crate) type StreamReader<R> = Stream<Metered<Locked<R>>>;
+
+/// A `.xls` workbook's container: the reader, the compound file opened
+/// over it (None in a fresh clone, opened on first use), the name of the
+/// stream holding the workbook (`Workbook`, or `Book` for BIFF5), and
+/// what the globals said.
 pub(crate) struct Compound<R> {
-    pub(crate) reader: R,
+    pub(crate) reader: Locked<R>,
+    pub(crate) file: Option<File<R>>,
     pub(crate) stream: &'static str,
     pub(crate) layout: Arc<super::XlsLayout>,
+}
+
+impl<R: Clone> Clone for Compound<R> {
+    /// A container over a clone of the reader, which opens the compound
+    /// file again when first read.
+    fn clone(&self) -> Compound<R> {
+        let reader = self.reader.lock().clone();
+        Compound {
+            reader: Locked::new(reader),
+            file: None,
+            stream: self.stream,
+            layout: Arc::clone(&self.layout),
+        }
+    }
 }
 
 /// Each sheet's substream (by position in the sheet list): its BOF's
@@ -108,9 +164,15 @@ impl<R> Compound<R> {
 
 impl<R: Read + Seek> Compound<R> {
     /// The workbook stream of this container, read from `offset` on.
-    pub(crate) fn open_at(&mut self, offset: u64) -> Result<StreamReader<&mut R>> {
-        let skip_minifat = self.layout.skip_minifat;
-        open_stream(&mut self.reader, self.stream, offset, skip_minifat)
+    pub(crate) fn open_at(&mut self, offset: u64) -> Result<StreamReader<R>> {
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => self.file.insert(
+                open_compound(self.reader.clone(), self.layout.skip_minifat)
+                    .map_err(compound_error)?,
+            ),
+        };
+        stream_at(file, self.stream, offset)
     }
 }
 
@@ -287,37 +349,12 @@ pub(crate) fn contents<F>(file: &CompoundFile<F>) -> Contents {
     })
 }
 
-/// The workbook stream, positioned at `offset`, with the compound file it
-/// reads through (the stream holds only a weak handle on it).
-pub(crate) struct StreamReader<F> {
-    stream: Stream<Metered<F>>,
-    _file: CompoundFile<Metered<F>>,
-}
-
-impl<F: Read + Seek> StreamReader<F> {
-    /// Moves to `offset` in the stream.
-    pub(crate) fn seek_to(&mut self, offset: u64) -> Result<()> {
-        self.stream
-            .seek(SeekFrom::Start(offset))
-            .map_err(compound_error)?;
-        Ok(())
-    }
-}
-
-impl<F: Read + Seek> Read for StreamReader<F> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.stream.read(buf)
-    }
-}
-
-/// Opens `stream` in the compound file in `reader`, at `offset`.
-pub(crate) fn open_stream<F: Read + Seek>(
-    reader: F,
+/// Opens `stream` in an opened compound file, at `offset`.
+pub(crate) fn stream_at<F: Read + Seek>(
+    file: &mut CompoundFile<F>,
     stream: &str,
     offset: u64,
-    skip_minifat: bool,
-) -> Result<StreamReader<F>> {
-    let mut file = open_compound(reader, skip_minifat).map_err(compound_error)?;
+) -> Result<Stream<F>> {
     let mut handle = file.open_stream(stream).map_err(compound_error)?;
     if offset > handle.len() {
         return Err(Error::new(ErrorKind::Xls(format!(
@@ -328,8 +365,5 @@ pub(crate) fn open_stream<F: Read + Seek>(
     handle
         .seek(SeekFrom::Start(offset))
         .map_err(compound_error)?;
-    Ok(StreamReader {
-        stream: handle,
-        _file: file,
-    })
+    Ok(handle)
 }

@@ -17,7 +17,7 @@ pub(crate) mod metadata;
 pub(crate) mod records;
 pub(crate) mod rows;
 
-use std::io::{Read, Seek};
+use std::io::{Read, Seek, SeekFrom};
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -27,8 +27,8 @@ use crate::rows::{SheetContext, SheetRows};
 use crate::workbook::{Container, FileFormat, Workbook};
 
 use compound::{
-    Compound, Contents, SheetOffsets, compound_error, contents, is_minifat_error, open_compound,
-    open_stream,
+    Compound, Contents, Locked, SheetOffsets, compound_error, contents, is_minifat_error,
+    open_compound, stream_at,
 };
 use records::{BOF, OLD_BOFS, Records, TextCodec, u16_at};
 use rows::XlsRows;
@@ -52,31 +52,26 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Work
     if let Some(detail) = compound::header_problem(&mut reader)? {
         return Err(Error::new(ErrorKind::NotZip { detail }));
     }
-    let found = |reader: &mut R, skip_minifat: bool| {
-        open_compound(reader, skip_minifat).map(|file| contents(&file))
+    let reader = Locked::new(reader);
+    let (mut file, skip_minifat) = match open_compound(reader.clone(), false) {
+        Ok(file) => (file, false),
+        Err(err) if is_minifat_error(&err) => (
+            open_compound(reader.clone(), true).map_err(compound_error)?,
+            true,
+        ),
+        Err(err) => return Err(compound_error(err)),
     };
-    let (found, skip_minifat) = match found(&mut reader, false) {
-        Err(err) if is_minifat_error(&err) => (found(&mut reader, true), true),
-        other => (other, false),
-    };
-    let (stream, stream_len) = match found.map_err(compound_error)? {
+    let (stream, stream_len) = match contents(&file) {
         Contents::Workbook(name, len) => (name, len),
         Contents::Other(detail) => return Err(Error::new(ErrorKind::NotZip { detail })),
     };
     let globals = {
-        let source = open_stream(&mut reader, stream, 0, skip_minifat)?;
+        let source = stream_at(&mut file, stream, 0).map_err(|err| err.with_part(stream))?;
         let mut records = Records::new(Box::new(source), 0, stream_len);
         globals::read_globals(&mut records, &limits).map_err(|err| err.with_part(stream))?
     };
-    let offsets = checked_offsets(
-        &mut reader,
-        stream,
-        skip_minifat,
-        &globals.offsets,
-        globals.end,
-        stream_len,
-    )
-    .map_err(|err| err.with_part(stream))?;
+    let offsets = checked_offsets(&mut file, stream, &globals.offsets, globals.end, stream_len)
+        .map_err(|err| err.with_part(stream))?;
     let offsets = SheetOffsets::new(&offsets, stream_len);
     let layout = XlsLayout {
         offsets,
@@ -91,6 +86,7 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Work
     Ok(Workbook {
         container: Container::Compound(Compound {
             reader,
+            file: Some(file),
             stream,
             layout: Arc::new(layout),
         }),
@@ -219,15 +215,14 @@ fn sheet_records<R: Read + Seek>(
 /// put wrong offsets in BOUNDSHEET; where one holds no BOF, the sheet's
 /// substream is found by its position: the substreams after the globals
 /// (walked once, only then) follow the sheet list's order.
-fn checked_offsets<R: Read + Seek>(
-    reader: &mut R,
+fn checked_offsets<F: Read + Seek>(
+    file: &mut cfb::CompoundFile<F>,
     stream: &str,
-    skip_minifat: bool,
     offsets: &[u64],
     globals_end: u64,
     stream_len: u64,
 ) -> Result<Vec<u64>> {
-    let mut source = open_stream(reader, stream, 0, skip_minifat)?;
+    let mut source = stream_at(file, stream, 0)?;
     let mut checked = offsets.to_vec();
     let mut walked: Option<Vec<u64>> = None;
     for (position, offset) in checked.iter_mut().enumerate() {
@@ -235,7 +230,9 @@ fn checked_offsets<R: Read + Seek>(
             // Refused when the sheet is read.
             continue;
         }
-        source.seek_to(*offset)?;
+        source
+            .seek(SeekFrom::Start(*offset))
+            .map_err(compound_error)?;
         let mut kind = [0u8; 2];
         if source.read_exact(&mut kind).is_ok() {
             let kind = u16::from_le_bytes(kind);
@@ -244,7 +241,9 @@ fn checked_offsets<R: Read + Seek>(
             }
         }
         if walked.is_none() {
-            source.seek_to(globals_end)?;
+            source
+                .seek(SeekFrom::Start(globals_end))
+                .map_err(compound_error)?;
             let mut records = Records::new(Box::new(&mut source), globals_end, stream_len);
             let mut starts = Vec::new();
             let mut depth = 0u32;
