@@ -694,6 +694,9 @@ fn a_dialog_sheet_gives_no_cells() {
     book.sheet("Dialog", dialog);
     book.sheet("Data", xls::number(0, 0, 0, 2.0));
     assert_eq!(cells(book.bytes()), ["Data!A1 n 2.0"]);
+    let workbook = Workbook::from_bytes(book.bytes()).unwrap();
+    let kinds: Vec<SheetKind> = workbook.sheets().iter().map(|s| s.kind()).collect();
+    assert_eq!(kinds, [SheetKind::Dialogsheet, SheetKind::Worksheet]);
 }
 
 #[test]

@@ -80,8 +80,19 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Work
         skip_minifat,
     };
     let mut sheets = globals.sheets;
-    for sheet in &mut sheets {
-        sheet.part = stream.to_owned();
+    {
+        let mut source = stream_at(&mut file, stream, 0).map_err(|err| err.with_part(stream))?;
+        for sheet in &mut sheets {
+            sheet.part = stream.to_owned();
+            let start = layout
+                .offsets
+                .spans
+                .get(sheet.position)
+                .map_or(u64::MAX, |span| span.0);
+            if sheet.kind == SheetKind::Worksheet && is_dialog_sheet(&mut source, start) {
+                sheet.kind = SheetKind::Dialogsheet;
+            }
+        }
     }
     Ok(Workbook {
         container: Container::Compound(Compound {
@@ -266,3 +277,58 @@ fn checked_offsets<F: Read + Seek>(
     }
     Ok(checked)
 }
+
+/// Whether the substream at `offset` is a dialog sheet's: its BOF says
+/// worksheet (0x0010) and its WSBOOL record, among the first records
+/// before any row or cell, sets fDialog. Reads record headers only (and
+/// WSBOOL's first byte); anything unreadable is no dialog sheet (the row
+/// reader reports it).
+fn is_dialog_sheet(source: &mut (impl Read + Seek), offset: u64) -> bool {
+    let mut header = [0u8; 4];
+    let mut read_header = |source: &mut dyn ReadSeek| -> Option<(u16, u16)> {
+        source.read_exact(&mut header).ok()?;
+        Some((
+            u16::from_le_bytes([header[0], header[1]]),
+            u16::from_le_bytes([header[2], header[3]]),
+        ))
+    };
+    if source.seek(SeekFrom::Start(offset)).is_err() {
+        return false;
+    }
+    let Some((BOF, len)) = read_header(source) else {
+        return false;
+    };
+    let mut bof = [0u8; 4];
+    if len < 4
+        || source.read_exact(&mut bof).is_err()
+        || u16::from_le_bytes([bof[2], bof[3]]) != 0x0010
+    {
+        return false;
+    }
+    if source.seek(SeekFrom::Current(i64::from(len) - 4)).is_err() {
+        return false;
+    }
+    for _ in 0..64 {
+        let Some((kind, len)) = read_header(source) else {
+            return false;
+        };
+        match kind {
+            records::WSBOOL => {
+                let mut flags = [0u8; 1];
+                return len > 0 && source.read_exact(&mut flags).is_ok() && flags[0] & 0x10 != 0;
+            }
+            records::EOF | records::ROW | records::DIMENSIONS | BOF => return false,
+            _ => {
+                if source.seek(SeekFrom::Current(i64::from(len))).is_err() {
+                    return false;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// `Read + Seek` as one object type.
+trait ReadSeek: Read + Seek {}
+
+impl<T: Read + Seek> ReadSeek for T {}
