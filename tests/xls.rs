@@ -744,3 +744,54 @@ fn many_sheets_read_through_one_compound_file() {
     assert_eq!(sheets.iter().map(|s| s.cell_count()).sum::<usize>(), 3_000);
     assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
 }
+
+/// UTF-16LE with a terminating NUL.
+fn utf16z(text: &str) -> Vec<u8> {
+    text.encode_utf16()
+        .chain([0])
+        .flat_map(u16::to_le_bytes)
+        .collect()
+}
+
+#[test]
+fn hyperlinks_come_from_hlink_records() {
+    let mut link = Vec::new();
+    for word in [2u16, 2, 1, 1] {
+        link.extend_from_slice(&word.to_le_bytes());
+    }
+    link.extend_from_slice(&[
+        0xD0, 0xC9, 0xEA, 0x79, 0xF9, 0xBA, 0xCE, 0x11, 0x8C, 0x82, 0, 0xAA, 0, 0x4B, 0xA9, 0x0B,
+    ]);
+    link.extend_from_slice(&2u32.to_le_bytes());
+    link.extend_from_slice(&(0x01u32 | 0x02 | 0x08 | 0x10).to_le_bytes());
+    let display = utf16z("the site");
+    link.extend_from_slice(&((display.len() / 2) as u32).to_le_bytes());
+    link.extend(display);
+    link.extend_from_slice(&[
+        0xE0, 0xC9, 0xEA, 0x79, 0xF9, 0xBA, 0xCE, 0x11, 0x8C, 0x82, 0, 0xAA, 0, 0x4B, 0xA9, 0x0B,
+    ]);
+    let url = utf16z("https://example.com/ä");
+    link.extend_from_slice(&(url.len() as u32).to_le_bytes());
+    link.extend(url);
+    let location = utf16z("top");
+    link.extend_from_slice(&((location.len() / 2) as u32).to_le_bytes());
+    link.extend(location);
+    let mut sheet = record(0x01B8, &link);
+    let mut tooltip = 0x0800u16.to_le_bytes().to_vec();
+    for word in [2u16, 2, 1, 1] {
+        tooltip.extend_from_slice(&word.to_le_bytes());
+    }
+    tooltip.extend(utf16z("Go there"));
+    sheet.extend(record(0x0800, &tooltip));
+    sheet.extend(xls::label(2, 1, 0, "the site"));
+    let mut book = Book::new();
+    book.sheet("Links", sheet);
+    let mut workbook = Workbook::from_bytes(book.bytes()).unwrap();
+    let links = workbook.sheet_metadata(0).unwrap().hyperlinks;
+    assert_eq!(links.len(), 1);
+    assert_eq!(links[0].range.to_string(), "B3");
+    assert_eq!(links[0].target.as_deref(), Some("https://example.com/ä"));
+    assert_eq!(links[0].location.as_deref(), Some("top"));
+    assert_eq!(links[0].display.as_deref(), Some("the site"));
+    assert_eq!(links[0].tooltip.as_deref(), Some("Go there"));
+}

@@ -3,15 +3,16 @@
 //! (hidden columns), DEFAULTROWHEIGHT (rows hidden by default) and
 //! MERGEDCELLS (merged ranges); the globals' NAME records (defined names,
 //! with the text of a formula that is one 3-D reference or range, as
-//! `Sheet1!$A$1:$B$2`; other formulas give an empty `refers_to`).
-//! Hyperlinks (HLINK) and comments (NOTE and its drawing objects) are not
-//! read: a `.xls` sheet's metadata lists none.
+//! `Sheet1!$A$1:$B$2`; other formulas give an empty `refers_to`), and
+//! HLINK with HLINKTOOLTIP (hyperlinks: URL and file targets, locations,
+//! display text, tooltips). Comments (NOTE, whose text lies in drawing
+//! objects) are not read: a `.xls` sheet's metadata lists none.
 
 use std::io::{Read, Seek};
 
 use crate::cell::CellRef;
 use crate::error::{Error, ErrorKind, Result};
-use crate::metadata::{DefinedName, SheetMetadata};
+use crate::metadata::{DefinedName, Hyperlink, SheetMetadata};
 use crate::range::CellRange;
 use crate::workbook::{Container, SheetSelector, Workbook};
 
@@ -22,6 +23,8 @@ use super::records::{
 };
 
 const DEFAULTROWHEIGHT: u16 = 0x0225;
+const HLINK: u16 = 0x01B8;
+const HLINKTOOLTIP: u16 = 0x0800;
 const EXTERNSHEET: u16 = 0x0017;
 
 impl<R: Read + Seek> Workbook<R> {
@@ -124,6 +127,20 @@ impl<R: Read + Seek> Workbook<R> {
                     let last = u32::from(u16_at(data, 2)?).min(crate::cell::MAX_COLUMN);
                     if first <= last {
                         metadata.hidden_columns.push(first..=last);
+                    }
+                }
+                HLINK if biff == Biff::V8 => {
+                    if let Some(link) = read_hyperlink(data) {
+                        metadata.hyperlinks.push(link);
+                    }
+                }
+                HLINKTOOLTIP => {
+                    // Its own range, then the tooltip; it follows its HLINK.
+                    if let Some(link) = metadata.hyperlinks.last_mut() {
+                        let mut tooltip = String::new();
+                        let units = data.get(10..).unwrap_or(&[]);
+                        super::records::decode_utf16(units, &mut None, &mut tooltip);
+                        link.tooltip = Some(tooltip.trim_end_matches('\0').to_owned());
                     }
                 }
                 MERGEDCELLS => {
@@ -325,4 +342,117 @@ fn reference_text(formula: &[u8], sheets: &[String], externs: &[Option<usize>]) 
         }
         _ => None,
     }
+}
+
+/// An HLINK record ([MS-XLS] 2.4.140, [MS-OSHARED] 2.3.7.1): its range,
+/// then the hyperlink object. None when it is too short or of another
+/// stream version.
+fn read_hyperlink(data: &[u8]) -> Option<Hyperlink> {
+    let word = |at: usize| -> Option<u32> {
+        data.get(at..at + 2)
+            .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])))
+    };
+    let dword = |at: usize| -> Option<u32> {
+        data.get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let column = |at: usize| word(at).map(|c| c.min(crate::cell::MAX_COLUMN));
+    let range = CellRange::new(
+        CellRef {
+            row: word(0)?,
+            column: column(4)?,
+        },
+        CellRef {
+            row: word(2)?,
+            column: column(6)?,
+        },
+    );
+    // The range (8), the CLSID (16), then the object.
+    let mut at = 24;
+    if dword(at)? != 2 {
+        return None;
+    }
+    let flags = dword(at + 4)?;
+    at += 8;
+    // A HyperlinkString: a count of UTF-16 units (with the NUL), the units.
+    let string = |at: &mut usize| -> Option<String> {
+        let count = dword(*at)? as usize;
+        let bytes = data.get(*at + 4..(*at + 4).checked_add(count.checked_mul(2)?)?)?;
+        *at += 4 + bytes.len();
+        let mut text = String::new();
+        super::records::decode_utf16(bytes, &mut None, &mut text);
+        Some(text.trim_end_matches('\0').to_owned())
+    };
+    let display = if flags & 0x10 != 0 {
+        Some(string(&mut at)?)
+    } else {
+        None
+    };
+    if flags & 0x80 != 0 {
+        string(&mut at)?;
+    }
+    let mut target = None;
+    if flags & 0x01 != 0 {
+        if flags & 0x100 != 0 {
+            target = Some(string(&mut at)?);
+        } else {
+            const URL: [u8; 16] = [
+                0xE0, 0xC9, 0xEA, 0x79, 0xF9, 0xBA, 0xCE, 0x11, 0x8C, 0x82, 0x00, 0xAA, 0x00, 0x4B,
+                0xA9, 0x0B,
+            ];
+            const FILE: [u8; 16] = [0x03, 0x03, 0, 0, 0, 0, 0, 0, 0xC0, 0, 0, 0, 0, 0, 0, 0x46];
+            let clsid = data.get(at..at + 16)?;
+            at += 16;
+            if clsid == URL {
+                let length = dword(at)? as usize;
+                let bytes = data.get(at + 4..(at + 4).checked_add(length)?)?;
+                at += 4 + length;
+                let mut url = String::new();
+                super::records::decode_utf16(bytes, &mut None, &mut url);
+                // The URL ends at its NUL; what follows is optional data.
+                let end = url.find('\0').unwrap_or(url.len());
+                url.truncate(end);
+                target = Some(url);
+            } else if clsid == FILE {
+                let up_levels = word(at)? as usize;
+                let ansi_length = dword(at + 2)? as usize;
+                let ansi = data.get(at + 6..(at + 6).checked_add(ansi_length)?)?;
+                at += 6 + ansi_length + 2 + 2 + 20;
+                let unicode_size = dword(at)? as usize;
+                at += 4;
+                let mut path = "../".repeat(up_levels.min(64));
+                if unicode_size > 0 {
+                    let bytes = dword(at)? as usize;
+                    let units = data.get(at + 6..(at + 6).checked_add(bytes)?)?;
+                    super::records::decode_utf16(units, &mut None, &mut path);
+                    at += unicode_size;
+                } else {
+                    let ansi = ansi.split(|&b| b == 0).next().unwrap_or(&[]);
+                    super::records::decode_latin1(ansi, &mut path);
+                }
+                target = Some(path);
+            } else {
+                // Another moniker: its target is not read, nor what follows.
+                return Some(Hyperlink {
+                    range,
+                    target: None,
+                    location: None,
+                    display,
+                    tooltip: None,
+                });
+            }
+        }
+    }
+    let location = if flags & 0x08 != 0 {
+        Some(string(&mut at)?)
+    } else {
+        None
+    };
+    Some(Hyperlink {
+        range,
+        target,
+        location,
+        display,
+        tooltip: None,
+    })
 }
