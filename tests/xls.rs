@@ -656,6 +656,7 @@ fn random_damage_is_an_error_or_a_read_never_a_panic() {
         sheet.extend(xls::formula_string(row, 2, 0, "text"));
         sheet.extend(xls::mulrk(row, 3, &[(0, xls::rk_int(7, true)), (2, 0)]));
     }
+    sheet.extend(hyperlink_records());
     book.sheet("S", sheet);
     let stream = book.stream();
     let file = book.bytes();
@@ -753,8 +754,9 @@ fn utf16z(text: &str) -> Vec<u8> {
         .collect()
 }
 
-#[test]
-fn hyperlinks_come_from_hlink_records() {
+/// An HLINK record on B3 (a URL, a location and display text) and its
+/// HLINKTOOLTIP.
+fn hyperlink_records() -> Vec<u8> {
     let mut link = Vec::new();
     for word in [2u16, 2, 1, 1] {
         link.extend_from_slice(&word.to_le_bytes());
@@ -783,6 +785,12 @@ fn hyperlinks_come_from_hlink_records() {
     }
     tooltip.extend(utf16z("Go there"));
     sheet.extend(record(0x0800, &tooltip));
+    sheet
+}
+
+#[test]
+fn hyperlinks_come_from_hlink_records() {
+    let mut sheet = hyperlink_records();
     sheet.extend(xls::label(2, 1, 0, "the site"));
     let mut book = Book::new();
     book.sheet("Links", sheet);
