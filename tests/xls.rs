@@ -803,3 +803,52 @@ fn hyperlinks_come_from_hlink_records() {
     assert_eq!(links[0].display.as_deref(), Some("the site"));
     assert_eq!(links[0].tooltip.as_deref(), Some("Go there"));
 }
+
+#[test]
+fn the_same_data_as_xls_and_xlsx_dumps_the_same() {
+    use rust_xlsxwriter::{Format, Formula, Workbook as XlsxWorkbook};
+    // Written once by the tests' BIFF writer and once by rust_xlsxwriter.
+    let mut book = Book::new();
+    book.tail = xls::sst(&["shared", "Grüße 世界"], 2, 8224, false);
+    let mut sheet = Vec::new();
+    sheet.extend(xls::number(0, 0, 0, 1.5));
+    sheet.extend(xls::rk(0, 1, 0, xls::rk_int(-42, false)));
+    sheet.extend(xls::label_sst(0, 2, 0, 0));
+    sheet.extend(xls::label_sst(1, 0, 0, 1));
+    sheet.extend(xls::boolerr(1, 1, 0, 1, false));
+    sheet.extend(xls::number(1, 2, 1, 45_123.0));
+    sheet.extend(xls::number(2, 0, 2, 0.75));
+    sheet.extend(xls::formula_string(2, 1, 0, "made"));
+    sheet.extend(xls::formula_number(2, 2, 0, 7.0));
+    sheet.extend(xls::boolerr(3, 0, 0, 0x07, true));
+    book.sheet("Data", sheet);
+    book.sheet("Empty", Vec::new());
+
+    let mut xlsx = XlsxWorkbook::new();
+    let data = xlsx.add_worksheet().set_name("Data").unwrap();
+    data.write_number(0, 0, 1.5).unwrap();
+    data.write_number(0, 1, -42.0).unwrap();
+    data.write_string(0, 2, "shared").unwrap();
+    data.write_string(1, 0, "Grüße 世界").unwrap();
+    data.write_boolean(1, 1, true).unwrap();
+    data.write_number_with_format(1, 2, 45_123.0, &Format::new().set_num_format("mm-dd-yy"))
+        .unwrap();
+    data.write_number_with_format(2, 0, 0.75, &Format::new().set_num_format("h:mm:ss"))
+        .unwrap();
+    data.write_formula(2, 1, Formula::new("=\"made\"").set_result("made"))
+        .unwrap();
+    data.write_formula(2, 2, Formula::new("=3+4").set_result("7"))
+        .unwrap();
+    data.write_formula(3, 0, Formula::new("=1/0").set_result("#DIV/0!"))
+        .unwrap();
+    xlsx.add_worksheet().set_name("Empty").unwrap();
+    let xlsx_bytes = xlsx.save_to_buffer().unwrap();
+
+    let mut from_xlsx = Workbook::from_bytes(xlsx_bytes).unwrap();
+    let mut from_xls = Workbook::from_bytes(book.bytes()).unwrap();
+    assert_eq!(from_xlsx.file_format(), FileFormat::Xlsx);
+    assert_eq!(
+        library_dump(&mut from_xls).unwrap(),
+        library_dump(&mut from_xlsx).unwrap()
+    );
+}
