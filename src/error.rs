@@ -92,6 +92,17 @@ pub enum ErrorKind {
         /// What went wrong.
         message: String,
     },
+    /// A legacy `.xls` workbook (an OLE2 compound file of BIFF records)
+    /// is damaged: its compound file, a record, or the offsets between
+    /// them; the location names the stream, the byte offset in it, the
+    /// sheet, row and column where known.
+    Xls(String),
+    /// The workbook is encrypted (password-protected): it cannot be read
+    /// without its password, and this reader does not decrypt.
+    Encrypted(String),
+    /// Something the file's format does not offer was asked for (formula
+    /// text of a `.xls` workbook).
+    Unsupported(String),
     /// A column selection ([`ColumnSpec`](crate::ColumnSpec)) cannot be
     /// parsed, or names a column the header row does not have.
     ColumnSelection(String),
@@ -352,6 +363,9 @@ impl fmt::Display for ErrorKind {
                 field: None,
                 message,
             } => write!(f, "cannot deserialize row: {}", Shown(message)),
+            ErrorKind::Xls(message) => write!(f, "malformed .xls workbook: {}", Shown(message)),
+            ErrorKind::Encrypted(message) => write!(f, "encrypted workbook: {}", Shown(message)),
+            ErrorKind::Unsupported(message) => write!(f, "not supported: {}", Shown(message)),
             ErrorKind::ColumnSelection(message) => {
                 write!(
                     f,

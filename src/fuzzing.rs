@@ -130,3 +130,82 @@ pub fn render_format_code(code: &str, numbers: &[f64]) -> usize {
     check(&mut out);
     total
 }
+
+/// The bytes of a `.xls` file whose `Workbook` stream is `stream`: the
+/// compound file written around it by the `cfb` crate, so that a fuzzer
+/// mutating BIFF records reaches the record readers past the container.
+pub fn xls_from_stream(stream: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let build = || -> std::io::Result<Vec<u8>> {
+        let mut file = cfb::CompoundFile::create_with_version(
+            cfb::Version::V3,
+            std::io::Cursor::new(Vec::new()),
+        )?;
+        file.create_stream("/Workbook")?.write_all(stream)?;
+        file.flush()?;
+        Ok(file.into_inner().into_inner())
+    };
+    build().unwrap_or_default()
+}
+
+/// Opens `bytes` as a workbook and reads everything: every sheet's rows
+/// (one of them in parallel too), its metadata and the defined names.
+/// Returns the number of cells read; errors are values, never panics. An
+/// `ErrorKind::Io` from bytes in memory is reported as a panic, for the
+/// fuzzer: the container's damage must be a format error.
+pub fn read_whole_workbook(bytes: &[u8]) -> usize {
+    let check = |err: &crate::Error| {
+        let _ = err.to_string();
+        if let crate::ErrorKind::Io(io) = err.kind() {
+            panic!("reading from memory failed with an I/O error ({io:?}): {err}");
+        }
+    };
+    let mut workbook = match crate::Workbook::from_bytes(bytes.to_vec()) {
+        Ok(workbook) => workbook,
+        Err(err) => {
+            check(&err);
+            return 0;
+        }
+    };
+    let mut cells = 0;
+    for position in 0..workbook.sheets().len() {
+        match workbook.rows(position) {
+            Ok(mut rows) => loop {
+                match rows.next_row() {
+                    Ok(Some(row)) => {
+                        for cell in row.cells() {
+                            cells += 1;
+                            let _ = (cell.reference().to_string(), cell.value().to_string());
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(err) => {
+                        check(&err);
+                        assert!(
+                            matches!(rows.next_row(), Ok(None)),
+                            "the reader yielded more after the error {err}"
+                        );
+                        break;
+                    }
+                }
+            },
+            Err(err) => check(&err),
+        }
+        for result in [
+            workbook.sheet_metadata(position).map(|_| ()),
+            workbook.sheet_dimension(position).map(|_| ()),
+            workbook.hidden_rows(position).map(|_| ()),
+        ] {
+            if let Err(err) = result {
+                check(&err);
+            }
+        }
+    }
+    if let Err(err) = workbook.defined_names() {
+        check(&err);
+    }
+    if let Err(err) = workbook.load_all() {
+        check(&err);
+    }
+    cells
+}

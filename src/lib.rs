@@ -160,6 +160,7 @@ mod sheet;
 mod source;
 mod styles;
 mod workbook;
+mod xls;
 mod xlsx;
 
 #[doc(hidden)]

@@ -15,6 +15,7 @@ use crate::limits::Limits;
 use crate::pipe::Pipe;
 use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
+use crate::xls::rows::XlsRows;
 use crate::xlsx::rows::XlsxRows;
 
 /// What a sheet's values are resolved against: read once at open, shared
@@ -122,6 +123,7 @@ pub struct SheetRows<'a> {
 /// The format's own row reader.
 enum FormatRows<'a> {
     Xlsx(Box<XlsxRows<'a>>),
+    Xls(Box<XlsRows<'a>>),
 }
 
 impl<'a> SheetRows<'a> {
@@ -131,18 +133,32 @@ impl<'a> SheetRows<'a> {
         }
     }
 
+    pub(crate) fn xls(rows: XlsRows<'a>) -> Self {
+        SheetRows {
+            reader: FormatRows::Xls(Box::new(rows)),
+        }
+    }
+
     /// Replaces the window with one of `chunk_size` bytes (for tests and
     /// fuzzing: small windows make rows straddle chunk boundaries).
     pub(crate) fn with_chunk_size(self, chunk_size: usize, limits: &Limits) -> Self {
         match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_chunk_size(chunk_size, limits)),
+            FormatRows::Xls(rows) => SheetRows::xls(*rows),
         }
     }
 
     /// Also decode formula text, available through [`Cell::formula`](crate::Cell::formula).
+    ///
+    /// A `.xls` sheet offers no formula text (BIFF stores formulas as
+    /// parsed tokens): asked for it, the first [`SheetRows::next_row`] is
+    /// an [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error
+    /// and the reader yields no rows. Formulas' cached values are read
+    /// without it as in every format.
     pub fn with_formulas(self, formulas: bool) -> Self {
         match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_formulas(formulas)),
+            FormatRows::Xls(rows) => SheetRows::xls(rows.with_formulas(formulas)),
         }
     }
 
@@ -184,6 +200,7 @@ impl<'a> SheetRows<'a> {
     pub fn select_columns(&mut self, columns: Option<ColumnSet>) {
         match &mut self.reader {
             FormatRows::Xlsx(rows) => rows.select_columns(columns),
+            FormatRows::Xls(rows) => rows.select_columns(columns),
         }
     }
 
@@ -200,6 +217,7 @@ impl<'a> SheetRows<'a> {
     pub fn next_row(&mut self) -> Result<Option<Row<'_>>> {
         match &mut self.reader {
             FormatRows::Xlsx(rows) => rows.next_row(),
+            FormatRows::Xls(rows) => rows.next_row(),
         }
     }
 }

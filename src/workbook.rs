@@ -19,15 +19,20 @@ use crate::rows::{PartSource, SheetContext, SheetRows};
 use crate::shared_strings::SharedStrings;
 use crate::source::SharedFile;
 use crate::styles::Styles;
+use crate::xls::compound::{Compound, is_compound_file};
+use crate::xls::rows::XlsRows;
 use crate::xlsx::rows::XlsxRows;
 use crate::xlsx::shared_strings::read_shared_strings;
 use crate::xlsx::styles::read_styles;
 use crate::xlsx::workbook_part::read_layout;
 
-/// An opened `.xlsx` / `.xlsm` workbook.
+/// An opened `.xlsx` / `.xlsm` workbook, or a legacy `.xls` one
+/// ([`Workbook::file_format`]).
 ///
 /// Opening reads the ZIP central directory, the workbook part, the styles
-/// and the shared strings; sheets are read only when asked for, as a stream.
+/// and the shared strings (for `.xls`: the compound file's directory and
+/// the workbook globals); sheets are read only when asked for, as a
+/// stream.
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -60,6 +65,9 @@ pub enum FileFormat {
     /// An Office Open XML workbook (`.xlsx`, `.xlsm`): XML parts in a ZIP
     /// package.
     Xlsx,
+    /// A legacy Excel workbook (`.xls`, Excel 5 to 2003): BIFF5 or BIFF8
+    /// records in an OLE2 compound file.
+    Xls,
 }
 
 impl FileFormat {
@@ -67,6 +75,7 @@ impl FileFormat {
     pub fn description(self) -> &'static str {
         match self {
             FileFormat::Xlsx => "an Excel workbook (.xlsx)",
+            FileFormat::Xls => "a legacy Excel workbook (.xls)",
         }
     }
 }
@@ -77,6 +86,8 @@ impl FileFormat {
 pub(crate) enum Container<R> {
     /// A ZIP package of parts: `.xlsx`.
     Package(Archive<R>),
+    /// An OLE2 compound file holding a BIFF workbook stream: `.xls`.
+    Compound(Compound<R>),
 }
 
 impl<R: Read + Seek> Container<R> {
@@ -85,6 +96,7 @@ impl<R: Read + Seek> Container<R> {
     pub(crate) fn sheet_size(&self, sheet: &SheetInfo) -> u64 {
         match self {
             Container::Package(archive) => archive.compressed_size(sheet.part()),
+            Container::Compound(compound) => compound.sheet_size(sheet.position()),
         }
     }
 }
@@ -257,9 +269,11 @@ impl Workbook {
     ///
     /// # Errors
     ///
-    /// The file cannot be read, is not a ZIP archive (an encrypted workbook
-    /// or a legacy `.xls` is an OLE2 file), is not a spreadsheet package, or
-    /// its workbook, styles or shared strings are malformed.
+    /// The file cannot be read, is neither a ZIP archive nor a `.xls`
+    /// compound file (an encrypted workbook is an OLE2 file too:
+    /// [`ErrorKind::NotZip`] or [`ErrorKind::Encrypted`]), is not a
+    /// spreadsheet package, or its workbook, styles or shared strings (the
+    /// `.xls` globals) are malformed.
     pub fn open(path: impl AsRef<Path>) -> Result<Workbook> {
         OpenOptions::new().open(path)
     }
@@ -331,7 +345,10 @@ impl<R: Read + Seek> Workbook<R> {
         Workbook::with_limits(reader, Limits::default())
     }
 
-    fn with_limits(reader: R, limits: Limits) -> Result<Workbook<R>> {
+    fn with_limits(mut reader: R, limits: Limits) -> Result<Workbook<R>> {
+        if is_compound_file(&mut reader)? {
+            return crate::xls::open(reader, limits);
+        }
         let mut archive = Archive::new(reader)?;
         let layout = read_layout(&mut archive, &limits)?;
         let styles = match &layout.styles_part {
@@ -481,6 +498,7 @@ pub(crate) fn open_sheet_rows<'a, R: Read + Seek>(
                 limits,
             ))
         }
+        Container::Compound(compound) => crate::xls::open_rows(compound, info, context, limits),
     }
 }
 
@@ -510,6 +528,7 @@ where
                 limits,
             ))
         }
+        container => open_sheet_rows(format, container, info, context, limits),
     }
 }
 
@@ -525,6 +544,14 @@ pub(crate) fn sheet_part_rows<'a>(
     match format {
         FileFormat::Xlsx => SheetRows::xlsx(XlsxRows::new(
             source,
+            context,
+            info.name(),
+            info.part(),
+            limits,
+        )),
+        // A compound file's sheets are never parts of a package.
+        FileFormat::Xls => SheetRows::xls(XlsRows::failing(
+            Error::package("a .xls sheet read as a package part"),
             context,
             info.name(),
             info.part(),

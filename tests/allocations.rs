@@ -14,6 +14,41 @@ mod counting_allocator;
 
 use counting_allocator::allocations;
 
+#[path = "common/xls.rs"]
+mod xls;
+
+/// A `.xls` workbook of `rows` rows (BIFF8, at most 65,536): numbers,
+/// RK and MULRK numbers, dates, shared strings, Latin-1 and UTF-16 labels
+/// (decoded into the arena), booleans, errors and formula strings.
+fn xls_workbook(rows: u32) -> Vec<u8> {
+    let mut book = xls::Book::new();
+    book.tail = xls::sst(&["north", "south", "east"], 3, 8224, false);
+    let mut sheet = Vec::new();
+    for row in 0..rows {
+        let r = row as u16;
+        sheet.extend(xls::number(r, 0, 0, f64::from(row) / 2.0));
+        sheet.extend(xls::rk(
+            r,
+            1,
+            1,
+            xls::rk_int(40_000 + (row % 5000) as i32, false),
+        ));
+        sheet.extend(xls::mulrk(
+            r,
+            2,
+            &[(0, xls::rk_int(7, true)), (0, xls::rk_int(8, false))],
+        ));
+        sheet.extend(xls::label_sst(r, 4, 0, row % 3));
+        sheet.extend(xls::label(r, 5, 0, "café crème"));
+        sheet.extend(xls::label(r, 6, 0, "Grüße, 世界"));
+        sheet.extend(xls::boolerr(r, 7, 0, (row % 2) as u8, false));
+        sheet.extend(xls::boolerr(r, 8, 0, 0x2A, true));
+        sheet.extend(xls::formula_string(r, 9, 0, "formula text"));
+    }
+    book.sheet("Data", sheet);
+    book.bytes()
+}
+
 const CONTENT_TYPES: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/></Types>"#;
 const PACKAGE_RELS: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#;
 const WORKBOOK: &str = r#"<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>"#;
@@ -87,6 +122,22 @@ fn stream_columns(bytes: Vec<u8>, columns: Option<ColumnSet>) -> (SheetCounts, u
     drop(rows);
     let allocations = allocations() - before;
     (counts, allocations)
+}
+
+/// Streams the sheet of a `.xls` workbook: the counts, the allocations
+/// opening the sheet (`rows()`) and those while streaming its rows.
+fn stream_xls(bytes: Vec<u8>) -> (SheetCounts, u64, u64) {
+    let mut workbook = Workbook::from_bytes(bytes).unwrap();
+    let mut counts = SheetCounts::default();
+    let before = allocations();
+    let mut rows = workbook.rows("Data").unwrap();
+    let opened = allocations();
+    while let Some(row) = rows.next_row().unwrap() {
+        counts.add_row(&row);
+    }
+    drop(rows);
+    let done = allocations();
+    (counts, opened - before, done - opened)
 }
 
 /// Streams the sheet and renders every cell through its number format into
@@ -237,5 +288,38 @@ fn allocations_do_not_grow_with_rows() {
     assert!(
         large_piped_allocations.abs_diff(small_piped_allocations) <= 4,
         "pipelined: {small_piped_allocations} allocations for 10,000 rows but {large_piped_allocations} for 200,000"
+    );
+
+    // A `.xls` sheet: opening it opens a stream of the compound file read
+    // at open (its FAT and directory are not read again); then the record
+    // window and the arena, nothing per row.
+    let (small_xls, small_open, small_xls_allocations) = stream_xls(xls_workbook(6_000));
+    let (large_xls, large_open, large_xls_allocations) = stream_xls(xls_workbook(60_000));
+    assert_eq!((small_xls.rows, large_xls.rows), (6_000, 60_000));
+    assert_eq!(large_xls.cells, 60_000 * 10);
+    assert_eq!(
+        (
+            large_xls.texts,
+            large_xls.booleans,
+            large_xls.errors,
+            large_xls.dates
+        ),
+        (240_000, 60_000, 60_000, 60_000)
+    );
+    println!(
+        "allocations while streaming .xls: {small_xls_allocations} for 6,000 rows, \
+         {large_xls_allocations} for 60,000 rows (opening the sheet: {small_open} and {large_open})"
+    );
+    assert!(
+        small_open < 32 && large_open == small_open,
+        "opening the .xls sheet: {small_open} and {large_open} allocations"
+    );
+    assert!(
+        small_xls_allocations < 128,
+        "{small_xls_allocations} allocations for 6,000 .xls rows"
+    );
+    assert!(
+        large_xls_allocations.abs_diff(small_xls_allocations) <= 4,
+        ".xls: {small_xls_allocations} allocations for 6,000 rows but {large_xls_allocations} for 60,000"
     );
 }

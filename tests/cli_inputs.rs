@@ -424,33 +424,9 @@ fn the_readme_sample_is_the_output() {
     assert_eq!(ok(&["csv", path_str(&sales)]), sample);
 }
 
-/// A minimal OLE2 compound file (512-byte sectors: the header, one
-/// directory sector, one FAT sector) whose directory holds `stream`.
+/// A compound file holding one stream named `stream`.
 fn ole2(stream: &str) -> Vec<u8> {
-    let mut file = vec![0u8; 512 * 3];
-    file[..8].copy_from_slice(&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1]);
-    file[0x1A..0x1C].copy_from_slice(&3u16.to_le_bytes()); // major version
-    file[0x1C..0x1E].copy_from_slice(&0xFFFEu16.to_le_bytes());
-    file[0x1E..0x20].copy_from_slice(&9u16.to_le_bytes()); // 512-byte sectors
-    file[0x2C..0x30].copy_from_slice(&1u32.to_le_bytes()); // one FAT sector
-    file[0x30..0x34].copy_from_slice(&0u32.to_le_bytes()); // directory at sector 0
-    for entry in 0..109 {
-        let at = 0x4C + 4 * entry;
-        let value: u32 = if entry == 0 { 1 } else { 0xFFFF_FFFF };
-        file[at..at + 4].copy_from_slice(&value.to_le_bytes());
-    }
-    let mut name_entry = |index: usize, name: &str| {
-        let at = 512 + 128 * index;
-        let units: Vec<u8> = name.encode_utf16().flat_map(u16::to_le_bytes).collect();
-        file[at..at + units.len()].copy_from_slice(&units);
-        file[at + 0x40..at + 0x42].copy_from_slice(&((units.len() + 2) as u16).to_le_bytes());
-    };
-    name_entry(0, "Root Entry");
-    name_entry(1, stream);
-    // FAT: sector 0 (the directory) ends its chain, sector 1 is the FAT.
-    file[1024..1028].copy_from_slice(&0xFFFF_FFFEu32.to_le_bytes());
-    file[1028..1032].copy_from_slice(&0xFFFF_FFFDu32.to_le_bytes());
-    file
+    common::xls::compound(&[(stream, &[0u8; 64][..])])
 }
 
 #[test]
@@ -463,9 +439,14 @@ fn encrypted_workbooks_are_told_from_legacy_xls() {
         "{}",
         run.stderr
     );
+    // A .xls whose Workbook stream is no BIFF.
     let legacy = temp_file("cli-legacy", &ole2("Workbook"));
     let run = fails(&["count", path_str(&legacy.0)], 1);
-    assert!(run.stderr.contains("legacy .xls"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("malformed .xls workbook"),
+        "{}",
+        run.stderr
+    );
     assert!(!run.stderr.contains("encrypted"), "{}", run.stderr);
     // A message about a missing workbook part reads as English.
     let bytes = common::Package::new()

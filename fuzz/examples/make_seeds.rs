@@ -166,8 +166,44 @@ fn main() {
         Ok(bytes) => write(&workbook_dir.join("seed-sales.xlsx"), &bytes),
         Err(err) => eprintln!("skipping {}: {err}", sample.display()),
     }
+    let xls_dir = root.join("open_xls");
+    fs::create_dir_all(&xls_dir).expect("create the open_xls corpus folder");
+    for (name, stream) in xls_streams() {
+        // Mode byte 0: the rest is a Workbook stream.
+        let mut seed = vec![0u8];
+        seed.extend_from_slice(&stream);
+        write(&xls_dir.join(format!("seed-{name}")), &seed);
+        // Mode byte 1: the rest is the whole file.
+        let mut seed = vec![1u8];
+        seed.extend(xls::compound(&[("Workbook", &stream)]));
+        write(&xls_dir.join(format!("seed-{name}-file")), &seed);
+    }
     println!("seeds written under {}", root.display());
 }
+
+/// `.xls` workbook streams for `open_xls`, from the tests' BIFF writer.
+fn xls_streams() -> Vec<(&'static str, Vec<u8>)> {
+    let mut cells = Vec::new();
+    cells.extend(xls::number(0, 0, 1, 45_000.5));
+    cells.extend(xls::rk(0, 1, 0, xls::rk_int(125, true)));
+    cells.extend(xls::mulrk(1, 0, &[(0, xls::rk_int(1, false)), (2, xls::rk_int(2, false))]));
+    cells.extend(xls::label_sst(2, 0, 0, 1));
+    cells.extend(xls::label(2, 1, 0, "Grüße 世界"));
+    cells.extend(xls::boolerr(3, 0, 0, 0x07, true));
+    cells.extend(xls::formula_string(3, 1, 0, "result"));
+    cells.extend(xls::formula_empty(3, 2, 0));
+    let mut book = xls::Book::new();
+    book.date1904();
+    book.tail = xls::sst(&["zero", &"long ".repeat(40), "αβγ"], 3, 40, true);
+    book.sheet("Data", cells);
+    book.sheets.push(("Chart".into(), 2, Vec::new()));
+    let mut biff5 = xls::Book::biff5(Some(1251));
+    biff5.sheet("S", xls::label_bytes(0, 0, 0, &[0xCF, 0xF0, 0xE8]));
+    vec![("biff8", book.stream()), ("biff5", biff5.stream())]
+}
+
+#[path = "../../tests/common/xls.rs"]
+mod xls;
 
 fn write(path: &Path, bytes: &[u8]) {
     fs::write(path, bytes).unwrap_or_else(|err| panic!("write {}: {err}", path.display()));

@@ -88,16 +88,19 @@ fn flag_attribute(input: &[u8], attributes: Span, wanted: &[u8]) -> Result<bool,
 
 impl<R: Read + Seek> Workbook<R> {
     /// The workbook's ZIP package.
-    fn package(&mut self) -> &mut Archive<R> {
+    fn package(&mut self) -> Result<&mut Archive<R>> {
         match &mut self.container {
-            Container::Package(archive) => archive,
+            Container::Package(archive) => Ok(archive),
+            Container::Compound(_) => Err(Error::package(
+                "an .xlsx reader asked of a workbook that is no ZIP package",
+            )),
         }
     }
 
     pub(crate) fn xlsx_defined_names(&mut self) -> Result<Vec<DefinedName>> {
         let limits = self.limits;
         let part = self.workbook_part.clone();
-        let bytes = self.package().read_part(&part, &limits)?;
+        let bytes = self.package()?.read_part(&part, &limits)?;
         let mut sheet_names: Vec<String> = Vec::new();
         let mut names = Vec::new();
         // The name being read: (name, localSheetId, hidden, text).
@@ -161,11 +164,11 @@ impl<R: Read + Seek> Workbook<R> {
         let info = &self.sheets[position];
         let (name, part) = (info.name().to_owned(), info.part().to_owned());
         let locate = |err: Error| err.with_sheet(&name).with_part(&part);
-        let relationships = read_relationships(self.package(), &part, &limits).map_err(locate)?;
+        let relationships = read_relationships(self.package()?, &part, &limits).map_err(locate)?;
         let mut metadata = SheetMetadata::default();
         let mut in_cols = false;
         let reader = self
-            .package()
+            .package()?
             .open_part(&part, limits.max_part_bytes, &limits)
             .map_err(locate)?;
         stream_outside_sheet_data(reader, &limits, CHUNK_SIZE, |input, token, namespaces| {
@@ -242,13 +245,14 @@ impl<R: Read + Seek> Workbook<R> {
             Ok(())
         })
         .map_err(locate)?;
+        let package = self.package()?;
         let comments_part = relationships
             .iter()
-            .find(|r| type_suffix(&r.kind) == "comments" && self.package().contains(&r.target))
+            .find(|r| type_suffix(&r.kind) == "comments" && package.contains(&r.target))
             .map(|r| r.target.clone());
         if let Some(comments_part) = comments_part {
             let bytes = self
-                .package()
+                .package()?
                 .read_part(&comments_part, &limits)
                 .map_err(|err| err.with_sheet(&name))?;
             metadata.comments = parse_comments(&bytes)
@@ -267,7 +271,7 @@ impl<R: Read + Seek> Workbook<R> {
         let (name, part) = (info.name().to_owned(), info.part().to_owned());
         let locate = |err: Error| err.with_sheet(&name).with_part(&part);
         let mut reader = self
-            .package()
+            .package()?
             .open_part(&part, limits.max_part_bytes, &limits)
             .map_err(locate)?;
         let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
@@ -328,7 +332,7 @@ impl<R: Read + Seek> Workbook<R> {
         let (name, part) = (info.name().to_owned(), info.part().to_owned());
         let locate = |err: Error| err.with_sheet(&name).with_part(&part);
         let reader = self
-            .package()
+            .package()?
             .open_part(&part, limits.max_part_bytes, &limits)
             .map_err(locate)?;
         hidden_rows(reader, &limits, CHUNK_SIZE).map_err(locate)

@@ -4,6 +4,8 @@
 //! `../shared/conformance/FORMAT.md` for comparison.
 #![allow(dead_code)]
 
+pub mod xls;
+
 use std::io::{Cursor, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;

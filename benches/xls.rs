@@ -1,0 +1,182 @@
+//! `.xls` benchmark: sheetstream on one and two threads against calamine.
+//!
+//! ```text
+//! cargo bench --bench xls
+//! ```
+//!
+//! Two workbooks, written once with the tests' BIFF8 writer
+//! (`tests/common/xls.rs`) to `target/bench-data`: 8 sheets of 65,535
+//! rows x 10 columns, and one sheet of 65,535 x 50 (numbers, RK numbers,
+//! dates, shared strings, labels, booleans, formula results). Each reader
+//! runs in a child process of its own (its peak resident memory, VmHWM, is
+//! its own) and reports the fastest of three runs. Readers:
+//!
+//! - `sheetstream`: `Workbook::open`, every worksheet through
+//!   `for_each_row` into `SheetCounts`, one thread;
+//! - `sheetstream-2t`: the same through `parallel().threads(2)`;
+//! - `calamine`: `open_workbook_auto`, then `worksheet_range` of every
+//!   sheet and every used cell.
+//!
+//! Printed: seconds, cells, peak MB per reader, then the ratios the issue
+//! asks for (calamine's time and memory over sheetstream's, two threads
+//! over one).
+
+#[path = "../tests/common/xls.rs"]
+mod xls;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use calamine::{Data, Reader, open_workbook_auto};
+use sheetstream::{SheetCounts, SheetKind, Workbook};
+
+const READERS: [&str; 3] = ["sheetstream", "sheetstream-2t", "calamine"];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--child") {
+        child(&args[1], Path::new(&args[2]));
+        return;
+    }
+    for (name, sheets, columns) in [("xls-8x65535x10", 8, 10), ("xls-1x65535x50", 1, 50)] {
+        let path = ensure(name, sheets, columns);
+        let mut results = Vec::new();
+        for reader in READERS {
+            let output = Command::new(std::env::current_exe().expect("the bench binary"))
+                .args(["--child", reader, path.to_str().expect("UTF-8 path")])
+                .output()
+                .expect("run a child");
+            let text = String::from_utf8_lossy(&output.stdout);
+            let fields: Vec<f64> = text
+                .split_whitespace()
+                .filter_map(|field| field.parse().ok())
+                .collect();
+            assert_eq!(
+                fields.len(),
+                3,
+                "child {reader}: {text} {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            println!(
+                "{name:<16} {reader:<15} {:>8.3} s {:>10} cells {:>8.1} peak MB",
+                fields[0],
+                fields[1],
+                fields[2] / 1e6
+            );
+            results.push(fields);
+        }
+        let (one, two, calamine) = (&results[0], &results[1], &results[2]);
+        println!(
+            "{name:<16} calamine/sheetstream time {:.2}x, peak memory {:.2}x; 2 threads over 1: {:.2}x",
+            calamine[0] / one[0],
+            calamine[2] / one[2],
+            one[0] / two[0]
+        );
+    }
+}
+
+/// Writes the workbook once.
+fn ensure(name: &str, sheets: usize, columns: u16) -> PathBuf {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    std::fs::create_dir_all(&folder).expect("create target/bench-data");
+    let path = folder.join(format!("{name}.xls"));
+    if path.exists() {
+        return path;
+    }
+    let mut book = xls::Book::new();
+    book.tail = xls::sst(&["north", "south", "east", "west"], 4, 8224, false);
+    for sheet in 0..sheets {
+        let mut records = Vec::new();
+        for row in 0..65_535u32 {
+            let r = row as u16;
+            for column in 0..columns {
+                records.extend(match column % 10 {
+                    0 | 3 => xls::number(r, column, 0, f64::from(row) * 1.5 + f64::from(column)),
+                    1 => xls::rk(r, column, 0, xls::rk_int(row as i32, false)),
+                    2 => xls::rk(
+                        r,
+                        column,
+                        1,
+                        xls::rk_int(40_000 + (row % 5000) as i32, false),
+                    ),
+                    4 => xls::label_sst(r, column, 0, row % 4),
+                    5 => xls::label(r, column, 0, "some label"),
+                    6 => xls::boolerr(r, column, 0, (row % 2) as u8, false),
+                    7 => xls::formula_number(r, column, 0, f64::from(row) / 4.0),
+                    8 => xls::rk(r, column, 3, xls::rk_int(row as i32 % 1000, true)),
+                    _ => xls::number(r, column, 0, -0.125),
+                });
+            }
+        }
+        book.sheet(&format!("Sheet{}", sheet + 1), records);
+    }
+    std::fs::write(&path, book.bytes()).expect("write the workbook");
+    path
+}
+
+/// One reader, three runs; prints the fastest run's seconds, the cells
+/// and the process's peak resident bytes.
+fn child(reader: &str, path: &Path) {
+    let mut best = f64::MAX;
+    let mut cells = 0u64;
+    for _ in 0..3 {
+        let start = Instant::now();
+        cells = match reader {
+            "sheetstream" => {
+                let mut workbook = Workbook::open(path).expect("open");
+                let mut counts = SheetCounts::default();
+                for position in 0..workbook.sheets().len() {
+                    if workbook.sheets()[position].kind() == SheetKind::Worksheet {
+                        workbook
+                            .for_each_row(position, |row| counts.add_row(&row))
+                            .expect("read");
+                    }
+                }
+                counts.cells
+            }
+            "sheetstream-2t" => {
+                let workbook = Workbook::open(path).expect("open");
+                workbook
+                    .parallel()
+                    .threads(2)
+                    .fold(
+                        SheetCounts::default,
+                        |counts, _, row| counts.add_row(&row),
+                        |mut a, b| {
+                            a.merge(&b);
+                            a
+                        },
+                    )
+                    .expect("read")
+                    .cells
+            }
+            _ => {
+                let mut workbook = open_workbook_auto(path).expect("calamine opens it");
+                let mut cells = 0u64;
+                for name in workbook.sheet_names() {
+                    let range = workbook.worksheet_range(&name).expect("calamine reads it");
+                    cells += range
+                        .used_cells()
+                        .filter(|(_, _, value)| !matches!(value, Data::Empty))
+                        .count() as u64;
+                }
+                cells
+            }
+        };
+        best = best.min(start.elapsed().as_secs_f64());
+    }
+    println!("{best} {cells} {}", peak_rss());
+}
+
+/// VmHWM of this process, in bytes (0 where /proc is not there).
+fn peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+            let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kb * 1024)
+        })
+        .unwrap_or(0)
+}

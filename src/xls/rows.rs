@@ -1,0 +1,512 @@
+//! [`XlsRows`], the row reader of a `.xls` sheet: the sheet's substream
+//! read record by record from its BOF, value records resolved into the
+//! public row events.
+//!
+//! A row event is a run of consecutive value records of one row, so cells
+//! come out in file order (FORMAT-binary.md: a few writers put a row's
+//! cells out of column order, or go back to an earlier row; such a row is
+//! handed out again). Memory is the record window and the current row's
+//! cells and text in an arena reset per row; nothing is allocated per
+//! cell. BLANK and MULBLANK hold no value and are skipped; embedded chart
+//! substreams (a nested BOF .. EOF) too.
+
+use bumpalo::Bump;
+use bumpalo::collections::{String as BumpString, Vec as BumpVec};
+
+use crate::cell::{Cell, MAX_COLUMN, Row, Value};
+use crate::columns::ColumnSet;
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Limits;
+use crate::rows::SheetContext;
+
+use super::records::{
+    BOF, BOOLERR, Biff, CONTINUE, Chars, EOF, FORMULA, LABEL, LABELSST, MULRK, NUMBER, OLD_BOFS,
+    RK, RSTRING, Records, STRING, TextCodec, WSBOOL, error_text, f64_at, rk_number, short_record,
+    u16_at, u32_at,
+};
+
+/// The most cells with a value one row event holds (as for `.xlsx`).
+const MAX_ROW_CELLS: usize = 16_384;
+
+/// The rows of one `.xls` sheet.
+pub(crate) struct XlsRows<'a> {
+    /// None for a sheet that gives no rows (a chart, macro or dialog sheet).
+    records: Option<Records<'a>>,
+    arena: Bump,
+    context: SheetContext<'a>,
+    codec: TextCodec,
+    sheet_name: &'a str,
+    part: &'a str,
+    columns: Option<ColumnSet>,
+    formulas: bool,
+    state: SheetState,
+    /// An error to give at the first row (opening the sheet failed where
+    /// no reader could be returned).
+    failure: Option<Error>,
+    max_row_bytes: u64,
+}
+
+/// Where the reader is in the substream.
+#[derive(Default)]
+struct SheetState {
+    finished: bool,
+    /// The sheet's own BOF says it is a worksheet (a dialog sheet's says
+    /// so too, and its WSBOOL record has fDialog).
+    worksheet_bof: bool,
+    /// Whether the span the sheet must end in ends before the stream does
+    /// (reaching it without EOF is then running into the next sheet).
+    bounded: bool,
+}
+
+impl<'a> XlsRows<'a> {
+    /// A reader over `records`, which start after the sheet's BOF (None:
+    /// a sheet without rows).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        records: Option<Records<'a>>,
+        worksheet_bof: bool,
+        bounded: bool,
+        context: SheetContext<'a>,
+        codec: TextCodec,
+        sheet_name: &'a str,
+        part: &'a str,
+        limits: &Limits,
+    ) -> Self {
+        XlsRows {
+            records,
+            arena: Bump::new(),
+            context,
+            codec,
+            sheet_name,
+            part,
+            columns: None,
+            formulas: false,
+            state: SheetState {
+                worksheet_bof,
+                bounded,
+                ..SheetState::default()
+            },
+            failure: None,
+            max_row_bytes: limits.max_row_bytes,
+        }
+    }
+
+    /// A reader whose first row is `error`.
+    pub(crate) fn failing(
+        error: Error,
+        context: SheetContext<'a>,
+        sheet_name: &'a str,
+        part: &'a str,
+        limits: &Limits,
+    ) -> Self {
+        let mut rows = XlsRows::new(
+            None,
+            false,
+            false,
+            context,
+            TextCodec::new(Biff::V8, None),
+            sheet_name,
+            part,
+            limits,
+        );
+        rows.failure = Some(error);
+        rows
+    }
+
+    /// Formula text is not offered for `.xls` (BIFF stores formulas as
+    /// parsed tokens): asking for it makes the first row an error.
+    pub(crate) fn with_formulas(mut self, formulas: bool) -> Self {
+        self.formulas = formulas;
+        self
+    }
+
+    pub(crate) fn select_columns(&mut self, columns: Option<ColumnSet>) {
+        self.columns = columns;
+    }
+
+    pub(crate) fn next_row(&mut self) -> Result<Option<Row<'_>>> {
+        if self.state.finished {
+            return Ok(None);
+        }
+        if let Some(err) = self.failure.take() {
+            self.state.finished = true;
+            return Err(err.with_sheet(self.sheet_name).with_part(self.part));
+        }
+        if self.formulas {
+            self.state.finished = true;
+            return Err(Error::new(ErrorKind::Unsupported(
+                "formula text is not offered for .xls workbooks (BIFF stores formulas as \
+                 parsed tokens); read their cached values without with_formulas(true)"
+                    .into(),
+            ))
+            .with_sheet(self.sheet_name));
+        }
+        let Some(records) = self.records.as_mut() else {
+            self.state.finished = true;
+            return Ok(None);
+        };
+        self.arena.reset();
+        let reader = RowReader {
+            arena: &self.arena,
+            context: self.context,
+            codec: self.codec,
+            columns: self.columns.as_ref(),
+            max_text: self.max_row_bytes,
+        };
+        match reader.read(records, &mut self.state) {
+            Ok(Some(row)) => Ok(Some(row)),
+            Ok(None) => {
+                self.state.finished = true;
+                Ok(None)
+            }
+            Err(err) => {
+                self.state.finished = true;
+                Err(err.with_sheet(self.sheet_name).with_part(self.part))
+            }
+        }
+    }
+}
+
+/// What one row is resolved with.
+struct RowReader<'r, 'c> {
+    arena: &'r Bump,
+    context: SheetContext<'r>,
+    codec: TextCodec,
+    columns: Option<&'c ColumnSet>,
+    max_text: u64,
+}
+
+/// A string value being read over its record and the CONTINUE records
+/// after it (a formula's STRING, a LABEL).
+struct OpenString<'r> {
+    cell: CellAt,
+    text: BumpString<'r>,
+    chars: Chars,
+}
+
+#[derive(Clone, Copy)]
+struct CellAt {
+    row: u32,
+    column: u32,
+    style: u32,
+}
+
+impl<'r> RowReader<'r, '_> {
+    fn read(&self, records: &mut Records<'_>, state: &mut SheetState) -> Result<Option<Row<'r>>> {
+        let mut cells: BumpVec<'r, Cell<'r>> = BumpVec::new_in(self.arena);
+        let mut row: Option<u32> = None;
+        let mut elsewhere = false;
+        // A formula whose string result the next STRING record holds.
+        let mut formula_string: Option<CellAt> = None;
+        let mut open: Option<OpenString<'r>> = None;
+        let mut text_bytes = 0u64;
+        loop {
+            let Some(header) = records.peek()? else {
+                if state.bounded {
+                    return Err(Error::new(ErrorKind::Xls(
+                        "the sheet's substream runs into the next sheet's without an EOF record"
+                            .into(),
+                    ))
+                    .with_offset(records.offset()));
+                }
+                // The stream ends without the sheet's EOF: what was read stands.
+                state.finished = true;
+                break;
+            };
+            if header.kind == CONTINUE {
+                if let Some(string) = open.as_mut() {
+                    let data = records.data(&header);
+                    if let Some(&flags) = data.first() {
+                        string.chars.wide = flags & 1 != 0;
+                        let mut at = 1;
+                        string.chars.take(data, &mut at, &mut string.text);
+                    }
+                    text_bytes += header.len as u64;
+                }
+                records.consume(&header);
+                continue;
+            }
+            if let Some(string) = open.take() {
+                self.finish_string(string, &mut cells)?;
+            }
+            let locate = |err: Error| err.with_offset(header.offset);
+            match header.kind {
+                NUMBER | RK | MULRK | LABELSST | LABEL | RSTRING | BOOLERR | FORMULA => {
+                    let data = records.data(&header);
+                    let index = u32::from(u16_at(data, 0).map_err(locate)?);
+                    if row.is_some_and(|current| current != index) {
+                        // The next row's first record: left for the next call.
+                        break;
+                    }
+                    row = Some(index);
+                    formula_string = None;
+                    text_bytes += header.len as u64;
+                    if text_bytes.saturating_mul(3) > self.max_text.saturating_add(1 << 20) {
+                        return Err(locate(
+                            Error::limit("row or string item size", self.max_text)
+                                .with_row(index + 1),
+                        ));
+                    }
+                    self.cell_record(
+                        header.kind,
+                        data,
+                        index,
+                        &mut cells,
+                        &mut elsewhere,
+                        &mut formula_string,
+                        &mut open,
+                    )
+                    .map_err(|err| locate(err).with_row(index + 1))?;
+                }
+                STRING => {
+                    if let Some(cell) = formula_string.take() {
+                        let data = records.data(&header);
+                        text_bytes += header.len as u64;
+                        open = Some(self.start_string(data, 0, cell).map_err(|err| {
+                            locate(err)
+                                .with_row(cell.row + 1)
+                                .with_column(cell.column + 1)
+                        })?);
+                    }
+                }
+                BOF => {
+                    records.consume(&header);
+                    skip_substream(records)?;
+                    continue;
+                }
+                kind if OLD_BOFS.contains(&kind) => {
+                    records.consume(&header);
+                    skip_substream(records)?;
+                    continue;
+                }
+                EOF => {
+                    records.consume(&header);
+                    state.finished = true;
+                    break;
+                }
+                WSBOOL
+                    if state.worksheet_bof
+                        && row.is_none()
+                        && records
+                            .data(&header)
+                            .first()
+                            .is_some_and(|flags| flags & 0x10 != 0) =>
+                {
+                    // A dialog sheet: no cells.
+                    state.finished = true;
+                    return Ok(None);
+                }
+                _ => {}
+            }
+            records.consume(&header);
+        }
+        if let Some(string) = open.take() {
+            self.finish_string(string, &mut cells)?;
+        }
+        let Some(index) = row else {
+            return Ok(None);
+        };
+        let values_elsewhere = cells.is_empty() && elsewhere;
+        Ok(Some(Row {
+            index,
+            cells: cells.into_bump_slice(),
+            values_elsewhere,
+        }))
+    }
+
+    fn selected(&self, column: u32) -> bool {
+        self.columns.is_none_or(|columns| columns.contains(column))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn cell_record(
+        &self,
+        kind: u16,
+        data: &[u8],
+        row: u32,
+        cells: &mut BumpVec<'r, Cell<'r>>,
+        elsewhere: &mut bool,
+        formula_string: &mut Option<CellAt>,
+        open: &mut Option<OpenString<'r>>,
+    ) -> Result<()> {
+        let first = u32::from(u16_at(data, 2)?);
+        if kind == MULRK {
+            let entries = data.get(4..data.len().saturating_sub(2)).unwrap_or(&[]);
+            for (i, entry) in entries.chunks_exact(6).enumerate() {
+                let column = first + i as u32;
+                check_column(column)?;
+                if !self.selected(column) {
+                    *elsewhere = true;
+                    continue;
+                }
+                let style = u32::from(u16::from_le_bytes([entry[0], entry[1]]));
+                let rk = u32::from_le_bytes([entry[2], entry[3], entry[4], entry[5]]);
+                let value = self.context.number_value(rk_number(rk), style);
+                push(cells, CellAt { row, column, style }, value)?;
+            }
+            return Ok(());
+        }
+        let column = first;
+        check_column(column).map_err(|err| err.with_column(column + 1))?;
+        let style = u32::from(u16_at(data, 4)?);
+        let at = CellAt { row, column, style };
+        if !self.selected(column) {
+            *elsewhere = true;
+            return Ok(());
+        }
+        let locate = |err: Error| err.with_column(column + 1);
+        let value = match kind {
+            NUMBER => self.context.number_value(f64_at(data, 6)?, style),
+            RK => self
+                .context
+                .number_value(rk_number(u32_at(data, 6)?), style),
+            LABELSST => Value::Text(
+                self.context
+                    .shared_string(u64::from(u32_at(data, 6)?))
+                    .map_err(locate)?,
+            ),
+            LABEL | RSTRING => {
+                let string = self.start_string(data, 6, at).map_err(locate)?;
+                if string.chars.left > 0 {
+                    *open = Some(string);
+                } else {
+                    self.finish_string(string, cells)?;
+                }
+                return Ok(());
+            }
+            BOOLERR => {
+                let code = *data.get(6).ok_or_else(short_record)?;
+                if *data.get(7).ok_or_else(short_record)? != 0 {
+                    Value::Error(error_code(code).map_err(locate)?)
+                } else {
+                    Value::Bool(code != 0)
+                }
+            }
+            FORMULA => {
+                let result = data.get(6..14).ok_or_else(short_record)?;
+                if result[6] == 0xFF && result[7] == 0xFF {
+                    match result[0] {
+                        0 => {
+                            *formula_string = Some(at);
+                            return Ok(());
+                        }
+                        1 => Value::Bool(result[2] != 0),
+                        2 => Value::Error(error_code(result[2]).map_err(locate)?),
+                        3 => Value::Text(""),
+                        // No result this reader knows.
+                        _ => return Ok(()),
+                    }
+                } else {
+                    self.context.number_value(f64_at(data, 6)?, style)
+                }
+            }
+            _ => return Ok(()),
+        };
+        push(cells, at, value)
+    }
+
+    /// Starts a string value: BIFF8 `cch`, flags and characters (the rest
+    /// may follow in CONTINUE records); BIFF5 `cch` and 8-bit text.
+    fn start_string(&self, data: &[u8], at: usize, cell: CellAt) -> Result<OpenString<'r>> {
+        let cch = usize::from(u16_at(data, at)?);
+        let mut text = BumpString::new_in(self.arena);
+        match self.codec.biff {
+            Biff::V5 => {
+                let start = (at + 2).min(data.len());
+                let end = (start + cch).min(data.len());
+                self.codec.decode_8bit(&data[start..end], &mut text);
+                Ok(OpenString {
+                    cell,
+                    text,
+                    chars: Chars {
+                        left: 0,
+                        wide: false,
+                        pending: None,
+                    },
+                })
+            }
+            Biff::V8 => {
+                // An empty string may leave out its flags byte.
+                let flags = match data.get(at + 2) {
+                    Some(&flags) => flags,
+                    None if cch == 0 => 0,
+                    None => return Err(short_record()),
+                };
+                let mut position = at + 3;
+                if flags & 0x08 != 0 {
+                    position += 2;
+                }
+                if flags & 0x04 != 0 {
+                    position += 4;
+                }
+                let mut position = position.min(data.len());
+                let mut chars = Chars {
+                    left: cch,
+                    wide: flags & 1 != 0,
+                    pending: None,
+                };
+                text.reserve(cch.min(data.len()));
+                chars.take(data, &mut position, &mut text);
+                Ok(OpenString { cell, text, chars })
+            }
+        }
+    }
+
+    fn finish_string(
+        &self,
+        mut string: OpenString<'r>,
+        cells: &mut BumpVec<'r, Cell<'r>>,
+    ) -> Result<()> {
+        string.chars.finish(&mut string.text);
+        push(cells, string.cell, Value::Text(string.text.into_bump_str()))
+    }
+}
+
+fn push<'r>(cells: &mut BumpVec<'r, Cell<'r>>, at: CellAt, value: Value<'r>) -> Result<()> {
+    if cells.len() >= MAX_ROW_CELLS {
+        return Err(Error::limit("cells in one row", MAX_ROW_CELLS as u64)
+            .with_row(at.row + 1)
+            .with_column(at.column + 1));
+    }
+    cells.push(Cell {
+        row: at.row,
+        column: at.column,
+        style: at.style,
+        value,
+        formula: None,
+    });
+    Ok(())
+}
+
+fn check_column(column: u32) -> Result<()> {
+    if column > MAX_COLUMN {
+        return Err(Error::new(ErrorKind::CellReference(format!(
+            "column {} is past XFD",
+            column + 1
+        ))));
+    }
+    Ok(())
+}
+
+fn error_code(code: u8) -> Result<&'static str> {
+    error_text(code).ok_or_else(|| {
+        Error::invalid_value(format!("error code 0x{code:02X} is not one BIFF defines"))
+    })
+}
+
+/// Skips a nested substream (an embedded chart), whose BOF was read, up
+/// to and including its EOF; nested ones within it too.
+fn skip_substream(records: &mut Records<'_>) -> Result<()> {
+    let mut depth = 1u32;
+    while let Some((header, _)) = records.next()? {
+        if header.kind == BOF || OLD_BOFS.contains(&header.kind) {
+            depth += 1;
+        } else if header.kind == EOF {
+            depth -= 1;
+            if depth == 0 {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}

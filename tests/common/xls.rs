@@ -1,0 +1,381 @@
+//! A minimal BIFF8 / BIFF5 writer for the tests: `.xls` workbooks built
+//! record by record (LibreOffice is not available to write them), in an
+//! OLE2 compound file written by the `cfb` crate. Shared by the
+//! integration tests (`tests/common`) and the allocation test (`#[path]`).
+#![allow(dead_code)]
+
+use std::io::{Cursor, Write};
+
+pub const BOF: u16 = 0x0809;
+pub const EOF: u16 = 0x000A;
+pub const CONTINUE: u16 = 0x003C;
+pub const CODEPAGE: u16 = 0x0042;
+pub const DATEMODE: u16 = 0x0022;
+pub const FILEPASS: u16 = 0x002F;
+pub const FORMAT: u16 = 0x041E;
+pub const XF: u16 = 0x00E0;
+pub const BOUNDSHEET: u16 = 0x0085;
+pub const SST: u16 = 0x00FC;
+pub const NUMBER: u16 = 0x0203;
+pub const RK: u16 = 0x027E;
+pub const MULRK: u16 = 0x00BD;
+pub const LABELSST: u16 = 0x00FD;
+pub const LABEL: u16 = 0x0204;
+pub const BOOLERR: u16 = 0x0205;
+pub const FORMULA: u16 = 0x0006;
+pub const STRING: u16 = 0x0207;
+pub const BLANK: u16 = 0x0201;
+pub const ROW: u16 = 0x0208;
+pub const DIMENSIONS: u16 = 0x0200;
+pub const COLINFO: u16 = 0x007D;
+pub const MERGEDCELLS: u16 = 0x00E5;
+pub const NAME: u16 = 0x0018;
+pub const EXTERNSHEET: u16 = 0x0017;
+
+/// One record: type, length, data.
+pub fn record(kind: u16, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + data.len());
+    out.extend_from_slice(&kind.to_le_bytes());
+    out.extend_from_slice(&(data.len() as u16).to_le_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// A cell record's first six bytes: row, column, XF.
+fn cell_head(row: u16, column: u16, xf: u16) -> Vec<u8> {
+    let mut data = Vec::new();
+    data.extend_from_slice(&row.to_le_bytes());
+    data.extend_from_slice(&column.to_le_bytes());
+    data.extend_from_slice(&xf.to_le_bytes());
+    data
+}
+
+pub fn number(row: u16, column: u16, xf: u16, value: f64) -> Vec<u8> {
+    let mut data = cell_head(row, column, xf);
+    data.extend_from_slice(&value.to_le_bytes());
+    record(NUMBER, &data)
+}
+
+pub fn rk(row: u16, column: u16, xf: u16, rk: u32) -> Vec<u8> {
+    let mut data = cell_head(row, column, xf);
+    data.extend_from_slice(&rk.to_le_bytes());
+    record(RK, &data)
+}
+
+/// An RK value holding an integer (`times100`: the value is it / 100).
+pub fn rk_int(value: i32, times100: bool) -> u32 {
+    ((value << 2) as u32) | 2 | u32::from(times100)
+}
+
+pub fn mulrk(row: u16, first: u16, cells: &[(u16, u32)]) -> Vec<u8> {
+    let mut data = Vec::new();
+    data.extend_from_slice(&row.to_le_bytes());
+    data.extend_from_slice(&first.to_le_bytes());
+    for (xf, value) in cells {
+        data.extend_from_slice(&xf.to_le_bytes());
+        data.extend_from_slice(&value.to_le_bytes());
+    }
+    data.extend_from_slice(&(first + cells.len() as u16 - 1).to_le_bytes());
+    record(MULRK, &data)
+}
+
+pub fn label_sst(row: u16, column: u16, xf: u16, index: u32) -> Vec<u8> {
+    let mut data = cell_head(row, column, xf);
+    data.extend_from_slice(&index.to_le_bytes());
+    record(LABELSST, &data)
+}
+
+/// A BIFF8 XLUnicodeString: Latin-1 when every character fits, else UTF-16.
+pub fn unicode_string(text: &str) -> Vec<u8> {
+    let mut data = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    if chars.iter().all(|&c| (c as u32) < 256) {
+        data.extend_from_slice(&(chars.len() as u16).to_le_bytes());
+        data.push(0);
+        data.extend(chars.iter().map(|&c| c as u8));
+    } else {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        data.extend_from_slice(&(units.len() as u16).to_le_bytes());
+        data.push(1);
+        for unit in units {
+            data.extend_from_slice(&unit.to_le_bytes());
+        }
+    }
+    data
+}
+
+/// A BIFF8 LABEL.
+pub fn label(row: u16, column: u16, xf: u16, text: &str) -> Vec<u8> {
+    let mut data = cell_head(row, column, xf);
+    data.extend(unicode_string(text));
+    record(LABEL, &data)
+}
+
+/// A BIFF5 LABEL: 8-bit bytes in the code page.
+pub fn label_bytes(row: u16, column: u16, xf: u16, bytes: &[u8]) -> Vec<u8> {
+    let mut data = cell_head(row, column, xf);
+    data.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+    data.extend_from_slice(bytes);
+    record(LABEL, &data)
+}
+
+pub fn boolerr(row: u16, column: u16, xf: u16, value: u8, error: bool) -> Vec<u8> {
+    let mut data = cell_head(row, column, xf);
+    data.push(value);
+    data.push(u8::from(error));
+    record(BOOLERR, &data)
+}
+
+pub fn blank(row: u16, column: u16, xf: u16) -> Vec<u8> {
+    record(BLANK, &cell_head(row, column, xf))
+}
+
+/// A FORMULA record with an 8-byte cached result and a one-token formula.
+fn formula(row: u16, column: u16, xf: u16, result: [u8; 8]) -> Vec<u8> {
+    let mut data = cell_head(row, column, xf);
+    data.extend_from_slice(&result);
+    data.extend_from_slice(&0u16.to_le_bytes());
+    data.extend_from_slice(&0u32.to_le_bytes());
+    data.extend_from_slice(&3u16.to_le_bytes());
+    data.extend_from_slice(&[0x1E, 0x01, 0x00]);
+    record(FORMULA, &data)
+}
+
+pub fn formula_number(row: u16, column: u16, xf: u16, value: f64) -> Vec<u8> {
+    formula(row, column, xf, value.to_le_bytes())
+}
+
+/// A FORMULA with a string result and its STRING record.
+pub fn formula_string(row: u16, column: u16, xf: u16, text: &str) -> Vec<u8> {
+    let mut out = formula(row, column, xf, [0, 0, 0, 0, 0, 0, 0xFF, 0xFF]);
+    out.extend(record(STRING, &unicode_string(text)));
+    out
+}
+
+pub fn formula_bool(row: u16, column: u16, xf: u16, value: bool) -> Vec<u8> {
+    formula(
+        row,
+        column,
+        xf,
+        [1, 0, u8::from(value), 0, 0, 0, 0xFF, 0xFF],
+    )
+}
+
+pub fn formula_error(row: u16, column: u16, xf: u16, code: u8) -> Vec<u8> {
+    formula(row, column, xf, [2, 0, code, 0, 0, 0, 0xFF, 0xFF])
+}
+
+pub fn formula_empty(row: u16, column: u16, xf: u16) -> Vec<u8> {
+    formula(row, column, xf, [3, 0, 0, 0, 0, 0, 0xFF, 0xFF])
+}
+
+/// The SST record and its CONTINUE records, each holding at most `limit`
+/// bytes of data (Excel: 8,224), strings split where they reach it. With
+/// `switch`, the characters after a split are written as UTF-16 (the flags
+/// byte at the start of each CONTINUE says so), so a string changes from
+/// one byte per character to two mid-way. `count` is what the SST says it
+/// holds.
+pub fn sst(strings: &[&str], count: u32, limit: usize, switch: bool) -> Vec<u8> {
+    let mut records: Vec<Vec<u8>> = vec![Vec::new()];
+    records[0].extend_from_slice(&count.to_le_bytes());
+    records[0].extend_from_slice(&count.to_le_bytes());
+    for text in strings {
+        let chars: Vec<char> = text.chars().collect();
+        let mut wide = !chars.iter().all(|&c| (c as u32) < 256);
+        // The header is never split.
+        if records.last().unwrap().len() + 3 > limit {
+            records.push(Vec::new());
+        }
+        let current = records.last_mut().unwrap();
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let count = if wide { units.len() } else { chars.len() };
+        current.extend_from_slice(&(count as u16).to_le_bytes());
+        current.push(u8::from(wide));
+        let mut index = 0;
+        while index < count {
+            let current = records.last_mut().unwrap();
+            let size = if wide { 2 } else { 1 };
+            if current.len() + size > limit {
+                if switch {
+                    wide = true;
+                }
+                records.push(vec![u8::from(wide)]);
+                continue;
+            }
+            if wide {
+                let unit = if units.len() == count {
+                    units[index]
+                } else {
+                    chars[index] as u16
+                };
+                current.extend_from_slice(&unit.to_le_bytes());
+            } else {
+                current.push(chars[index] as u8);
+            }
+            index += 1;
+        }
+    }
+    let mut out = Vec::new();
+    for (i, data) in records.iter().enumerate() {
+        out.extend(record(if i == 0 { SST } else { CONTINUE }, data));
+    }
+    out
+}
+
+/// A workbook being written: its globals' records and its sheets.
+pub struct Book {
+    pub biff5: bool,
+    /// Records of the globals between BOF and the BOUNDSHEETs (CODEPAGE,
+    /// DATEMODE, FORMAT, XF, ...).
+    pub globals: Vec<u8>,
+    /// Records after the BOUNDSHEETs (SST, ...).
+    pub tail: Vec<u8>,
+    /// (name, BOUNDSHEET type, the sheet's records between BOF and EOF).
+    pub sheets: Vec<(String, u8, Vec<u8>)>,
+    /// Added to every BOUNDSHEET offset (hostile tests).
+    pub offset_shift: i64,
+}
+
+impl Book {
+    /// A BIFF8 workbook whose XF 0 is General, XF 1 a date (id 14), XF 2
+    /// a time (id 21) and XF 3 custom format 164 (`0.0%`).
+    pub fn new() -> Book {
+        let mut book = Book {
+            biff5: false,
+            globals: Vec::new(),
+            tail: Vec::new(),
+            sheets: Vec::new(),
+            offset_shift: 0,
+        };
+        book.format(164, "0.0%");
+        for format in [0u16, 14, 21, 164] {
+            book.xf(format);
+        }
+        book
+    }
+
+    /// A BIFF5 workbook in `code_page`, XFs as [`Book::new`].
+    pub fn biff5(code_page: Option<u16>) -> Book {
+        let mut book = Book {
+            biff5: true,
+            globals: Vec::new(),
+            tail: Vec::new(),
+            sheets: Vec::new(),
+            offset_shift: 0,
+        };
+        if let Some(page) = code_page {
+            book.globals.extend(record(CODEPAGE, &page.to_le_bytes()));
+        }
+        book.format(164, "0.0%");
+        for format in [0u16, 14, 21, 164] {
+            book.xf(format);
+        }
+        book
+    }
+
+    pub fn format(&mut self, id: u16, code: &str) {
+        let mut data = id.to_le_bytes().to_vec();
+        if self.biff5 {
+            data.push(code.len() as u8);
+            data.extend_from_slice(code.as_bytes());
+        } else {
+            data.extend(unicode_string(code));
+        }
+        self.globals.extend(record(FORMAT, &data));
+    }
+
+    pub fn xf(&mut self, format: u16) {
+        let mut data = vec![0u8; 20];
+        data[2..4].copy_from_slice(&format.to_le_bytes());
+        self.globals.extend(record(XF, &data));
+    }
+
+    pub fn date1904(&mut self) {
+        self.globals.extend(record(DATEMODE, &1u16.to_le_bytes()));
+    }
+
+    pub fn sheet(&mut self, name: &str, records: Vec<u8>) {
+        self.sheets.push((name.to_owned(), 0, records));
+    }
+
+    fn boundsheet(&self, offset: u32, name: &str, kind: u8) -> Vec<u8> {
+        let mut data = offset.to_le_bytes().to_vec();
+        data.push(0);
+        data.push(kind);
+        if self.biff5 {
+            data.push(name.chars().count() as u8);
+            data.extend(name.chars().map(|c| c as u8));
+        } else {
+            let string = unicode_string(name);
+            // The short form: an 8-bit count.
+            data.push(string[0]);
+            data.extend_from_slice(&string[2..]);
+        }
+        record(BOUNDSHEET, &data)
+    }
+
+    fn bof(&self, kind: u16) -> Vec<u8> {
+        let mut data = vec![0u8; if self.biff5 { 8 } else { 16 }];
+        let version: u16 = if self.biff5 { 0x0500 } else { 0x0600 };
+        data[0..2].copy_from_slice(&version.to_le_bytes());
+        data[2..4].copy_from_slice(&kind.to_le_bytes());
+        record(BOF, &data)
+    }
+
+    /// The workbook stream.
+    pub fn stream(&self) -> Vec<u8> {
+        let boundsheets_len: usize = self
+            .sheets
+            .iter()
+            .map(|(name, kind, _)| self.boundsheet(0, name, *kind).len())
+            .sum();
+        let globals_len = self.bof(5).len()
+            + self.globals.len()
+            + boundsheets_len
+            + self.tail.len()
+            + record(EOF, &[]).len();
+        let mut offset = globals_len;
+        let mut out = self.bof(5);
+        out.extend_from_slice(&self.globals);
+        let mut bodies = Vec::new();
+        for (name, kind, records) in &self.sheets {
+            let shifted = (offset as i64 + self.offset_shift) as u32;
+            out.extend(self.boundsheet(shifted, name, *kind));
+            let mut body = self.bof(0x10);
+            body.extend_from_slice(records);
+            body.extend(record(EOF, &[]));
+            offset += body.len();
+            bodies.push(body);
+        }
+        out.extend_from_slice(&self.tail);
+        out.extend(record(EOF, &[]));
+        for body in bodies {
+            out.extend(body);
+        }
+        out
+    }
+
+    /// The `.xls` file: the stream in a compound file.
+    pub fn bytes(&self) -> Vec<u8> {
+        let name = if self.biff5 { "Book" } else { "Workbook" };
+        compound(&[(name, &self.stream())])
+    }
+}
+
+impl Default for Book {
+    fn default() -> Book {
+        Book::new()
+    }
+}
+
+/// A compound file holding these streams (version 3, 512-byte sectors).
+pub fn compound(streams: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut file =
+        cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new())).unwrap();
+    for (name, data) in streams {
+        let mut stream = file.create_stream(format!("/{name}")).unwrap();
+        stream.write_all(data).unwrap();
+    }
+    file.flush().unwrap();
+    file.into_inner().into_inner()
+}

@@ -1,0 +1,854 @@
+//! Legacy `.xls` workbooks (BIFF8 and BIFF5), written by the tests' own
+//! BIFF writer (`common/xls.rs`): cell values, dates in both date
+//! systems, the SST over CONTINUE records, BIFF5 code pages, column
+//! selection, the parallel readers, metadata, the CLI, and hostile files
+//! (a damaged compound file, offsets and records that lie).
+
+use std::io::Cursor;
+
+use sheetstream::{ColumnSet, ErrorKind, FileFormat, SheetKind, Value, Workbook};
+
+use crate::common::xls::{self, Book, record};
+use crate::common::{library_dump, run_cli};
+
+/// Every cell of every worksheet as `sheet!A1 t v`, in reading order.
+fn cells(bytes: Vec<u8>) -> Vec<String> {
+    let mut workbook = Workbook::from_bytes(bytes).unwrap();
+    assert_eq!(workbook.file_format(), FileFormat::Xls);
+    library_dump(&mut workbook)
+        .unwrap()
+        .iter()
+        .map(|line| {
+            format!(
+                "{}!{} {} {}",
+                line["sheet"].as_str().unwrap(),
+                line["ref"].as_str().unwrap(),
+                line["t"].as_str().unwrap(),
+                line["v"]
+            )
+        })
+        .collect()
+}
+
+fn error_of(bytes: Vec<u8>) -> sheetstream::Error {
+    let mut workbook = match Workbook::from_bytes(bytes) {
+        Ok(workbook) => workbook,
+        Err(err) => return err,
+    };
+    match library_dump(&mut workbook) {
+        Ok(lines) => panic!("read {} lines, expected an error", lines.len()),
+        Err(err) => err,
+    }
+}
+
+fn every_value_kind() -> Vec<u8> {
+    let mut sheet = Vec::new();
+    sheet.extend(record(xls::ROW, &[0u8; 16]));
+    sheet.extend(xls::number(0, 0, 0, 1.5));
+    sheet.extend(xls::rk(0, 1, 0, xls::rk_int(123, true)));
+    sheet.extend(xls::rk(0, 2, 0, xls::rk_int(-7, false)));
+    sheet.extend(xls::rk(0, 3, 0, (2.5f64.to_bits() >> 32) as u32));
+    sheet.extend(xls::mulrk(
+        1,
+        1,
+        &[(0, xls::rk_int(1, false)), (3, xls::rk_int(50, true))],
+    ));
+    sheet.extend(xls::label_sst(2, 0, 0, 1));
+    sheet.extend(xls::label(2, 1, 0, "café"));
+    sheet.extend(xls::label(2, 2, 0, "Grüße, 世界 😀"));
+    sheet.extend(xls::label(2, 3, 0, ""));
+    sheet.extend(xls::boolerr(3, 0, 0, 1, false));
+    sheet.extend(xls::boolerr(3, 1, 0, 0x07, true));
+    sheet.extend(xls::blank(3, 2, 0));
+    sheet.extend(xls::formula_number(4, 0, 0, 42.0));
+    sheet.extend(xls::formula_string(4, 1, 0, "from a formula"));
+    sheet.extend(xls::formula_bool(4, 2, 0, false));
+    sheet.extend(xls::formula_error(4, 3, 0, 0x2A));
+    sheet.extend(xls::formula_empty(4, 4, 0));
+    // Out of column order, and back to an earlier row: file order stands.
+    sheet.extend(xls::number(5, 0, 0, 1.0));
+    sheet.extend(xls::number(5, 2, 0, 3.0));
+    sheet.extend(xls::number(5, 1, 0, 2.0));
+    sheet.extend(xls::number(6, 0, 0, 4.0));
+    sheet.extend(xls::number(5, 3, 0, 5.0));
+    let mut book = Book::new();
+    book.tail = xls::sst(&["zero", "one"], 2, 8224, false);
+    book.sheet("Values", sheet);
+    book.bytes()
+}
+
+#[test]
+fn every_value_record_reads_as_its_cell() {
+    assert_eq!(
+        cells(every_value_kind()),
+        [
+            "Values!A1 n 1.5",
+            "Values!B1 n 1.23",
+            "Values!C1 n -7.0",
+            "Values!D1 n 2.5",
+            "Values!B2 n 1.0",
+            "Values!C2 s \"50%\"",
+            "Values!A3 s \"one\"",
+            "Values!B3 s \"café\"",
+            "Values!C3 s \"Grüße, 世界 😀\"",
+            "Values!D3 s \"\"",
+            "Values!A4 b true",
+            "Values!B4 e \"#DIV/0!\"",
+            "Values!A5 n 42.0",
+            "Values!B5 s \"from a formula\"",
+            "Values!C5 b false",
+            "Values!D5 e \"#N/A\"",
+            "Values!E5 s \"\"",
+            "Values!A6 n 1.0",
+            "Values!C6 n 3.0",
+            "Values!B6 n 2.0",
+            "Values!A7 n 4.0",
+            "Values!D6 n 5.0",
+        ]
+        .iter()
+        .map(|line| line.replace("\"50%\"", "0.5").replace(" s 0.5", " n 0.5"))
+        .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn rows_come_in_runs_of_one_row_in_file_order() {
+    let mut workbook = Workbook::from_bytes(every_value_kind()).unwrap();
+    let mut rows = workbook.rows("Values").unwrap();
+    let mut seen = Vec::new();
+    while let Some(row) = rows.next_row().unwrap() {
+        seen.push((row.index(), row.cells().len()));
+    }
+    // Row 4 holds a BLANK too (no value); rows 6 and 7 alternate.
+    assert_eq!(
+        seen,
+        [
+            (0, 4),
+            (1, 2),
+            (2, 4),
+            (3, 2),
+            (4, 5),
+            (5, 3),
+            (6, 1),
+            (5, 1)
+        ]
+    );
+}
+
+#[test]
+fn dates_follow_the_xf_format_in_both_date_systems() {
+    for date1904 in [false, true] {
+        let mut book = Book::new();
+        if date1904 {
+            book.date1904();
+        }
+        // A custom date format, and a redefined built-in id (14 as a number).
+        book.format(165, "yyyy-mm-dd hh:mm");
+        book.xf(165);
+        let mut sheet = Vec::new();
+        sheet.extend(xls::number(0, 0, 1, 45_000.0));
+        sheet.extend(xls::number(0, 1, 2, 0.5));
+        sheet.extend(xls::rk(0, 2, 4, xls::rk_int(1, false)));
+        sheet.extend(xls::number(0, 3, 3, 0.25));
+        book.sheet("Dates", sheet);
+        let expected = if date1904 {
+            [
+                "Dates!A1 d \"2027-03-16T00:00:00\"",
+                "Dates!B1 d \"1904-01-01T12:00:00\"",
+                "Dates!C1 d \"1904-01-02T00:00:00\"",
+                "Dates!D1 n 0.25",
+            ]
+        } else {
+            [
+                "Dates!A1 d \"2023-03-15T00:00:00\"",
+                "Dates!B1 d \"1899-12-31T12:00:00\"",
+                "Dates!C1 d \"1900-01-01T00:00:00\"",
+                "Dates!D1 n 0.25",
+            ]
+        };
+        assert_eq!(cells(book.bytes()), expected, "date1904 {date1904}");
+    }
+    // A file's own FORMAT for a built-in id wins over its built-in meaning.
+    let mut book = Book::new();
+    book.format(14, "0.00");
+    book.sheet("Dates", xls::number(0, 0, 1, 45_000.0));
+    assert_eq!(cells(book.bytes()), ["Dates!A1 n 45000.0"]);
+}
+
+#[test]
+fn shared_strings_split_over_continue_records_join() {
+    let long = "x".repeat(300) + "é" + &"y".repeat(100);
+    let strings = ["short", long.as_str(), "αβγ δ", "", "tail"];
+    for (limit, switch) in [(8224, false), (64, false), (64, true), (11, true)] {
+        let mut book = Book::new();
+        book.tail = xls::sst(&strings, strings.len() as u32, limit, switch);
+        let mut sheet = Vec::new();
+        for index in 0..strings.len() as u16 {
+            sheet.extend(xls::label_sst(index, 0, 0, u32::from(index)));
+        }
+        book.sheet("S", sheet);
+        let expected: Vec<String> = strings
+            .iter()
+            .enumerate()
+            .map(|(i, text)| format!("S!A{} s {:?}", i + 1, text))
+            .collect();
+        assert_eq!(
+            cells(book.bytes()),
+            expected,
+            "limit {limit} switch {switch}"
+        );
+    }
+}
+
+#[test]
+fn rich_and_phonetic_runs_are_not_text_and_counts_size_nothing() {
+    // "ab" with two formatting runs and 6 bytes of phonetic data, then
+    // "cd"; the SST claims 4 billion strings.
+    let mut data = Vec::new();
+    data.extend_from_slice(&u32::MAX.to_le_bytes());
+    data.extend_from_slice(&u32::MAX.to_le_bytes());
+    data.extend_from_slice(&2u16.to_le_bytes());
+    data.push(0x0C);
+    data.extend_from_slice(&2u16.to_le_bytes());
+    data.extend_from_slice(&6u32.to_le_bytes());
+    data.extend_from_slice(b"ab");
+    data.extend_from_slice(&[0; 8]);
+    data.extend_from_slice(&[9; 6]);
+    data.extend_from_slice(&2u16.to_le_bytes());
+    data.push(0);
+    data.extend_from_slice(b"cd");
+    let mut book = Book::new();
+    book.tail = record(xls::SST, &data);
+    let mut sheet = xls::label_sst(0, 0, 0, 0);
+    sheet.extend(xls::label_sst(0, 1, 0, 1));
+    book.sheet("S", sheet);
+    assert_eq!(cells(book.bytes()), ["S!A1 s \"ab\"", "S!B1 s \"cd\""]);
+    // A string index past the table is an error naming the cell.
+    let mut book = Book::new();
+    book.tail = record(xls::SST, &data);
+    book.sheet("S", xls::label_sst(2, 3, 0, 7));
+    let err = error_of(book.bytes());
+    assert!(
+        matches!(err.kind(), ErrorKind::SharedStringIndex { .. }),
+        "{err}"
+    );
+    assert_eq!(err.location().row, Some(3));
+}
+
+#[test]
+fn biff5_text_is_in_the_code_page() {
+    // Windows-1251: "Привет", and a sheet named "Лист" (the writer writes
+    // each character of a BIFF5 name as one byte).
+    let hello = [0xCF, 0xF0, 0xE8, 0xE2, 0xE5, 0xF2];
+    let mut book = Book::biff5(Some(1251));
+    let mut sheet = xls::label_bytes(0, 0, 0, &hello);
+    sheet.extend(xls::number(0, 1, 1, 2.0));
+    book.sheet("\u{CB}\u{E8}\u{F1}\u{F2}", sheet);
+    assert_eq!(
+        cells(book.bytes()),
+        ["Лист!A1 s \"Привет\"", "Лист!B1 d \"1900-01-02T00:00:00\""]
+    );
+    // Without a CODEPAGE record: Windows-1252.
+    let mut book = Book::biff5(None);
+    book.sheet("S", xls::label_bytes(0, 0, 0, &[0x80, b'5']));
+    assert_eq!(cells(book.bytes()), ["S!A1 s \"€5\""]);
+    // Mac Central European, which encoding_rs lacks.
+    let mut book = Book::biff5(Some(10029));
+    book.sheet("S", xls::label_bytes(0, 0, 0, &[0x80]));
+    assert_eq!(cells(book.bytes()), ["S!A1 s \"Ä\""]);
+}
+
+#[test]
+fn sheets_kinds_and_states_come_from_boundsheet() {
+    let mut book = Book::new();
+    book.sheet("One", xls::number(0, 0, 0, 1.0));
+    book.sheets.push(("Chart".into(), 2, Vec::new()));
+    book.sheet("Two", xls::number(1, 1, 0, 2.0));
+    let workbook = Workbook::from_bytes(book.bytes()).unwrap();
+    let kinds: Vec<(&str, SheetKind)> = workbook
+        .sheets()
+        .iter()
+        .map(|sheet| (sheet.name(), sheet.kind()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("One", SheetKind::Worksheet),
+            ("Chart", SheetKind::Chartsheet),
+            ("Two", SheetKind::Worksheet)
+        ]
+    );
+    assert_eq!(cells(book.bytes()), ["One!A1 n 1.0", "Two!B2 n 2.0"]);
+}
+
+#[test]
+fn embedded_chart_substreams_are_skipped() {
+    let mut sheet = xls::number(0, 0, 0, 1.0);
+    let mut chart_bof = vec![0u8; 16];
+    chart_bof[0..2].copy_from_slice(&0x0600u16.to_le_bytes());
+    chart_bof[2..4].copy_from_slice(&0x0020u16.to_le_bytes());
+    sheet.extend(record(xls::BOF, &chart_bof));
+    sheet.extend(xls::number(9, 9, 0, 99.0));
+    sheet.extend(record(xls::EOF, &[]));
+    sheet.extend(xls::number(1, 0, 0, 2.0));
+    let mut book = Book::new();
+    book.sheet("S", sheet);
+    assert_eq!(cells(book.bytes()), ["S!A1 n 1.0", "S!A2 n 2.0"]);
+}
+
+#[test]
+fn a_column_selection_is_pushed_down() {
+    let mut workbook = Workbook::from_bytes(every_value_kind()).unwrap();
+    let mut rows = workbook.rows(0).unwrap();
+    rows.select_columns(Some([1u32].into_iter().collect::<ColumnSet>()));
+    let mut seen = Vec::new();
+    while let Some(row) = rows.next_row().unwrap() {
+        let values: Vec<String> = row
+            .cells()
+            .iter()
+            .map(|cell| format!("{}={}", cell.reference(), cell.value()))
+            .collect();
+        seen.push((row.index(), values, row.holds_values()));
+    }
+    assert_eq!(seen[0], (0, vec!["B1=1.23".to_owned()], true));
+    assert_eq!(seen[4], (4, vec!["B5=from a formula".to_owned()], true));
+    // Row 6 holds values only outside the selection.
+    assert_eq!(seen[5], (5, vec!["B6=2".to_owned()], true));
+    assert_eq!(seen[6], (6, vec![], true));
+}
+
+#[test]
+fn formula_text_is_not_offered_for_xls() {
+    let mut workbook = Workbook::from_bytes(every_value_kind()).unwrap();
+    let mut rows = workbook.rows(0).unwrap().with_formulas(true);
+    let err = rows.next_row().unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Unsupported(_)), "{err}");
+    assert!(
+        err.to_string()
+            .contains("formula text is not offered for .xls"),
+        "{err}"
+    );
+    assert!(rows.next_row().unwrap().is_none());
+}
+
+#[test]
+fn parallel_reads_match_the_pull_reader() {
+    let mut book = Book::new();
+    for sheet in 0..5u16 {
+        let mut records = Vec::new();
+        for row in 0..300u16 {
+            records.extend(xls::number(row, 0, 0, f64::from(row * 10 + sheet)));
+            records.extend(xls::label(row, 1, 0, &format!("s{sheet} r{row}")));
+        }
+        book.sheet(&format!("Sheet{sheet}"), records);
+    }
+    let bytes = book.bytes();
+    let sequential = cells(bytes.clone());
+    let workbook = Workbook::from_bytes(bytes).unwrap();
+    let sheets = workbook.load_all().unwrap();
+    let mut parallel = 0;
+    for sheet in &sheets {
+        parallel += sheet.cell_count();
+    }
+    assert_eq!(parallel, sequential.len());
+    assert_eq!(sequential.len(), 5 * 300 * 2);
+}
+
+#[test]
+fn metadata_comes_from_the_sheet_records() {
+    let mut sheet = Vec::new();
+    // DIMENSIONS: rows 1 to 9, columns B to D.
+    let mut dimensions = Vec::new();
+    dimensions.extend_from_slice(&0u32.to_le_bytes());
+    dimensions.extend_from_slice(&9u32.to_le_bytes());
+    dimensions.extend_from_slice(&1u16.to_le_bytes());
+    dimensions.extend_from_slice(&4u16.to_le_bytes());
+    dimensions.extend_from_slice(&0u16.to_le_bytes());
+    sheet.extend(record(xls::DIMENSIONS, &dimensions));
+    let mut colinfo = vec![0u8; 12];
+    colinfo[0..2].copy_from_slice(&2u16.to_le_bytes());
+    colinfo[2..4].copy_from_slice(&3u16.to_le_bytes());
+    colinfo[8] = 1;
+    sheet.extend(record(xls::COLINFO, &colinfo));
+    let mut row = vec![0u8; 16];
+    row[0..2].copy_from_slice(&4u16.to_le_bytes());
+    row[12] = 0x20;
+    sheet.extend(record(xls::ROW, &row));
+    sheet.extend(xls::number(4, 1, 0, 1.0));
+    let mut merged = 1u16.to_le_bytes().to_vec();
+    for word in [0u16, 1, 1, 2] {
+        merged.extend_from_slice(&word.to_le_bytes());
+    }
+    sheet.extend(record(xls::MERGEDCELLS, &merged));
+    let mut book = Book::new();
+    // EXTERNSHEET with one XTI for sheet 0, and a name for B2:C3 on it.
+    let mut extern_sheet = 1u16.to_le_bytes().to_vec();
+    extern_sheet.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+    book.globals.extend(record(xls::EXTERNSHEET, &extern_sheet));
+    let mut name = vec![0u8; 14];
+    name[3] = 6;
+    name[4..6].copy_from_slice(&11u16.to_le_bytes());
+    name.push(0);
+    name.extend_from_slice(b"Totals");
+    name.push(0x3B);
+    for word in [0u16, 1, 2, 1, 2] {
+        name.extend_from_slice(&word.to_le_bytes());
+    }
+    book.globals.extend(record(xls::NAME, &name));
+    book.sheet("Data", sheet);
+    let mut workbook = Workbook::from_bytes(book.bytes()).unwrap();
+    assert_eq!(
+        workbook.sheet_dimension(0).unwrap().map(|r| r.to_string()),
+        Some("B1:D9".into())
+    );
+    assert_eq!(workbook.hidden_rows(0).unwrap(), [4]);
+    let metadata = workbook.sheet_metadata(0).unwrap();
+    assert_eq!(metadata.hidden_columns, [2..=3]);
+    assert_eq!(
+        metadata
+            .merged
+            .iter()
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>(),
+        ["B1:C2"]
+    );
+    assert!(metadata.hyperlinks.is_empty() && metadata.comments.is_empty());
+    let names = workbook.defined_names().unwrap();
+    assert_eq!(names.len(), 1);
+    assert_eq!(names[0].name, "Totals");
+    assert_eq!(names[0].refers_to, "Data!$B$2:$C$3");
+}
+
+#[test]
+fn the_cli_dumps_and_exports_xls() {
+    let run = run_cli("cells", "xls-cells.xls", &every_value_kind());
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let first = run.stdout.lines().next().unwrap();
+    assert_eq!(first, r#"{"sheet":"Values","ref":"A1","t":"n","v":1.5}"#);
+    assert_eq!(run.stdout.lines().count(), 22);
+    let run = run_cli("csv", "xls-csv.xls", &every_value_kind());
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("1.5,1.23,-7,2.5\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("café"), "{}", run.stdout);
+}
+
+// ---------------------------------------------------------------------------
+// Hostile files
+// ---------------------------------------------------------------------------
+
+#[test]
+fn an_encrypted_xls_is_refused_as_encrypted() {
+    let mut book = Book::new();
+    book.globals
+        .extend(record(xls::FILEPASS, &[1, 0, 1, 0, 1, 0]));
+    book.sheet("S", xls::number(0, 0, 0, 1.0));
+    let err = error_of(book.bytes());
+    assert!(matches!(err.kind(), ErrorKind::Encrypted(_)), "{err}");
+    assert!(err.to_string().contains("encrypted"), "{err}");
+}
+
+#[test]
+fn other_compound_files_say_what_they_are() {
+    let doc = xls::compound(&[("WordDocument", &[0u8; 600][..])]);
+    let err = error_of(doc);
+    assert!(err.to_string().contains("Word document (.doc)"), "{err}");
+    let encrypted = xls::compound(&[
+        ("EncryptionInfo", &[0u8; 100][..]),
+        ("EncryptedPackage", &[0u8; 5000][..]),
+    ]);
+    let err = error_of(encrypted);
+    assert!(err.to_string().contains("encrypted"), "{err}");
+}
+
+#[test]
+fn sheet_offsets_that_lie_are_errors_naming_the_sheet() {
+    // Past the stream.
+    let mut book = Book::new();
+    book.sheet("S", xls::number(0, 0, 0, 1.0));
+    book.offset_shift = 100_000;
+    let err = error_of(book.bytes());
+    assert!(
+        err.to_string().contains("past the end of the stream"),
+        "{err}"
+    );
+    assert_eq!(err.location().sheet.as_deref(), Some("S"));
+    // Into the globals.
+    let mut book = Book::new();
+    book.sheet("S", xls::number(0, 0, 0, 1.0));
+    book.offset_shift = -40;
+    let err = error_of(book.bytes());
+    assert!(
+        err.to_string().contains("inside the workbook globals"),
+        "{err}"
+    );
+    // Two sheets on one substream.
+    let mut book = Book::new();
+    book.sheet("A", xls::number(0, 0, 0, 1.0));
+    book.sheet("B", xls::number(0, 0, 0, 1.0));
+    let mut stream = book.stream();
+    let second = stream
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| *w == xls::BOUNDSHEET.to_le_bytes())
+        .map(|(i, _)| i)
+        .collect::<Vec<_>>();
+    let first_offset = stream[second[0] + 4..second[0] + 8].to_vec();
+    stream[second[1] + 4..second[1] + 8].copy_from_slice(&first_offset);
+    let err = error_of(xls::compound(&[("Workbook", &stream)]));
+    assert!(err.to_string().contains("another sheet's too"), "{err}");
+}
+
+#[test]
+fn a_record_running_past_the_stream_is_an_error() {
+    let mut book = Book::new();
+    book.sheet("S", xls::number(0, 0, 0, 1.0));
+    let mut stream = book.stream();
+    // Cut inside the sheet's NUMBER record.
+    let cut = stream.len() - 4 - 10;
+    stream.truncate(cut);
+    let err = error_of(xls::compound(&[("Workbook", &stream)]));
+    assert!(matches!(err.kind(), ErrorKind::Xls(_)), "{err}");
+    assert!(
+        err.to_string().contains("runs past the end of the stream"),
+        "{err}"
+    );
+    assert!(err.location().offset.is_some(), "{err}");
+}
+
+#[test]
+fn a_never_ending_continue_chain_ends_with_the_stream() {
+    // An SST whose one string claims 65,535 characters, followed by
+    // CONTINUE records to the end of the stream and no EOF.
+    let mut stream = Book::new().stream();
+    stream.truncate(stream.len() - 4);
+    let mut data = 1u32.to_le_bytes().to_vec();
+    data.extend_from_slice(&1u32.to_le_bytes());
+    data.extend_from_slice(&u16::MAX.to_le_bytes());
+    data.push(0);
+    stream.extend(record(xls::SST, &data));
+    for _ in 0..200 {
+        stream.extend(record(xls::CONTINUE, &[0, b'a', b'b']));
+    }
+    let err = error_of(xls::compound(&[("Workbook", &stream)]));
+    assert!(
+        err.to_string().contains("the SST ends inside string 0"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_damaged_compound_file_is_an_error_not_a_panic() {
+    let bytes = every_value_kind();
+    // A sector size that lies: version 3 with 4 KiB sectors.
+    let mut lying = bytes.clone();
+    lying[0x1E] = 12;
+    let err = error_of(lying);
+    assert!(matches!(err.kind(), ErrorKind::NotZip { .. }), "{err}");
+    assert!(err.to_string().contains("header is damaged"), "{err}");
+    // A directory sector past the end of the file.
+    let mut lying = bytes.clone();
+    lying[0x30..0x34].copy_from_slice(&5000u32.to_le_bytes());
+    let err = error_of(lying);
+    assert!(matches!(err.kind(), ErrorKind::Xls(_)), "{err}");
+    assert!(
+        err.to_string().contains("damaged OLE2 compound file"),
+        "{err}"
+    );
+    // Every FAT entry pointing at itself (a loop), or past the file.
+    let fat_sector = u32::from_le_bytes(bytes[0x4C..0x50].try_into().unwrap()) as usize;
+    let fat_at = 512 * (fat_sector + 1);
+    for hostile in [0u32, 0x00FF_FFFF] {
+        let mut looping = bytes.clone();
+        for entry in 0..128usize {
+            let at = fat_at + 4 * entry;
+            let current = u32::from_le_bytes(looping[at..at + 4].try_into().unwrap());
+            if current < 0xFFFF_FFF0 && entry as u32 != fat_sector as u32 {
+                let target = if hostile == 0 { entry as u32 } else { hostile };
+                looping[at..at + 4].copy_from_slice(&target.to_le_bytes());
+            }
+        }
+        let _ = error_of(looping);
+    }
+}
+
+#[test]
+fn a_fat_larger_than_the_file_is_refused_within_the_budget() {
+    // A compound file whose DIFAT lists FAT sector 1 over and over: the
+    // FAT it describes is 127 times the file.
+    const DIFAT_SECTORS: usize = 400;
+    let mut file = vec![0u8; 512 * (DIFAT_SECTORS + 2)];
+    file[..8].copy_from_slice(&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1]);
+    file[0x18..0x1A].copy_from_slice(&0x3Eu16.to_le_bytes());
+    file[0x1A..0x1C].copy_from_slice(&3u16.to_le_bytes());
+    file[0x1C..0x1E].copy_from_slice(&0xFFFEu16.to_le_bytes());
+    file[0x1E..0x20].copy_from_slice(&9u16.to_le_bytes());
+    file[0x20..0x22].copy_from_slice(&6u16.to_le_bytes());
+    file[0x2C..0x30].copy_from_slice(&1u32.to_le_bytes());
+    file[0x30..0x34].copy_from_slice(&0xFFFF_FFFEu32.to_le_bytes());
+    file[0x38..0x3C].copy_from_slice(&4096u32.to_le_bytes());
+    file[0x3C..0x40].copy_from_slice(&0xFFFF_FFFEu32.to_le_bytes());
+    file[0x44..0x48].copy_from_slice(&1u32.to_le_bytes());
+    file[0x48..0x4C].copy_from_slice(&(DIFAT_SECTORS as u32).to_le_bytes());
+    for entry in 0..109 {
+        file[0x4C + 4 * entry..0x50 + 4 * entry].copy_from_slice(&1u32.to_le_bytes());
+    }
+    for sector in 1..=DIFAT_SECTORS {
+        let at = 512 * (sector + 1);
+        for entry in 0..127 {
+            file[at + 4 * entry..at + 4 * entry + 4].copy_from_slice(&1u32.to_le_bytes());
+        }
+        let next = if sector == DIFAT_SECTORS {
+            0xFFFF_FFFE
+        } else {
+            sector as u32 + 1
+        };
+        file[at + 508..at + 512].copy_from_slice(&next.to_le_bytes());
+    }
+    let err = match Workbook::from_reader(Cursor::new(file)) {
+        Ok(_) => panic!("opened"),
+        Err(err) => err,
+    };
+    assert!(
+        err.to_string()
+            .contains("FAT and directory are larger than the file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_error_code_refuses_the_file() {
+    let mut book = Book::new();
+    book.sheet("S", xls::boolerr(0, 0, 0, 0x99, true));
+    let err = error_of(book.bytes());
+    assert!(err.to_string().contains("error code 0x99"), "{err}");
+    assert_eq!(
+        (err.location().row, err.location().column),
+        (Some(1), Some(1))
+    );
+}
+
+#[test]
+fn values_of_the_bytes_read_back() {
+    // The value of a `Value::Number` is the f64 written.
+    let mut book = Book::new();
+    book.sheet("S", xls::number(0, 0, 0, -0.1));
+    let mut workbook = Workbook::from_bytes(book.bytes()).unwrap();
+    let mut rows = workbook.rows(0).unwrap();
+    let row = rows.next_row().unwrap().unwrap();
+    assert_eq!(row.cells()[0].value(), Value::Number(-0.1));
+}
+
+#[test]
+fn random_damage_is_an_error_or_a_read_never_a_panic() {
+    // The fuzz target's entry point over mutated workbooks: the stream
+    // wrapped in a valid compound file (mutations reach the records), and
+    // the whole file (mutations reach the compound file).
+    let mut book = Book::new();
+    book.tail = xls::sst(&["zero", &"long ".repeat(40), "αβγ"], 3, 40, true);
+    let mut sheet = Vec::new();
+    for row in 0..20u16 {
+        sheet.extend(xls::number(row, 0, 1, f64::from(row)));
+        sheet.extend(xls::label_sst(row, 1, 0, u32::from(row % 3)));
+        sheet.extend(xls::formula_string(row, 2, 0, "text"));
+        sheet.extend(xls::mulrk(row, 3, &[(0, xls::rk_int(7, true)), (2, 0)]));
+    }
+    sheet.extend(hyperlink_records());
+    book.sheet("S", sheet);
+    let stream = book.stream();
+    let file = book.bytes();
+    // SHEETSTREAM_XLS_ROUNDS=100000 for a longer run.
+    let rounds: u64 = std::env::var("SHEETSTREAM_XLS_ROUNDS")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(600);
+    let mut rng = crate::common::Rng(25 + rounds);
+    for round in 0..rounds {
+        let whole = round % 2 == 1;
+        let mut bytes = if whole { file.clone() } else { stream.clone() };
+        for _ in 0..1 + rng.next_u64() % 4 {
+            let at = (rng.next_u64() % bytes.len() as u64) as usize;
+            bytes[at] = rng.next_u64() as u8;
+        }
+        if rng.next_u64().is_multiple_of(8) {
+            let cut = (rng.next_u64() % bytes.len() as u64) as usize;
+            bytes.truncate(cut);
+        }
+        if whole {
+            sheetstream::fuzzing::read_whole_workbook(&bytes);
+        } else {
+            sheetstream::fuzzing::read_whole_workbook(&sheetstream::fuzzing::xls_from_stream(
+                &bytes,
+            ));
+        }
+    }
+}
+
+#[test]
+fn a_dialog_sheet_gives_no_cells() {
+    let mut dialog = record(0x0081, &[0x10, 0x04]);
+    dialog.extend(xls::number(0, 0, 0, 1.0));
+    let mut book = Book::new();
+    book.sheet("Dialog", dialog);
+    book.sheet("Data", xls::number(0, 0, 0, 2.0));
+    assert_eq!(cells(book.bytes()), ["Data!A1 n 2.0"]);
+    let workbook = Workbook::from_bytes(book.bytes()).unwrap();
+    let kinds: Vec<SheetKind> = workbook.sheets().iter().map(|s| s.kind()).collect();
+    assert_eq!(kinds, [SheetKind::Dialogsheet, SheetKind::Worksheet]);
+}
+
+#[test]
+fn an_offset_into_another_sheet_is_found_again_by_position() {
+    // The second sheet's offset points into the middle of the first
+    // sheet's substream (no BOF there): the second substream is read.
+    let mut book = Book::new();
+    let mut first = Vec::new();
+    for row in 0..10 {
+        first.extend(xls::number(row, 0, 0, f64::from(row)));
+    }
+    book.sheet("A", first);
+    book.sheet("B", xls::number(0, 1, 0, 99.0));
+    let mut stream = book.stream();
+    let boundsheets: Vec<usize> = stream
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| *w == xls::BOUNDSHEET.to_le_bytes())
+        .map(|(i, _)| i)
+        .collect();
+    let (a, b) = (boundsheets[0], boundsheets[1]);
+    let first_offset = u32::from_le_bytes(stream[a + 4..a + 8].try_into().unwrap());
+    stream[b + 4..b + 8].copy_from_slice(&(first_offset + 40).to_le_bytes());
+    let lines = cells(xls::compound(&[("Workbook", &stream)]));
+    assert_eq!(lines.len(), 11);
+    assert_eq!(lines[10], "B!B1 n 99.0");
+}
+
+#[test]
+fn many_sheets_read_through_one_compound_file() {
+    // 3,000 sheets: the compound file's FAT and directory are read once
+    // per container (not once per sheet, which made this quadratic).
+    let mut book = Book::new();
+    for sheet in 0..3_000u16 {
+        book.sheet(
+            &format!("S{sheet}"),
+            xls::number(sheet % 100, 0, 0, f64::from(sheet)),
+        );
+    }
+    let bytes = book.bytes();
+    let start = std::time::Instant::now();
+    assert_eq!(cells(bytes.clone()).len(), 3_000);
+    let workbook = Workbook::from_bytes(bytes).unwrap();
+    let sheets = workbook.load_all().unwrap();
+    assert_eq!(sheets.iter().map(|s| s.cell_count()).sum::<usize>(), 3_000);
+    assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
+}
+
+/// UTF-16LE with a terminating NUL.
+fn utf16z(text: &str) -> Vec<u8> {
+    text.encode_utf16()
+        .chain([0])
+        .flat_map(u16::to_le_bytes)
+        .collect()
+}
+
+/// An HLINK record on B3 (a URL, a location and display text) and its
+/// HLINKTOOLTIP.
+fn hyperlink_records() -> Vec<u8> {
+    let mut link = Vec::new();
+    for word in [2u16, 2, 1, 1] {
+        link.extend_from_slice(&word.to_le_bytes());
+    }
+    link.extend_from_slice(&[
+        0xD0, 0xC9, 0xEA, 0x79, 0xF9, 0xBA, 0xCE, 0x11, 0x8C, 0x82, 0, 0xAA, 0, 0x4B, 0xA9, 0x0B,
+    ]);
+    link.extend_from_slice(&2u32.to_le_bytes());
+    link.extend_from_slice(&(0x01u32 | 0x02 | 0x08 | 0x10).to_le_bytes());
+    let display = utf16z("the site");
+    link.extend_from_slice(&((display.len() / 2) as u32).to_le_bytes());
+    link.extend(display);
+    link.extend_from_slice(&[
+        0xE0, 0xC9, 0xEA, 0x79, 0xF9, 0xBA, 0xCE, 0x11, 0x8C, 0x82, 0, 0xAA, 0, 0x4B, 0xA9, 0x0B,
+    ]);
+    let url = utf16z("https://example.com/ä");
+    link.extend_from_slice(&(url.len() as u32).to_le_bytes());
+    link.extend(url);
+    let location = utf16z("top");
+    link.extend_from_slice(&((location.len() / 2) as u32).to_le_bytes());
+    link.extend(location);
+    let mut sheet = record(0x01B8, &link);
+    let mut tooltip = 0x0800u16.to_le_bytes().to_vec();
+    for word in [2u16, 2, 1, 1] {
+        tooltip.extend_from_slice(&word.to_le_bytes());
+    }
+    tooltip.extend(utf16z("Go there"));
+    sheet.extend(record(0x0800, &tooltip));
+    sheet
+}
+
+#[test]
+fn hyperlinks_come_from_hlink_records() {
+    let mut sheet = hyperlink_records();
+    sheet.extend(xls::label(2, 1, 0, "the site"));
+    let mut book = Book::new();
+    book.sheet("Links", sheet);
+    let mut workbook = Workbook::from_bytes(book.bytes()).unwrap();
+    let links = workbook.sheet_metadata(0).unwrap().hyperlinks;
+    assert_eq!(links.len(), 1);
+    assert_eq!(links[0].range.to_string(), "B3");
+    assert_eq!(links[0].target.as_deref(), Some("https://example.com/ä"));
+    assert_eq!(links[0].location.as_deref(), Some("top"));
+    assert_eq!(links[0].display.as_deref(), Some("the site"));
+    assert_eq!(links[0].tooltip.as_deref(), Some("Go there"));
+}
+
+#[test]
+fn the_same_data_as_xls_and_xlsx_dumps_the_same() {
+    use rust_xlsxwriter::{Format, Formula, Workbook as XlsxWorkbook};
+    // Written once by the tests' BIFF writer and once by rust_xlsxwriter.
+    let mut book = Book::new();
+    book.tail = xls::sst(&["shared", "Grüße 世界"], 2, 8224, false);
+    let mut sheet = Vec::new();
+    sheet.extend(xls::number(0, 0, 0, 1.5));
+    sheet.extend(xls::rk(0, 1, 0, xls::rk_int(-42, false)));
+    sheet.extend(xls::label_sst(0, 2, 0, 0));
+    sheet.extend(xls::label_sst(1, 0, 0, 1));
+    sheet.extend(xls::boolerr(1, 1, 0, 1, false));
+    sheet.extend(xls::number(1, 2, 1, 45_123.0));
+    sheet.extend(xls::number(2, 0, 2, 0.75));
+    sheet.extend(xls::formula_string(2, 1, 0, "made"));
+    sheet.extend(xls::formula_number(2, 2, 0, 7.0));
+    sheet.extend(xls::boolerr(3, 0, 0, 0x07, true));
+    book.sheet("Data", sheet);
+    book.sheet("Empty", Vec::new());
+
+    let mut xlsx = XlsxWorkbook::new();
+    let data = xlsx.add_worksheet().set_name("Data").unwrap();
+    data.write_number(0, 0, 1.5).unwrap();
+    data.write_number(0, 1, -42.0).unwrap();
+    data.write_string(0, 2, "shared").unwrap();
+    data.write_string(1, 0, "Grüße 世界").unwrap();
+    data.write_boolean(1, 1, true).unwrap();
+    data.write_number_with_format(1, 2, 45_123.0, &Format::new().set_num_format("mm-dd-yy"))
+        .unwrap();
+    data.write_number_with_format(2, 0, 0.75, &Format::new().set_num_format("h:mm:ss"))
+        .unwrap();
+    data.write_formula(2, 1, Formula::new("=\"made\"").set_result("made"))
+        .unwrap();
+    data.write_formula(2, 2, Formula::new("=3+4").set_result("7"))
+        .unwrap();
+    data.write_formula(3, 0, Formula::new("=1/0").set_result("#DIV/0!"))
+        .unwrap();
+    xlsx.add_worksheet().set_name("Empty").unwrap();
+    let xlsx_bytes = xlsx.save_to_buffer().unwrap();
+
+    let mut from_xlsx = Workbook::from_bytes(xlsx_bytes).unwrap();
+    let mut from_xls = Workbook::from_bytes(book.bytes()).unwrap();
+    assert_eq!(from_xlsx.file_format(), FileFormat::Xlsx);
+    assert_eq!(
+        library_dump(&mut from_xls).unwrap(),
+        library_dump(&mut from_xlsx).unwrap()
+    );
+}
