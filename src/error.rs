@@ -31,7 +31,9 @@ struct ErrorInner {
 pub enum ErrorKind {
     /// Reading the underlying file or stream failed.
     Io(io::Error),
-    /// The input is not a ZIP archive. `detail` says what it looks like instead.
+    /// The input is not a workbook container sheetstream reads (a ZIP
+    /// package or an OLE2 compound file). `detail` says what it looks like
+    /// instead.
     NotZip {
         /// What the input looks like (an OLE2 compound file, an empty file, ...).
         detail: &'static str,
@@ -311,7 +313,9 @@ impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ErrorKind::Io(err) => write!(f, "I/O error: {err}"),
-            ErrorKind::NotZip { detail } => write!(f, "not an .xlsx file: {detail}"),
+            ErrorKind::NotZip { detail } => {
+                write!(f, "not a workbook (.xlsx, .xlsb or .xls): {detail}")
+            }
             ErrorKind::Zip(message) => write!(f, "damaged ZIP container: {}", Shown(message)),
             ErrorKind::Package(message) => {
                 write!(f, "not a spreadsheet package: {}", Shown(message))

@@ -144,7 +144,11 @@ fn text_files() {
     }
     let run = run_cli("cells", "text", b"just some text\n");
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("not an .xlsx file"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("not a workbook (.xlsx, .xlsb or .xls)"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -31,7 +31,7 @@ type Labelled = Vec<(String, Arc<Workbook>)>;
 /// How sheets become typed columns: the options every columnar command takes.
 #[derive(Args, Clone)]
 pub struct TableArgs {
-    /// The workbooks (.xlsx, .xlsm): files, globs (expanded by sheetstream
+    /// The workbooks (.xlsx, .xlsm, .xlsb, .xls): files, globs (expanded by sheetstream
     /// when the shell did not), or `-` for standard input.
     #[arg(required = true)]
     files: Vec<PathBuf>,

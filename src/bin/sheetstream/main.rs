@@ -27,12 +27,12 @@ use crate::input::{Input, inputs};
 const EXIT_CODES: &str = "\
 Exit status:
   0  success
-  1  the workbook could not be read (missing, not an .xlsx file, damaged,
+  1  the workbook could not be read (missing, not a workbook, damaged,
      malformed, or over a safety limit); the message says where
   2  bad usage
   3  the output could not be written";
 
-/// Stream the contents of Excel .xlsx workbooks: to CSV, TSV or JSON lines,
+/// Stream the contents of Excel workbooks (.xlsx, .xlsb, .xls): to CSV, TSV or JSON lines,
 /// per-column statistics, or counts. Sheets are read in parallel.
 #[derive(Parser)]
 #[command(name = "sheetstream", version, after_help = EXIT_CODES)]
@@ -44,7 +44,7 @@ struct Cli {
 /// Options every command that reads sheets takes.
 #[derive(Args, Clone)]
 struct Common {
-    /// The workbooks (.xlsx, .xlsm): files, globs (expanded by sheetstream
+    /// The workbooks (.xlsx, .xlsm, .xlsb, .xls): files, globs (expanded by sheetstream
     /// when quoted), or `-` for standard input (copied into a temporary
     /// file first: a ZIP is read from its end).
     #[arg(required = true, value_name = "FILE")]
