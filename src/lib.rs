@@ -160,6 +160,7 @@ mod sheet;
 mod source;
 mod styles;
 mod workbook;
+mod xlsb;
 mod xlsx;
 
 #[doc(hidden)]

@@ -118,6 +118,7 @@ impl<R: Read + Seek> Workbook<R> {
     pub fn defined_names(&mut self) -> Result<Vec<DefinedName>> {
         match self.format {
             FileFormat::Xlsx => self.xlsx_defined_names(),
+            FileFormat::Xlsb => self.xlsb_defined_names(),
         }
     }
 
@@ -142,6 +143,7 @@ impl<R: Read + Seek> Workbook<R> {
     pub fn sheet_metadata(&mut self, sheet: impl SheetSelector) -> Result<SheetMetadata> {
         match self.format {
             FileFormat::Xlsx => self.xlsx_sheet_metadata(sheet),
+            FileFormat::Xlsb => self.xlsb_sheet_metadata(sheet),
         }
     }
 
@@ -163,6 +165,7 @@ impl<R: Read + Seek> Workbook<R> {
     pub fn sheet_dimension(&mut self, sheet: impl SheetSelector) -> Result<Option<CellRange>> {
         match self.format {
             FileFormat::Xlsx => self.xlsx_sheet_dimension(sheet),
+            FileFormat::Xlsb => self.xlsb_sheet_dimension(sheet),
         }
     }
 
@@ -186,6 +189,7 @@ impl<R: Read + Seek> Workbook<R> {
     pub fn hidden_rows(&mut self, sheet: impl SheetSelector) -> Result<Vec<u32>> {
         match self.format {
             FileFormat::Xlsx => self.xlsx_hidden_rows(sheet),
+            FileFormat::Xlsb => self.xlsb_hidden_rows(sheet),
         }
     }
 }

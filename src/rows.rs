@@ -15,6 +15,7 @@ use crate::limits::Limits;
 use crate::pipe::Pipe;
 use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
+use crate::xlsb::rows::XlsbRows;
 use crate::xlsx::rows::XlsxRows;
 
 /// What a sheet's values are resolved against: read once at open, shared
@@ -122,6 +123,7 @@ pub struct SheetRows<'a> {
 /// The format's own row reader.
 enum FormatRows<'a> {
     Xlsx(Box<XlsxRows<'a>>),
+    Xlsb(Box<XlsbRows<'a>>),
 }
 
 impl<'a> SheetRows<'a> {
@@ -131,11 +133,18 @@ impl<'a> SheetRows<'a> {
         }
     }
 
+    pub(crate) fn xlsb(rows: XlsbRows<'a>) -> Self {
+        SheetRows {
+            reader: FormatRows::Xlsb(Box::new(rows)),
+        }
+    }
+
     /// Replaces the window with one of `chunk_size` bytes (for tests and
     /// fuzzing: small windows make rows straddle chunk boundaries).
     pub(crate) fn with_chunk_size(self, chunk_size: usize, limits: &Limits) -> Self {
         match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_chunk_size(chunk_size, limits)),
+            FormatRows::Xlsb(rows) => SheetRows::xlsb(rows.with_chunk_size(chunk_size, limits)),
         }
     }
 
@@ -143,6 +152,7 @@ impl<'a> SheetRows<'a> {
     pub fn with_formulas(self, formulas: bool) -> Self {
         match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_formulas(formulas)),
+            FormatRows::Xlsb(rows) => SheetRows::xlsb(rows.with_formulas(formulas)),
         }
     }
 
@@ -184,6 +194,7 @@ impl<'a> SheetRows<'a> {
     pub fn select_columns(&mut self, columns: Option<ColumnSet>) {
         match &mut self.reader {
             FormatRows::Xlsx(rows) => rows.select_columns(columns),
+            FormatRows::Xlsb(rows) => rows.select_columns(columns),
         }
     }
 
@@ -200,6 +211,7 @@ impl<'a> SheetRows<'a> {
     pub fn next_row(&mut self) -> Result<Option<Row<'_>>> {
         match &mut self.reader {
             FormatRows::Xlsx(rows) => rows.next_row(),
+            FormatRows::Xlsb(rows) => rows.next_row(),
         }
     }
 }

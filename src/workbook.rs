@@ -11,18 +11,20 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::format::NumberFormats;
 use crate::limits::Limits;
 use crate::number_format::FormatKind;
-use crate::package::SheetInfo;
 use crate::package::archive::Archive;
+use crate::package::{SheetInfo, find_workbook_part};
 use crate::rows::{PartSource, SheetContext, SheetRows};
 use crate::shared_strings::SharedStrings;
 use crate::source::SharedFile;
 use crate::styles::Styles;
+use crate::xlsb;
+use crate::xlsb::rows::XlsbRows;
 use crate::xlsx::rows::XlsxRows;
 use crate::xlsx::shared_strings::read_shared_strings;
 use crate::xlsx::styles::read_styles;
 use crate::xlsx::workbook_part::read_layout;
 
-/// An opened `.xlsx` / `.xlsm` workbook.
+/// An opened workbook: `.xlsx` / `.xlsm`, or `.xlsb` (see [`FileFormat`]).
 ///
 /// Opening reads the ZIP central directory, the workbook part, the styles
 /// and the shared strings; sheets are read only when asked for, as a stream.
@@ -58,6 +60,9 @@ pub enum FileFormat {
     /// An Office Open XML workbook (`.xlsx`, `.xlsm`): XML parts in a ZIP
     /// package.
     Xlsx,
+    /// An Excel binary workbook (`.xlsb`): BIFF12 record streams in a ZIP
+    /// package.
+    Xlsb,
 }
 
 impl FileFormat {
@@ -65,6 +70,7 @@ impl FileFormat {
     pub fn description(self) -> &'static str {
         match self {
             FileFormat::Xlsx => "an Excel workbook (.xlsx)",
+            FileFormat::Xlsb => "an Excel binary workbook (.xlsb)",
         }
     }
 }
@@ -73,7 +79,7 @@ impl FileFormat {
 /// readers reads through its own clone (cheap: the directory is shared).
 #[derive(Clone)]
 pub(crate) enum Container<R> {
-    /// A ZIP package of parts: `.xlsx`.
+    /// A ZIP package of parts: `.xlsx`, `.xlsb`.
     Package(Archive<R>),
 }
 
@@ -331,7 +337,22 @@ impl<R: Read + Seek> Workbook<R> {
 
     fn with_limits(reader: R, limits: Limits) -> Result<Workbook<R>> {
         let mut archive = Archive::new(reader)?;
-        let layout = read_layout(&mut archive, &limits)?;
+        let workbook_part = find_workbook_part(&mut archive, &limits)?;
+        if xlsb::is_binary_workbook(&mut archive, &workbook_part, &limits)? {
+            let (layout, styles, shared_strings) =
+                xlsb::read_workbook(&mut archive, &workbook_part, &limits)?;
+            return Ok(Workbook {
+                container: Container::Package(archive),
+                format: FileFormat::Xlsb,
+                workbook_part: layout.workbook_part,
+                sheets: layout.sheets,
+                shared_strings,
+                styles,
+                date_system: layout.date_system,
+                limits,
+            });
+        }
+        let layout = read_layout(&mut archive, workbook_part, &limits)?;
         let styles = match &layout.styles_part {
             Some(part) => {
                 let bytes = archive.read_part(part, &limits)?;
@@ -462,9 +483,13 @@ pub(crate) fn open_sheet_rows<'a, R: Read + Seek>(
 ) -> Result<SheetRows<'a>> {
     match container {
         Container::Package(archive) => {
-            let source = archive
-                .open_part(info.part(), limits.max_part_bytes, limits)
-                .map_err(|err| err.with_sheet(info.name()))?;
+            let source = match format {
+                FileFormat::Xlsb => {
+                    archive.open_binary_part(info.part(), limits.max_part_bytes, limits)
+                }
+                _ => archive.open_part(info.part(), limits.max_part_bytes, limits),
+            }
+            .map_err(|err| err.with_sheet(info.name()))?;
             Ok(sheet_part_rows(
                 format,
                 PartSource::Reader(source),
@@ -487,6 +512,13 @@ pub(crate) fn sheet_part_rows<'a>(
 ) -> SheetRows<'a> {
     match format {
         FileFormat::Xlsx => SheetRows::xlsx(XlsxRows::new(
+            source,
+            context,
+            info.name(),
+            info.part(),
+            limits,
+        )),
+        FileFormat::Xlsb => SheetRows::xlsb(XlsbRows::new(
             source,
             context,
             info.name(),
