@@ -337,7 +337,7 @@ impl<'a> RecordStream<'a> {
                 self.skip(total, kind, offset)?;
                 continue;
             }
-            if u64::from(size) > self.max_record {
+            if total > self.max_record {
                 return Err(Error::limit("record size", self.max_record).with_offset(offset));
             }
             // Within the limit, so it fits a usize.

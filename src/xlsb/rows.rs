@@ -395,8 +395,385 @@ fn read_cell<'a>(
 }
 
 #[cfg(test)]
+#[path = "../../benches/support/xlsb_writer.rs"]
+mod writer;
+
+#[cfg(test)]
 mod tests {
+    use super::writer::{record, wide};
     use super::*;
+    use crate::fuzzing::{read_sheet_xlsb, read_sheet_xlsb_with};
+
+    fn cell(column: u32, style: u32) -> Vec<u8> {
+        [column.to_le_bytes(), style.to_le_bytes()].concat()
+    }
+
+    fn row(out: &mut Vec<u8>, index: u32) {
+        let mut body = index.to_le_bytes().to_vec();
+        body.extend_from_slice(&[0; 13]);
+        record(out, ROW_HDR, &body);
+    }
+
+    fn sheet(data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        record(&mut out, 0x0081, &[]);
+        record(&mut out, 0x0094, &[0; 16]);
+        record(&mut out, BEGIN_SHEET_DATA_FOR_TESTS, &[]);
+        out.extend_from_slice(data);
+        record(&mut out, END_SHEET_DATA, &[]);
+        record(&mut out, 0x00B0, &[0; 16]);
+        record(&mut out, 0x0082, &[]);
+        out
+    }
+
+    const BEGIN_SHEET_DATA_FOR_TESTS: u16 = super::super::records::BEGIN_SHEET_DATA;
+
+    /// A sheet with every cell record, short forms, text of every kind,
+    /// an empty row and records the reader skips between them.
+    fn every_record() -> Vec<u8> {
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        record(
+            &mut data,
+            CELL_RK,
+            &[cell(0, 0), (123u32 << 2 | 2).to_le_bytes().to_vec()].concat(),
+        );
+        record(
+            &mut data,
+            CELL_RK,
+            &[
+                cell(1, 0),
+                (((-12345i32) << 2) as u32 | 3).to_le_bytes().to_vec(),
+            ]
+            .concat(),
+        );
+        record(
+            &mut data,
+            CELL_REAL,
+            &[cell(2, 1), 45000.5f64.to_le_bytes().to_vec()].concat(),
+        );
+        record(&mut data, CELL_BLANK, &cell(3, 1));
+        let mut text = cell(4, 0);
+        wide(
+            &mut text,
+            "h\u{e9}llo \u{6771}\u{4eac} \u{1F600}\r\n_x0041_",
+        );
+        record(&mut data, CELL_ST, &text);
+        record(
+            &mut data,
+            CELL_ISST,
+            &[cell(5, 0), 2u32.to_le_bytes().to_vec()].concat(),
+        );
+        record(&mut data, 0x0400, &[0xAB; 300]); // an unknown record
+        row(&mut data, 2);
+        row(&mut data, 3);
+        record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
+        record(&mut data, CELL_ERROR, &[cell(1, 0), vec![0x07]].concat());
+        let mut rich = cell(2, 0);
+        rich.push(1);
+        wide(&mut rich, "rich");
+        rich.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]); // a run
+        record(&mut data, CELL_RSTRING, &rich);
+        let formula = [0u8; 10];
+        record(
+            &mut data,
+            FMLA_NUM,
+            &[cell(3, 0), 2.5f64.to_le_bytes().to_vec(), formula.to_vec()].concat(),
+        );
+        let mut string = cell(4, 0);
+        wide(&mut string, "");
+        string.extend_from_slice(&formula);
+        record(&mut data, FMLA_STRING, &string);
+        record(
+            &mut data,
+            FMLA_BOOL,
+            &[cell(5, 0), vec![0], formula.to_vec()].concat(),
+        );
+        record(
+            &mut data,
+            FMLA_ERROR,
+            &[cell(6, 0), vec![0x2A], formula.to_vec()].concat(),
+        );
+        // Short forms: the column is the previous cell's plus one.
+        record(
+            &mut data,
+            SHORT_REAL,
+            &[1u32.to_le_bytes().to_vec(), 0.25f64.to_le_bytes().to_vec()].concat(),
+        );
+        record(
+            &mut data,
+            SHORT_ISST,
+            &[0u32.to_le_bytes(), 1u32.to_le_bytes()].concat(),
+        );
+        let mut lone = 0u32.to_le_bytes().to_vec();
+        lone.extend_from_slice(&[2, 0, 0, 0, 0x00, 0xD8, 0x41, 0x00]);
+        record(&mut data, SHORT_ST, &lone);
+        row(&mut data, 1_048_575);
+        record(
+            &mut data,
+            CELL_RK,
+            &[cell(16_383, 0), (7u32 << 2 | 2).to_le_bytes().to_vec()].concat(),
+        );
+        sheet(&data)
+    }
+
+    #[test]
+    fn reads_every_record_the_same_in_chunks_of_any_size() {
+        let bytes = every_record();
+        let (cells, digest) = read_sheet_xlsb(&bytes, bytes.len()).unwrap();
+        assert_eq!(cells, 16, "{digest}");
+        let expected = [
+            "row 0 true",
+            "A1 0 Number(123.0)",
+            "B1 0 Number(-123.45)",
+            "C1 1 DateTime(",
+            "E1 0 Text(\"h\u{e9}llo \u{6771}\u{4eac} \u{1F600}\\r\\n_x0041_\")",
+            "F1 0 Text(\"two\")",
+            "row 2 false",
+            "row 3 true",
+            "A4 0 Bool(true)",
+            "B4 0 Error(\"#DIV/0!\")",
+            "C4 0 Text(\"rich\")",
+            "D4 0 Number(2.5)",
+            "E4 0 Text(\"\")",
+            "F4 0 Bool(false)",
+            "G4 0 Error(\"#N/A\")",
+            "H4 1 DateTime(",
+            "I4 0 Text(\"one\")",
+            "J4 0 Text(\"\u{FFFD}A\")",
+            "row 1048575 true",
+            "XFD1048576 0 Number(7.0)",
+        ];
+        let mut lines = digest.lines();
+        for want in expected {
+            let line = lines.next().unwrap_or_default();
+            assert!(line.starts_with(want), "{line:?} is not {want:?}\n{digest}");
+        }
+        for chunk in [1, 7, 4096] {
+            assert_eq!(
+                read_sheet_xlsb(&bytes, chunk).unwrap(),
+                (cells, digest.clone()),
+                "chunk {chunk}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_selection_reads_only_its_columns() {
+        let bytes = every_record();
+        let columns: ColumnSet = [1].into_iter().collect();
+        for chunk in [1, 4096] {
+            let (cells, digest) =
+                read_sheet_xlsb_with(&bytes, chunk, Some(columns.clone())).unwrap();
+            assert_eq!(cells, 2, "{digest}");
+            assert!(digest.contains("row 1048575 true"), "{digest}");
+            assert!(digest.contains("row 2 false"), "{digest}");
+        }
+    }
+
+    /// The error of reading `data` (inside sheet data) in chunks of 1, 7
+    /// and whole: the same in each.
+    fn error_of(data: &[u8]) -> Error {
+        let bytes = sheet(data);
+        let whole = read_sheet_xlsb(&bytes, bytes.len()).unwrap_err();
+        for chunk in [1, 7] {
+            let err = read_sheet_xlsb(&bytes, chunk).unwrap_err();
+            assert_eq!(err.to_string(), whole.to_string(), "chunk {chunk}");
+        }
+        assert_eq!(
+            whole.location().part.as_deref(),
+            Some("xl/worksheets/sheet1.bin")
+        );
+        assert_eq!(whole.location().sheet.as_deref(), Some("Fuzz"));
+        whole
+    }
+
+    /// Where the records of `data` start in the sheet part.
+    const DATA: u64 = 3 + 19 + 3;
+
+    #[test]
+    fn a_record_running_past_the_part_is_an_error_at_its_offset() {
+        let mut bytes = Vec::new();
+        record(&mut bytes, 0x0081, &[]);
+        bytes.extend_from_slice(&[0x05, 100, 1, 2, 3]); // claims 100 bytes
+        for chunk in [1, 7, 4096] {
+            let err = read_sheet_xlsb(&bytes, chunk).unwrap_err();
+            assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+            assert!(
+                err.to_string().contains("runs past the end of the part"),
+                "{err}"
+            );
+            assert_eq!(err.location().offset, Some(3));
+        }
+        // An unwanted record that lies is found too.
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&[0x81, 0x01, 0x7F, 1, 2]);
+        let err = read_sheet_xlsb(&bytes, 4096).unwrap_err();
+        assert!(
+            err.to_string().contains("runs past the end of the part"),
+            "{err}"
+        );
+        // A header cut short.
+        let err = read_sheet_xlsb(&[0x81], 4096).unwrap_err();
+        assert!(err.to_string().contains("inside a record header"), "{err}");
+    }
+
+    #[test]
+    fn varints_that_do_not_end_are_errors() {
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        let offset = DATA + data.len() as u64;
+        data.extend_from_slice(&[0x05, 0x80, 0x80, 0x80, 0x80, 0x01]);
+        let err = error_of(&data);
+        assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+        assert_eq!(err.location().offset, Some(offset));
+        let err = error_of(&[0x85, 0x81, 0x01, 0x00]);
+        assert!(err.to_string().contains("more than 2 bytes"), "{err}");
+    }
+
+    #[test]
+    fn records_over_the_limit_are_refused_before_they_are_read() {
+        // 2 MiB claimed (the reader's limit is 1 MiB), and the largest size
+        // the header can say: refused at once, nothing buffered.
+        for size in [2u32 << 20, (1 << 28) - 1] {
+            let mut data = Vec::new();
+            row(&mut data, 0);
+            let mut header = Vec::new();
+            record(&mut header, CELL_REAL, &[]);
+            let mut claimed = Vec::new();
+            let mut rest = size;
+            loop {
+                let byte = (rest & 0x7F) as u8;
+                rest >>= 7;
+                if rest == 0 {
+                    claimed.push(byte);
+                    break;
+                }
+                claimed.push(byte | 0x80);
+            }
+            data.push(CELL_REAL as u8);
+            data.extend_from_slice(&claimed);
+            data.extend_from_slice(&[0; 16]);
+            let err = error_of(&data);
+            assert!(
+                matches!(err.kind(), ErrorKind::LimitExceeded { .. }),
+                "{err}"
+            );
+        }
+        // An unknown record bigger than the limit is skipped, never held.
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        record(&mut data, 0x0400, &vec![7; 3 << 20]);
+        record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
+        let bytes = sheet(&data);
+        for chunk in [7, 4096] {
+            assert_eq!(read_sheet_xlsb(&bytes, chunk).unwrap().0, 1);
+        }
+    }
+
+    #[test]
+    fn records_cut_short_are_errors_at_their_cell() {
+        let mut data = Vec::new();
+        row(&mut data, 4);
+        let offset = DATA + data.len() as u64;
+        record(&mut data, CELL_REAL, &[cell(2, 0), vec![0; 4]].concat());
+        let err = error_of(&data);
+        assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+        assert_eq!(err.location().row, Some(5));
+        assert_eq!(err.location().column, Some(3));
+        assert_eq!(err.location().offset, Some(offset));
+        // A string whose count lies.
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        record(
+            &mut data,
+            CELL_ST,
+            &[cell(0, 0), vec![0xFF, 0xFF, 0xFF, 0x7F, 0x41, 0]].concat(),
+        );
+        let err = error_of(&data);
+        assert!(
+            err.to_string().contains("runs past the end of record"),
+            "{err}"
+        );
+        // No column at all.
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        record(&mut data, CELL_BOOL, &[1, 0]);
+        assert!(matches!(error_of(&data).kind(), ErrorKind::Record(_)));
+    }
+
+    #[test]
+    fn bad_positions_and_values_are_typed_errors() {
+        let value = |kind: u16, column: u32, value: &[u8]| {
+            let mut data = Vec::new();
+            row(&mut data, 9);
+            record(&mut data, kind, &[cell(column, 0), value.to_vec()].concat());
+            data
+        };
+        let err = error_of(&value(CELL_ISST, 1, &3u32.to_le_bytes()));
+        assert!(
+            matches!(
+                err.kind(),
+                ErrorKind::SharedStringIndex { index: 3, count: 3 }
+            ),
+            "{err}"
+        );
+        assert_eq!(
+            (err.location().row, err.location().column),
+            (Some(10), Some(2))
+        );
+        let err = error_of(&value(CELL_BOOL, 16_384, &[1]));
+        assert!(matches!(err.kind(), ErrorKind::CellReference(_)), "{err}");
+        let err = error_of(&value(CELL_ERROR, 0, &[0x08]));
+        assert!(matches!(err.kind(), ErrorKind::InvalidValue(_)), "{err}");
+        let mut data = Vec::new();
+        row(&mut data, 1_048_576);
+        let err = error_of(&data);
+        assert!(matches!(err.kind(), ErrorKind::CellReference(_)), "{err}");
+        let mut data = Vec::new();
+        row(&mut data, 5);
+        row(&mut data, 4);
+        let err = error_of(&data);
+        assert!(err.to_string().contains("rows go backwards"), "{err}");
+        assert_eq!(err.location().row, Some(5));
+        let err = error_of(&value(CELL_BOOL, 0, &[1])[19..]);
+        assert!(err.to_string().contains("before any row header"), "{err}");
+    }
+
+    #[test]
+    fn formula_text_is_refused_when_asked_for() {
+        use crate::rows::{PartSource, SheetRows};
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
+        record(
+            &mut data,
+            FMLA_NUM,
+            &[cell(1, 0), 2.0f64.to_le_bytes().to_vec(), vec![0; 10]].concat(),
+        );
+        let bytes = sheet(&data);
+        let styles = crate::styles::Styles::general(crate::date::DateSystem::V1900);
+        let context = SheetContext {
+            shared_strings: None,
+            styles: &styles,
+            date_system: crate::date::DateSystem::V1900,
+        };
+        let limits = Limits::default();
+        let mut rows = SheetRows::xlsb(XlsbRows::new(
+            PartSource::Reader(Box::new(&bytes[..])),
+            context,
+            "S",
+            "p",
+            &limits,
+        ))
+        .with_formulas(true);
+        let err = rows.next_row().unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Unsupported(_)), "{err}");
+        assert_eq!(
+            (err.location().row, err.location().column),
+            (Some(1), Some(2))
+        );
+    }
 
     #[test]
     fn decodes_rk_numbers() {
