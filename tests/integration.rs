@@ -27,3 +27,4 @@ mod no_silent_loss;
 mod parallel;
 mod serde_rows;
 mod sheet;
+mod xlsb;

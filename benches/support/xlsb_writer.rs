@@ -108,8 +108,11 @@ pub fn wide(out: &mut Vec<u8>, text: &str) {
 /// divided by 100).
 pub fn rk(number: f64) -> Option<u32> {
     let integer = |n: f64| {
-        (n.fract() == 0.0 && (-(1i64 << 29) as f64..(1i64 << 29) as f64).contains(&n))
-            .then_some(((n as i32) << 2) as u32 | 2)
+        // (Not -0.0, which the integer form would make 0.)
+        (n.fract() == 0.0
+            && !(n == 0.0 && n.is_sign_negative())
+            && (-(1i64 << 29) as f64..(1i64 << 29) as f64).contains(&n))
+        .then_some(((n as i32) << 2) as u32 | 2)
     };
     let double = |n: f64| {
         let bits = n.to_bits();

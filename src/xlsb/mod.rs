@@ -29,7 +29,7 @@ use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
 
 /// Whether the workbook part `part` is a BIFF12 record stream: its first
-/// record is BrtBeginBook (type 0x83, written `83 01`). An XML workbook
+/// record is BrtBeginBook (type 0x83, written `83 01`, then its size). An XML workbook
 /// part starts with `<`, white space or a byte order mark.
 pub(crate) fn is_binary_workbook<R: Read + Seek>(
     archive: &mut Archive<R>,
@@ -37,7 +37,7 @@ pub(crate) fn is_binary_workbook<R: Read + Seek>(
     limits: &Limits,
 ) -> Result<bool> {
     let mut reader = archive.open_binary_part(part, limits.max_metadata_part_bytes, limits)?;
-    let mut head = [0u8; 2];
+    let mut head = [0u8; 3];
     let mut filled = 0;
     while filled < head.len() {
         match reader
@@ -48,7 +48,15 @@ pub(crate) fn is_binary_workbook<R: Read + Seek>(
             count => filled += count,
         }
     }
-    Ok(head[..filled] == [0x83, 0x01])
+    Ok(records::header(&head[..filled]).is_ok_and(|header| {
+        matches!(
+            header,
+            records::Header::Record {
+                kind: records::BEGIN_BOOK,
+                ..
+            }
+        )
+    }))
 }
 
 /// What opening an `.xlsb` workbook reads: the layout, the styles and the

@@ -1,4 +1,3 @@
-#![allow(dead_code)] // The metadata readers use the rest (next commit).
 //! BIFF12 record framing: the record header, the fields inside a record,
 //! and [`RecordStream`], the records of a streamed part read straight
 //! from the [`ChunkBuffer`] window.
@@ -123,11 +122,6 @@ pub(crate) struct Fields<'b> {
 impl<'b> Fields<'b> {
     pub(crate) fn new(kind: u16, body: &'b [u8]) -> Fields<'b> {
         Fields { body, pos: 0, kind }
-    }
-
-    /// Where the next field starts in the body.
-    pub(crate) fn position(&self) -> usize {
-        self.pos
     }
 
     /// The bytes not read yet.
@@ -294,11 +288,6 @@ impl<'a> RecordStream<'a> {
     pub(crate) fn with_chunk_size(mut self, chunk_size: usize, limits: &Limits) -> Self {
         self.buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
         self
-    }
-
-    /// The part offset the next record starts at (after the one handed out).
-    pub(crate) fn offset(&self) -> u64 {
-        self.buffer.window_offset() + self.pending as u64
     }
 
     /// The next record whose type `wanted` accepts; the others are skipped
