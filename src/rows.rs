@@ -2,7 +2,7 @@
 //! every format's row reader shares: the [`SheetContext`] values are
 //! resolved against, and the [`PartSource`] a reader of a ZIP part pulls
 //! its inflated bytes from. Each format's reader lives in its own folder
-//! (`xlsx::rows`); `SheetRows` hands each call to it.
+//! (`xlsx::rows`, `xlsb::rows`); `SheetRows` hands each call to it.
 
 use std::io::{self, Read};
 
@@ -149,6 +149,10 @@ impl<'a> SheetRows<'a> {
     }
 
     /// Also decode formula text, available through [`Cell::formula`](crate::Cell::formula).
+    ///
+    /// `.xlsb` stores formulas parsed and their text is not offered: with
+    /// `formulas`, the first formula cell of an `.xlsb` sheet is an
+    /// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error.
     pub fn with_formulas(self, formulas: bool) -> Self {
         match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_formulas(formulas)),
@@ -203,7 +207,8 @@ impl<'a> SheetRows<'a> {
     ///
     /// # Errors
     ///
-    /// Malformed XML, invalid UTF-8, a bad cell value or reference, a limit
+    /// Malformed XML (or `.xlsb` records), invalid UTF-8, a bad cell value
+    /// or reference, a limit
     /// hit, or a damaged archive; the error names the sheet, part, row,
     /// column and byte offset where known. After an error the reader yields
     /// no more rows.
