@@ -563,7 +563,8 @@ impl Job<'_> {
         let limits = &book.limits;
         let rows = match archive {
             Container::Package(package) if self.pipelined => {
-                let pipe = Pipe::spawn(scope, package.clone(), sheet, *limits);
+                let binary = book.format == FileFormat::Xlsb;
+                let pipe = Pipe::spawn(scope, package.clone(), sheet, *limits, binary);
                 Ok(sheet_part_rows(
                     book.format,
                     PartSource::Pipe(pipe),
