@@ -524,3 +524,37 @@ fn corpus_xlsb_metadata_and_parallel_reads() {
     );
     assert!(opened > 300, "{opened}");
 }
+
+#[test]
+fn a_damaged_workbook_part_is_refused_at_open() {
+    use std::io::Read;
+    let bytes = xlsb_bytes();
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&bytes)).unwrap();
+    let mut package = common::Package::new();
+    for index in 0..archive.len() {
+        let mut entry = archive.by_index(index).unwrap();
+        let mut content = Vec::new();
+        entry.read_to_end(&mut content).unwrap();
+        package = package.with(entry.name().unwrap().as_ref(), content);
+    }
+    // The sheet list cut in the middle of its first BrtBundleSh.
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&bytes)).unwrap();
+    let mut workbook_part = Vec::new();
+    archive
+        .by_name("xl/workbook.bin")
+        .unwrap()
+        .read_to_end(&mut workbook_part)
+        .unwrap();
+    let at = workbook_part
+        .windows(2)
+        .position(|pair| pair == [0x9C, 0x01])
+        .unwrap();
+    workbook_part.truncate(at + 8);
+    let err = match Workbook::from_bytes(package.with("xl/workbook.bin", workbook_part).build()) {
+        Ok(_) => panic!("a cut workbook part opened"),
+        Err(err) => err,
+    };
+    assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+    assert_eq!(err.location().part.as_deref(), Some("xl/workbook.bin"));
+    assert_eq!(err.location().offset, Some(at as u64));
+}

@@ -35,19 +35,14 @@ fn is_row_record(kind: u16) -> bool {
     kind <= SHORT_ISST || kind == CELL_RSTRING || kind == END_SHEET_DATA
 }
 
-/// A cell's value before the row is complete: text is a range of the
-/// row's text buffer until the buffer stops growing.
+/// A text cell of the row: its index in the row's cells and its text's
+/// range in the row's text buffer (the cell holds an empty placeholder
+/// until the buffer stops growing).
 #[derive(Clone, Copy)]
-enum Slot<'a> {
-    Value(Value<'a>),
-    Text { start: usize, end: usize },
-}
-
-#[derive(Clone, Copy)]
-struct RawCell<'a> {
-    column: u32,
-    style: u32,
-    slot: Slot<'a>,
+struct TextCell {
+    index: usize,
+    start: usize,
+    end: usize,
 }
 
 /// The rows of one `.xlsb` sheet part: what [`SheetRows`](crate::SheetRows)
@@ -58,9 +53,11 @@ pub(crate) struct XlsbRows<'a> {
     sheet_name: &'a str,
     part: &'a str,
     arena: Bump,
-    /// The row's cells and decoded text, reused row after row.
-    cells: Vec<RawCell<'a>>,
+    /// The row's cells (text cells with a placeholder), its decoded text
+    /// and where each text cell's text lies in it, reused row after row.
+    cells: Vec<Cell<'a>>,
     text: String,
+    text_cells: Vec<TextCell>,
     /// The next row's index, when the previous row ended at its header.
     next_header: Option<u32>,
     /// The index of the last row handed out.
@@ -89,6 +86,7 @@ impl<'a> XlsbRows<'a> {
             arena: Bump::new(),
             cells: Vec::new(),
             text: String::new(),
+            text_cells: Vec::new(),
             next_header: None,
             last_row: None,
             formulas: false,
@@ -128,19 +126,15 @@ impl<'a> XlsbRows<'a> {
         self.arena.reset();
         match self.read_row() {
             Ok(Some((index, values_elsewhere))) => {
+                // One copy of the cells as they are (a value moved through
+                // a conversion per cell stalled on store forwarding,
+                // measured), then the text cells' text filled in.
                 let text = self.text.as_str();
-                let cells = self
-                    .arena
-                    .alloc_slice_fill_iter(self.cells.iter().map(|cell| Cell {
-                        row: index,
-                        column: cell.column,
-                        style: cell.style,
-                        value: match cell.slot {
-                            Slot::Value(value) => value,
-                            Slot::Text { start, end } => Value::Text(&text[start..end]),
-                        },
-                        formula: None,
-                    }));
+                let source: &[Cell<'_>] = &self.cells;
+                let cells = self.arena.alloc_slice_copy(source);
+                for cell in &self.text_cells {
+                    cells[cell.index].value = Value::Text(&text[cell.start..cell.end]);
+                }
                 Ok(Some(Row {
                     index,
                     cells,
@@ -163,6 +157,7 @@ impl<'a> XlsbRows<'a> {
     fn read_row(&mut self) -> Result<Option<(u32, bool)>> {
         self.cells.clear();
         self.text.clear();
+        self.text_cells.clear();
         let index = match self.next_header.take() {
             Some(index) => index,
             None => {
@@ -209,12 +204,16 @@ impl<'a> XlsbRows<'a> {
             let offset = record.offset;
             let column = read_cell(
                 &record,
+                index,
                 previous_column,
                 self.context,
                 self.columns.as_ref(),
                 self.formulas,
-                &mut self.cells,
-                &mut self.text,
+                RowBuffers {
+                    cells: &mut self.cells,
+                    text: &mut self.text,
+                    text_cells: &mut self.text_cells,
+                },
                 &mut values_elsewhere,
             )
             .map_err(|(err, column)| {
@@ -297,21 +296,33 @@ pub(crate) fn rk_number(rk: u32) -> f64 {
     if rk & 1 != 0 { number / 100.0 } else { number }
 }
 
-/// Reads one cell record into `cells` (or only notes its value when its
-/// column is not selected). Returns its column; errors come with the
-/// column where it was read.
+/// Where a row's cells go as they are read.
+struct RowBuffers<'b, 'a> {
+    cells: &'b mut Vec<Cell<'a>>,
+    text: &'b mut String,
+    text_cells: &'b mut Vec<TextCell>,
+}
+
+/// Reads one cell record of row `row` into the row's buffers (or only
+/// notes its value when its column is not selected). Returns its column;
+/// errors come with the column where it was read.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn read_cell<'a>(
     record: &Record<'_>,
+    row: u32,
     previous_column: Option<u32>,
     context: SheetContext<'a>,
     columns: Option<&ColumnSet>,
     formulas: bool,
-    cells: &mut Vec<RawCell<'a>>,
-    text: &mut String,
+    buffers: RowBuffers<'_, 'a>,
     values_elsewhere: &mut bool,
 ) -> Result<u32, (Error, Option<u32>)> {
+    let RowBuffers {
+        cells,
+        text,
+        text_cells,
+    } = buffers;
     let kind = record.kind;
     let mut fields = record.fields();
     let short = (SHORT_BLANK..=SHORT_ISST).contains(&kind);
@@ -343,27 +354,23 @@ fn read_cell<'a>(
                 .into(),
         ))));
     }
-    let slot = match kind {
+    let value = match kind {
         CELL_RK | SHORT_RK => {
             let rk = fields.u32("an RK number").map_err(at)?;
-            Slot::Value(context.number_value(rk_number(rk), style))
+            context.number_value(rk_number(rk), style)
         }
         CELL_REAL | SHORT_REAL | FMLA_NUM => {
             let number = fields.f64("a number").map_err(at)?;
-            Slot::Value(context.number_value(number, style))
+            context.number_value(number, style)
         }
-        CELL_BOOL | SHORT_BOOL | FMLA_BOOL => {
-            Slot::Value(Value::Bool(fields.u8("a boolean").map_err(at)? != 0))
-        }
+        CELL_BOOL | SHORT_BOOL | FMLA_BOOL => Value::Bool(fields.u8("a boolean").map_err(at)? != 0),
         CELL_ERROR | SHORT_ERROR | FMLA_ERROR => {
             let code = fields.u8("an error code").map_err(at)?;
-            Slot::Value(Value::Error(error_text(code).map_err(at)?))
+            Value::Error(error_text(code).map_err(at)?)
         }
         CELL_ISST | SHORT_ISST => {
             let index = fields.u32("a shared string index").map_err(at)?;
-            Slot::Value(Value::Text(
-                context.shared_string(u64::from(index)).map_err(at)?,
-            ))
+            Value::Text(context.shared_string(u64::from(index)).map_err(at)?)
         }
         CELL_ST | SHORT_ST | FMLA_STRING | CELL_RSTRING => {
             if kind == CELL_RSTRING {
@@ -374,10 +381,12 @@ fn read_cell<'a>(
             push_utf16(units, text);
             // The text of a row is no longer than 1.5 times its records,
             // which the row limit bounds.
-            Slot::Text {
+            text_cells.push(TextCell {
+                index: cells.len(),
                 start,
                 end: text.len(),
-            }
+            });
+            Value::Text("")
         }
         _ => return Ok(column),
     };
@@ -386,10 +395,12 @@ fn read_cell<'a>(
             "more than {MAX_ROW_CELLS} cells with a value in one row"
         )))));
     }
-    cells.push(RawCell {
+    cells.push(Cell {
+        row,
         column,
         style,
-        slot,
+        value,
+        formula: None,
     });
     Ok(column)
 }
