@@ -253,8 +253,47 @@ struct Shown<'a>(&'a str);
 
 impl fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        ShownUpTo(self.0, SHOWN_CHARS).fmt(f)
+    }
+}
+
+/// The most characters of a message the library composed of fixed words
+/// and pieces from the file it cut to size itself ([`clip`]), such as
+/// the many-sheet reader's advice to match columns by name: room for the
+/// pieces and the advice, so that the advice at the end is never cut.
+const COMPOSED_CHARS: usize = 360;
+
+/// `text` cut to at most `chars` characters, with `...` where it was cut:
+/// a piece from the file (a sheet name, a column list) inside a message.
+pub(crate) fn clip(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(chars.saturating_sub(3)) {
+        Some((at, _)) if text.chars().count() > chars => format!("{}...", &text[..at]).into(),
+        _ => text.into(),
+    }
+}
+
+/// `text` cut to at most `chars` characters from its start, with `...`
+/// where it was cut: a path, whose end (the file's name) says the most.
+pub(crate) fn clip_start(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
+    let count = text.chars().count();
+    if count <= chars {
+        return text.into();
+    }
+    let skip = count - chars.saturating_sub(3);
+    let at = text
+        .char_indices()
+        .nth(skip)
+        .map_or(text.len(), |(at, _)| at);
+    format!("...{}", &text[at..]).into()
+}
+
+/// [`Shown`] with another bound.
+struct ShownUpTo<'a>(&'a str, usize);
+
+impl fmt::Display for ShownUpTo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (count, ch) in self.0.chars().enumerate() {
-            if count == SHOWN_CHARS {
+            if count == self.1 {
                 return write!(f, "... ({} bytes in all)", self.0.len());
             }
             if ch.is_control()
@@ -328,7 +367,11 @@ impl fmt::Display for ErrorKind {
                 message,
             } => write!(f, "cannot deserialize row: {}", Shown(message)),
             ErrorKind::ColumnSelection(message) => {
-                write!(f, "bad column selection: {}", Shown(message))
+                write!(
+                    f,
+                    "bad column selection: {}",
+                    ShownUpTo(message, COMPOSED_CHARS)
+                )
             }
         }
     }
@@ -427,6 +470,16 @@ impl From<Error> for io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clipped_pieces_keep_their_start_or_their_end() {
+        assert_eq!(clip("abcdef", 6), "abcdef");
+        assert_eq!(clip("abcdefg", 6), "abc...");
+        assert_eq!(clip("äöüßéèà", 5), "äö...");
+        assert_eq!(clip_start("dir/sales.xlsx", 14), "dir/sales.xlsx");
+        assert_eq!(clip_start("long/dir/sales.xlsx", 14), ".../sales.xlsx");
+        assert_eq!(clip_start("ääääü.xlsx", 9), "...ü.xlsx");
+    }
 
     #[test]
     fn names_and_values_from_the_file_are_escaped_and_bounded() {

@@ -26,9 +26,8 @@ use crate::columns::ColumnSet;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::package::{SheetInfo, SheetKind};
-use crate::pipe::Pipe;
-use crate::rows::{PartSource, SheetContext, SheetRows};
-use crate::workbook::{Container, FileFormat, open_sheet_rows, sheet_part_rows};
+use crate::rows::{SheetContext, SheetRows};
+use crate::workbook::{Container, FileFormat, open_sheet_rows, pipelined_sheet_rows};
 use crate::workbook::{RowFlow, SheetSelector, Workbook};
 
 /// A parallel read of a workbook, set up by [`Workbook::parallel`].
@@ -561,19 +560,10 @@ impl Job<'_> {
         let sheet = &book.sheets[position];
         let context = book.context;
         let limits = &book.limits;
-        let rows = match archive {
-            Container::Package(package) if self.pipelined => {
-                let binary = book.format == FileFormat::Xlsb;
-                let pipe = Pipe::spawn(scope, package.clone(), sheet, *limits, binary);
-                Ok(sheet_part_rows(
-                    book.format,
-                    PartSource::Pipe(pipe),
-                    sheet,
-                    context,
-                    limits,
-                ))
-            }
-            container => open_sheet_rows(book.format, container, sheet, context, limits),
+        let rows = if self.pipelined {
+            pipelined_sheet_rows(scope, book.format, archive, sheet, context, limits)
+        } else {
+            open_sheet_rows(book.format, archive, sheet, context, limits)
         };
         let rows = rows.map(|mut rows| {
             rows.select_columns(self.columns.cloned());

@@ -103,8 +103,23 @@ impl SharedStringsBuilder {
 /// before the text grows, and growing it by doubling only up to the limit
 /// (a text of just over 1 GiB must not ask for 2 GiB), without aborting
 /// the process when memory runs out.
+/// Inlined for the common case, an item that fits the capacity; growing
+/// is out of line.
+#[inline]
 fn append_within(text: &mut Vec<u8>, item: &[u8], max: u64) -> Result<()> {
     let needed = text.len().saturating_add(item.len());
+    if needed > text.capacity() || needed as u64 > max {
+        grow_within(text, needed, max)?;
+    }
+    text.extend_from_slice(item);
+    Ok(())
+}
+
+/// [`append_within`]'s growth: the limit checked first, then doubling up
+/// to it.
+#[cold]
+#[inline(never)]
+fn grow_within(text: &mut Vec<u8>, needed: usize, max: u64) -> Result<()> {
     if needed as u64 > max {
         return Err(Error::limit("shared string bytes", max));
     }
@@ -119,6 +134,5 @@ fn append_within(text: &mut Vec<u8>, item: &[u8], max: u64) -> Result<()> {
         text.try_reserve_exact(wanted - text.len())
             .map_err(|_| Error::limit("shared string bytes", max))?;
     }
-    text.extend_from_slice(item);
     Ok(())
 }

@@ -4,6 +4,7 @@ use std::io::{Cursor, Read, Seek};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
+use std::thread::Scope;
 
 use crate::cell::Row;
 use crate::date::DateSystem;
@@ -13,6 +14,7 @@ use crate::limits::Limits;
 use crate::number_format::FormatKind;
 use crate::package::archive::Archive;
 use crate::package::{SheetInfo, find_workbook_part};
+use crate::pipe::Pipe;
 use crate::rows::{PartSource, SheetContext, SheetRows};
 use crate::shared_strings::SharedStrings;
 use crate::source::SharedFile;
@@ -427,25 +429,31 @@ impl<R: Read + Seek> Workbook<R> {
 
     /// Rows of the sheet at `position`, read through `container`, a clone
     /// of this workbook's: a reader from a shared workbook (the owned Arrow
-    /// reader's worker thread).
+    /// reader's worker thread). With `scope`, a package's part is inflated
+    /// on a thread of it (see [`pipelined_sheet_rows`]).
     #[cfg(feature = "arrow")]
-    pub(crate) fn rows_through<'a>(
-        &'a self,
+    pub(crate) fn rows_through<'scope, 'env, 'a>(
+        &'env self,
         container: &'a mut Container<R>,
         position: usize,
-    ) -> Result<SheetRows<'a>> {
+        scope: Option<&'scope Scope<'scope, 'env>>,
+    ) -> Result<SheetRows<'a>>
+    where
+        R: Clone + Send + 'env,
+        'env: 'a,
+    {
         let context = SheetContext {
             shared_strings: self.shared_strings.as_ref(),
             styles: &self.styles,
             date_system: self.date_system,
         };
-        open_sheet_rows(
-            self.format,
-            container,
-            &self.sheets[position],
-            context,
-            &self.limits,
-        )
+        let info = &self.sheets[position];
+        match scope {
+            Some(scope) => {
+                pipelined_sheet_rows(scope, self.format, container, info, context, &self.limits)
+            }
+            None => open_sheet_rows(self.format, container, info, context, &self.limits),
+        }
     }
 
     /// Calls `f` with each row of a sheet, in file order, until it asks to
@@ -493,6 +501,36 @@ pub(crate) fn open_sheet_rows<'a, R: Read + Seek>(
             Ok(sheet_part_rows(
                 format,
                 PartSource::Reader(source),
+                info,
+                context,
+                limits,
+            ))
+        }
+    }
+}
+
+/// As [`open_sheet_rows`], but a package's part is inflated on a thread of
+/// `scope` while this one scans (two threads on one sheet); other
+/// containers are read on this thread.
+pub(crate) fn pipelined_sheet_rows<'scope, 'env, 'a, R>(
+    scope: &'scope Scope<'scope, 'env>,
+    format: FileFormat,
+    container: &'a mut Container<R>,
+    info: &'env SheetInfo,
+    context: SheetContext<'env>,
+    limits: &Limits,
+) -> Result<SheetRows<'a>>
+where
+    R: Read + Seek + Clone + Send + 'env,
+    'env: 'a,
+{
+    match container {
+        Container::Package(archive) => {
+            let binary = format == FileFormat::Xlsb;
+            let pipe = Pipe::spawn(scope, archive.clone(), info, *limits, binary);
+            Ok(sheet_part_rows(
+                format,
+                PartSource::Pipe(pipe),
                 info,
                 context,
                 limits,

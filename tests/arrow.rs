@@ -518,6 +518,72 @@ fn selected_columns_come_in_the_order_asked_and_others_are_not_resolved() {
 }
 
 #[test]
+fn output_columns_keep_the_whole_sheets_types_and_read_only_their_cells() {
+    // Past the sample of 2 rows: B4 refers to shared string 99 of a table
+    // of one (resolving it fails), and C4 is text in a number column.
+    let mut rows = vec![row(
+        1,
+        &[inline("A1", "a"), inline("B1", "b"), inline("C1", "c")],
+    )];
+    for r in 2..=3 {
+        rows.push(row(
+            r,
+            &[
+                number(&format!("A{r}"), &r.to_string(), 0),
+                inline(&format!("B{r}"), "text"),
+                number(&format!("C{r}"), "1.5", 0),
+            ],
+        ));
+    }
+    rows.push(row(
+        4,
+        &[
+            number("A4", "4", 0),
+            r#"<c r="B4" t="s"><v>99</v></c>"#.to_owned(),
+            inline("C4", "late"),
+        ],
+    ));
+    let bytes = book()
+        .strings(&["<t>x</t>"])
+        .sheet("S", sheet_xml(&rows.concat()))
+        .build();
+    let sample = ArrowOptions::new().schema_sample_rows(2);
+    assert!(read_all(bytes.clone(), &sample).is_err());
+    let options = sample
+        .clone()
+        .output_columns(Some(vec!["c".to_owned(), "a".to_owned()]))
+        .on_mismatch(OnMismatch::Null);
+    let mut workbook = Workbook::from_bytes(bytes.clone()).unwrap();
+    let mut batches = options.read_sheet(&mut workbook, 0).unwrap();
+    let batch = batches.next_batch().unwrap().expect("a batch");
+    let names: Vec<&String> = batch
+        .schema_ref()
+        .fields()
+        .iter()
+        .map(|f| f.name())
+        .collect();
+    assert_eq!(names, ["c", "a"]);
+    // The sample's type: C is Float64 from rows 2 and 3, its late text nulled.
+    assert_eq!(column::<Float64Array>(&batch, "c").value(0), 1.5);
+    assert!(column::<Float64Array>(&batch, "c").is_null(2));
+    assert_eq!(column::<Int64Array>(&batch, "a").values(), &[2, 3, 4]);
+    // Two columns' cells of three rows; B's were never read.
+    assert_eq!(batches.report().cells, 6);
+    assert_eq!(batches.report().coerced_cells, 1);
+    drop(batches);
+    // Strict, the late text fails naming the cell.
+    let strict = sample.clone().output_columns(Some(vec!["c".to_owned()]));
+    let err = read_all(bytes.clone(), &strict).unwrap_err();
+    assert_eq!(
+        (err.location().row, err.location().column),
+        (Some(4), Some(3))
+    );
+    // A name that is not a column.
+    let err = read_all(bytes, &sample.output_columns(Some(vec!["z".to_owned()]))).unwrap_err();
+    assert!(err.to_string().contains("`z`"), "{err}");
+}
+
+#[test]
 fn the_owned_reader_gives_the_same_batches_on_another_thread() {
     let bytes = typed_book();
     let borrowed = read_all(bytes.clone(), &ArrowOptions::new().batch_size(2)).unwrap();

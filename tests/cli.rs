@@ -1166,7 +1166,7 @@ fn large_sheet_in_full() {
         printed.lines().nth(6).unwrap(),
         r#"7,"text, ""quoted"" 7",1,TRUE"#
     );
-    let limited = run_threads(&["csv", path_str(&file.0), "--max-rows", "5"]);
+    let limited = run_threads(&["csv", path_str(&file.0), "--no-header", "--max-rows", "5"]);
     assert_eq!(limited.lines().count(), 5);
     assert!(printed.starts_with(&limited));
     let jsonl = run_threads(&["jsonl", path_str(&file.0), "--no-header", "--max-rows", "3"]);

@@ -261,11 +261,16 @@ fn a_cell_past_column_xfd_is_refused() {
 fn row_zero_and_a_bad_row_number_are_refused() {
     for xml in [
         &b"<sheetData><row><c r=\"A0\"><v>1</v></c></row></sheetData>"[..],
-        b"<sheetData><row r=\"\x07F\"/></sheetData>",
         b"<sheetData><row r=\"0\"/></sheetData>",
     ] {
         assert_fails(xml, |kind| matches!(kind, ErrorKind::CellReference(_)));
     }
+    // A raw control character is malformed XML before it is a bad number.
+    let err = assert_fails(
+        b"<sheetData><row r=\"\x07F\"/></sheetData>",
+        |kind| matches!(kind, ErrorKind::Xml(message) if message.contains("control character")),
+    );
+    assert_eq!(err.location().offset, Some(19), "{err}");
 }
 
 #[test]

@@ -798,3 +798,200 @@ fn foreign_elements_in_the_workbook_and_styles_are_not_read() {
         pairs(&[("A1", "2024-01-01"), ("B1", "45292")])
     );
 }
+
+/// The error of opening `bytes`, which must be refused.
+fn open_error(bytes: &[u8]) -> Error {
+    open_with(bytes, Limits::default())
+        .err()
+        .expect("refused at open")
+}
+
+/// Asserts a malformed-XML error in `part` at `offset`, saying `wanted`.
+fn assert_malformed_at(err: &Error, part: &str, offset: usize, wanted: &str) {
+    assert!(
+        matches!(err.kind(), ErrorKind::Xml(message) if message.contains(wanted)),
+        "{err}"
+    );
+    assert_eq!(err.location().part.as_deref(), Some(part), "{err}");
+    assert_eq!(err.location().offset, Some(offset as u64), "{err}");
+}
+
+const CONTROL: &str = "control character XML does not allow";
+
+#[test]
+fn a_start_tag_run_into_the_next_in_the_workbook_is_malformed() {
+    // `<sheet name="x"<sheet name="S" .../>`: the first tag never closed.
+    let book = book().sheet(r#"x"<sheet name="S"#, sheet_xml(""));
+    let workbook = book.workbook_xml();
+    let offset = workbook.find(r#""<sheet"#).unwrap() + 1;
+    let err = open_error(&book.build());
+    assert_malformed_at(&err, "xl/workbook.xml", offset, "a `<` inside a start tag");
+    // A `<` inside a quoted value, and attributes run together.
+    for (name, wanted) in [
+        ("x<y", "a `<` in an attribute value"),
+        (r#"x"a="1"#, "not separated by whitespace"),
+    ] {
+        let book = book_with_sheet(name);
+        let workbook = book.workbook_xml();
+        let offset = workbook.find(name).unwrap() + name.find(['<', 'a']).unwrap();
+        let err = open_error(&book.build());
+        assert_malformed_at(&err, "xl/workbook.xml", offset, wanted);
+    }
+}
+
+fn book_with_sheet(name_xml: &str) -> common::Book {
+    book().sheet(
+        name_xml,
+        sheet_xml(r#"<row r="1"><c r="A1"><v>1</v></c></row>"#),
+    )
+}
+
+#[test]
+fn a_raw_control_character_in_the_workbook_styles_or_shared_strings_is_refused_at_open() {
+    // A sheet name with a raw ESC, as the issue found it read.
+    let book = book_with_sheet("a\u{1b}b");
+    let offset = book.workbook_xml().find('\u{1b}').unwrap();
+    assert_malformed_at(
+        &open_error(&book.build()),
+        "xl/workbook.xml",
+        offset,
+        CONTROL,
+    );
+    // Elsewhere in the workbook part: text between elements.
+    let book = book_with_sheet("S").workbook_pr("<workbookPr/>\u{1}");
+    let offset = book.workbook_xml().find('\u{1}').unwrap();
+    assert_malformed_at(
+        &open_error(&book.build()),
+        "xl/workbook.xml",
+        offset,
+        CONTROL,
+    );
+    // Styles: a number format code.
+    let styles = styles_xml(&[(164, "0.0\u{7}")], &[0, 164]);
+    let offset = styles.find('\u{7}').unwrap();
+    let bytes = book_with_sheet("S").styles(styles).build();
+    assert_malformed_at(&open_error(&bytes), "xl/styles.xml", offset, CONTROL);
+    // Shared strings: a plain item (the fast path), a rich one, and one the
+    // fast path decodes (a reference in it).
+    for item in [
+        "<t>a\u{1b}b</t>",
+        "<r><t>a</t></r><r><t>\u{1b}</t></r>",
+        "<t>a &amp; \u{1b}</t>",
+        "<t xml:space=\"preserve\">\u{c}</t>",
+    ] {
+        let strings = sst_xml(&["fine", item]);
+        let offset = strings.find(['\u{1b}', '\u{c}']).unwrap();
+        let bytes = book_with_sheet("S").strings_part(strings).build();
+        assert_malformed_at(&open_error(&bytes), "xl/sharedStrings.xml", offset, CONTROL);
+    }
+}
+
+#[test]
+fn a_raw_control_character_in_a_relationships_part_is_refused_at_open() {
+    let base = book_with_sheet("S").package();
+    let workbook_rels = rels_xml(&[(
+        "rId1".into(),
+        format!("{REL_NS}/worksheet"),
+        "worksheets/sheet1.xml\u{1f}".into(),
+    )]);
+    let package_rels = package_rels("xl/workbook.xml\u{2}");
+    for (part, xml) in [
+        ("xl/_rels/workbook.xml.rels", workbook_rels),
+        ("_rels/.rels", package_rels),
+    ] {
+        let offset = xml.find(['\u{1f}', '\u{2}']).unwrap();
+        let bytes = base.clone().with(part, xml.clone()).build();
+        assert_malformed_at(&open_error(&bytes), part, offset, CONTROL);
+    }
+}
+
+#[test]
+fn a_raw_control_character_in_a_sheet_is_refused_where_it_stands_on_both_paths() {
+    let long = "y".repeat(40);
+    for rows in [
+        // Values the fast path reads: a number, a shared string index, a
+        // boolean, an inline string, a long formula string.
+        "<row r=\"1\"><c r=\"A1\"><v>1\u{1b}</v></c></row>".to_owned(),
+        "<row r=\"1\"><c r=\"A1\" t=\"s\"><v>\u{c}0</v></c></row>".to_owned(),
+        "<row r=\"1\"><c r=\"A1\" t=\"b\"><v>1\u{c}</v></c></row>".to_owned(),
+        "<row r=\"1\"><c r=\"A1\" t=\"inlineStr\"><is><t>a\u{1b}</t></is></c></row>".to_owned(),
+        format!("<row r=\"1\"><c r=\"A1\" t=\"str\"><v>{long}\u{1b}</v></c></row>"),
+        // Attributes and markup.
+        "<row r=\"1\" spans=\"1:1\u{1}\"><c r=\"A1\"><v>1</v></c></row>".to_owned(),
+        "<row r=\"1\"><c r=\"A1\" s=\"0\" x=\"\u{1}\"><v>1</v></c></row>".to_owned(),
+        "<row r=\"1\"><c r=\"A1\"><v>1</v></c>\u{1f}</row>".to_owned(),
+        "<row r=\"1\"><c r=\"A1\"><f>1\u{b}</f><v>1</v></c></row>".to_owned(),
+    ] {
+        let xml = sheet_xml(&rows);
+        let offset = xml.bytes().position(|b| b < 0x20).unwrap();
+        let bytes = book().strings(&["<t>zero</t>"]).sheet("Data", xml).build();
+        for err in assert_refused(read_both(&bytes, Limits::default()), CONTROL) {
+            assert_malformed_at(&err, "xl/worksheets/sheet1.xml", offset, CONTROL);
+            assert_eq!(err.location().sheet.as_deref(), Some("Data"), "{err}");
+            // Inside the row's own start tag, the row is not known yet.
+            if !rows.contains("spans") {
+                assert_eq!(err.location().row, Some(1), "{rows}: {err}");
+            }
+        }
+    }
+    // Before the data, after it, and between rows.
+    for xml in [
+        format!("{XML_DECL}<worksheet xmlns=\"{MAIN_NS}\">\u{1}<sheetData/></worksheet>"),
+        format!(
+            "{XML_DECL}<worksheet xmlns=\"{MAIN_NS}\"><sheetData/><x a=\"\u{1}\"/></worksheet>"
+        ),
+        sheet_xml("<row r=\"1\"/>\u{1}<row r=\"2\"/>"),
+    ] {
+        let offset = xml.find('\u{1}').unwrap();
+        let bytes = book().sheet("Data", xml).build();
+        for err in assert_refused(read_both(&bytes, Limits::default()), CONTROL) {
+            assert_malformed_at(&err, "xl/worksheets/sheet1.xml", offset, CONTROL);
+        }
+    }
+    // Tabs and line ends are XML's whitespace: read.
+    let xml = sheet_xml(
+        "\n\t<row r=\"1\">\r\n<c r=\"A1\" t=\"inlineStr\"><is><t>a\tb\nc</t></is></c></row>",
+    );
+    let bytes = book().sheet("Data", xml).build();
+    for result in read_both(&bytes, Limits::default()) {
+        assert_eq!(result.unwrap(), 1);
+    }
+}
+
+#[test]
+fn a_raw_control_character_is_refused_by_the_metadata_readers() {
+    let sheet = format!(
+        "{XML_DECL}<worksheet xmlns=\"{MAIN_NS}\"><sheetData><row r=\"1\" hidden=\"1\u{2}\"/></sheetData><mergeCells><mergeCell ref=\"A1:B2\u{1}\"/></mergeCells></worksheet>"
+    );
+    let bytes = book().sheet("Data", sheet.clone()).build();
+    let mut workbook = open_with(&bytes, Limits::default()).expect("open");
+    let part = "xl/worksheets/sheet1.xml";
+    let err = workbook.sheet_metadata(0).expect_err("merge cell");
+    assert_malformed_at(&err, part, sheet.find('\u{1}').unwrap(), CONTROL);
+    let err = workbook.hidden_rows(0).expect_err("row tag");
+    assert_malformed_at(&err, part, sheet.find('\u{2}').unwrap(), CONTROL);
+    // A comments part.
+    let comments = format!(
+        "{XML_DECL}<comments xmlns=\"{MAIN_NS}\"><authors><author>A</author></authors><commentList><comment ref=\"A1\" authorId=\"0\"><text><t>hi\u{1b}</t></text></comment></commentList></comments>"
+    );
+    let bytes = book_with_sheet("S")
+        .package()
+        .with(
+            "xl/worksheets/_rels/sheet1.xml.rels",
+            rels_xml(&[(
+                "rId1".into(),
+                format!("{REL_NS}/comments"),
+                "../comments1.xml".into(),
+            )]),
+        )
+        .with("xl/comments1.xml", comments.clone())
+        .build();
+    let mut workbook = open_with(&bytes, Limits::default()).expect("open");
+    let err = workbook.sheet_metadata(0).expect_err("comment");
+    assert_malformed_at(
+        &err,
+        "xl/comments1.xml",
+        comments.find('\u{1b}').unwrap(),
+        CONTROL,
+    );
+}

@@ -14,6 +14,7 @@ mod arrow_corpus;
 mod arrow_many;
 mod cli;
 mod cli_inputs;
+mod cli_vocabulary;
 mod columns;
 mod corpus;
 mod errors;

@@ -56,6 +56,8 @@ else:
 
     read_excel.__doc__ = _sheetstream.read_excel.__doc__
 
+from ._scan import scan_excel
+
 
 def _expand_sources(source: Any) -> Any:
     """``read_excel``'s sources with glob patterns expanded, as polars'
@@ -166,6 +168,7 @@ __all__ = [
     "open",
     "read_excel",
     "read_excel_sheets",
+    "scan_excel",
 ]
 # sheetstream.FileNotFoundError and sheetstream.IsADirectoryError (each a
 # ReadError and the built-in of the same name) are left out of __all__, so

@@ -202,6 +202,10 @@ class BatchReport:
     @property
     def rows(self) -> int: ...
     @property
+    def cells(self) -> int:
+        """Cells read into the batch: only the selected columns' under a
+        column selection (the others are never read into values)."""
+    @property
     def error_cells(self) -> int:
         """Error cells (`#N/A`, ...), which became null."""
     @property

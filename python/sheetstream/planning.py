@@ -63,7 +63,7 @@ def list_files(
     paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]],
     *,
     recursive: bool = False,
-    extensions: Sequence[str] = (".xlsx", ".xlsm"),
+    extensions: Sequence[str] = (".xlsx", ".xlsm", ".xlsb", ".xls"),
 ) -> List[str]:
     """The workbook files named by ``paths``: files, directories (their
     workbooks, subdirectories too when ``recursive``) and glob patterns

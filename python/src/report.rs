@@ -76,6 +76,9 @@ pub(crate) struct PyBatchReport {
     first_row: Option<u32>,
     /// Rows read.
     rows: usize,
+    /// Cells read into the batch (only the selected columns' under a
+    /// column selection: the others are never read into values).
+    cells: usize,
     /// Error cells (`#N/A`, `#DIV/0!`, ...), which became null.
     error_cells: usize,
     /// Values that did not fit their column's type, which became null.
@@ -94,6 +97,7 @@ impl From<&BatchReport> for PyBatchReport {
             file: report.file.clone(),
             first_row: (report.rows > 0).then_some(report.first_row + 1),
             rows: report.rows,
+            cells: report.cells,
             error_cells: report.error_cells,
             coerced_cells: report.coerced_cells,
             dropped_cells: report.dropped_cells,
@@ -190,6 +194,7 @@ pub(crate) fn add_report(total: &mut BatchReport, batch: &BatchReport) {
         total.first_row = batch.first_row;
     }
     total.rows += batch.rows;
+    total.cells += batch.cells;
     total.error_cells += batch.error_cells;
     total.coerced_cells += batch.coerced_cells;
     total.dropped_cells += batch.dropped_cells;

@@ -413,6 +413,10 @@ impl RowIterator {
     }
 }
 
+/// The private keyword of `Workbook.sheet` that `scan_excel` gives its
+/// projection by.
+const OUTPUT_COLUMNS: &str = "_output_columns";
+
 /// `Workbook.sheet(sheet, **options)`.
 pub(crate) fn open_sheet(
     py: Python<'_>,
@@ -420,9 +424,29 @@ pub(crate) fn open_sheet(
     sheet: SheetRef,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PySheet> {
+    // `_output_columns` (scan_excel's projection: the output columns
+    // handed out, of those the header and sample make) is no option of
+    // read_excel's: taken out here.
+    let (options, output_columns) = match options {
+        Some(kwargs) if kwargs.contains(OUTPUT_COLUMNS)? => {
+            let kwargs = kwargs.copy()?;
+            let names = kwargs
+                .get_item(OUTPUT_COLUMNS)?
+                .map(|names| names.extract::<Option<Vec<String>>>())
+                .transpose()?
+                .flatten();
+            kwargs.del_item(OUTPUT_COLUMNS)?;
+            (Some(kwargs), names)
+        }
+        other => (other.cloned(), None),
+    };
+    let options = options.as_ref();
+    // The whole sheet's schema was checked when the scan was made.
+    let projected = output_columns.is_some();
     let kwargs = options;
     let batch_size_given = batch_size_given(options)?;
-    let options = options_from_kwargs(py, ArrowOptions::new(), options)?;
+    let options =
+        options_from_kwargs(py, ArrowOptions::new(), options)?.output_columns(output_columns);
     let workbook = workbook.workbook()?;
     let position = sheet_position(py, &workbook, &sheet)?;
     crate::args::readable_sheet(py, &workbook.sheets()[position], None)?;
@@ -430,7 +454,9 @@ pub(crate) fn open_sheet(
         .detach(|| open_reader(&workbook, position, &options))
         .or_raise(py)?;
     let sheet_name = format!("sheet '{}'", workbook.sheets()[position].name());
-    crate::args::check_schema(&reader.schema(), 0, kwargs, &sheet_name)?;
+    if !projected {
+        crate::args::check_schema(&reader.schema(), 0, kwargs, &sheet_name)?;
+    }
     Ok(PySheet {
         name: workbook.sheets()[position].name().to_owned(),
         schema: reader.schema(),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from typing import Optional
 
+import polars
+
 import sheetstream
 
 
@@ -75,3 +77,16 @@ def every_value(path: str) -> int:
     also = sheetstream.open(path).sheet(0, infer_schema_length=None, strict=True)
     rows: int = frame.height + sheet.to_arrow().num_rows + also.to_arrow().num_rows
     return rows
+
+
+def lazy_totals(pattern: str) -> polars.DataFrame:
+    cells: list[int] = []
+    lazy: polars.LazyFrame = sheetstream.scan_excel(
+        pattern,
+        sheet=None,
+        union_by_name=True,
+        file_column="file",
+        schema_sample_rows=None,
+        on_report=lambda report: cells.append(report.cells),
+    )
+    return lazy.filter(polars.col("amount") > 0).group_by("file").agg(polars.len()).collect()

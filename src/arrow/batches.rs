@@ -14,6 +14,7 @@ use super::options::{ArrowOptions, ColumnType, OnErrorValue, OnMismatch};
 use super::prelude::{Prelude, Sampled, SheetColumns, read_prelude};
 use super::widen::{Misfit, MisfitColumn, Widening};
 use crate::cell::Value;
+use crate::columns::ColumnSet;
 use crate::error::{Error, ErrorKind, Result};
 use crate::number_format::FormatKind;
 use crate::rows::SheetRows;
@@ -37,6 +38,11 @@ pub struct BatchReport {
     pub first_row: u32,
     /// Rows in the batch.
     pub rows: usize,
+    /// Cells the row reader handed over for the batch's rows (values,
+    /// error cells, and the dropped ones): only the selected columns'
+    /// cells under a column selection, whose other cells are never read
+    /// into values. What a projection saves, counted.
+    pub cells: usize,
     /// Error cells (`#N/A`, `#DIV/0!`, ...), which became null.
     pub error_cells: usize,
     /// Values that did not fit their column's type, which became null.
@@ -221,6 +227,7 @@ impl BatchBuilder {
         self.start_row(index);
         let read_twice = !self.extra_slots.is_empty();
         for (column, value) in cells {
+            self.report.cells += 1;
             let slot = self
                 .slot_of
                 .get(column as usize)
@@ -556,7 +563,7 @@ impl<'w> SheetBatches<'w> {
         );
         let Prelude {
             header,
-            held: pending,
+            held: mut pending,
             samples,
             next_index,
             columns,
@@ -587,6 +594,20 @@ impl<'w> SheetBatches<'w> {
                     .map(|(name, ty)| (name.clone(), own.get(name.as_str()).copied(), *ty))
                     .collect()
             }
+        };
+        let outputs = match (&options.output_columns, target) {
+            (Some(wanted), None) => {
+                let chosen = project(&outputs, wanted).map_err(|err| err.with_sheet(&sheet))?;
+                // Past the sample, the other columns' cells are dropped
+                // before they are read into values; the held sample rows
+                // lose theirs.
+                let selected: ColumnSet =
+                    chosen.iter().filter_map(|(_, source, _)| *source).collect();
+                rows.select_columns(Some(selected.clone()));
+                pending.retain_columns(&selected);
+                chosen
+            }
+            _ => outputs,
         };
         let batch_size = options.get_batch_size();
         // The file and sheet columns' values, in the schema's order.
@@ -863,6 +884,29 @@ fn resolve_types(
         .collect();
     apply_overrides(&columns.names, &mut types, options).map_err(|err| err.with_sheet(sheet))?;
     Ok(types)
+}
+
+/// The output columns [`ArrowOptions::output_columns`] names, in its order.
+fn project(
+    outputs: &[(String, Option<u32>, ColumnType)],
+    wanted: &[String],
+) -> Result<Vec<(String, Option<u32>, ColumnType)>> {
+    wanted
+        .iter()
+        .map(|name| {
+            outputs
+                .iter()
+                .find(|(own, _, _)| own == name)
+                .cloned()
+                .ok_or_else(|| {
+                    let names: Vec<&str> = outputs.iter().map(|(own, _, _)| own.as_str()).collect();
+                    Error::new(ErrorKind::ColumnSelection(format!(
+                        "an output column `{name}` was asked for, which is not a column; the columns are: {}",
+                        names.join(", ")
+                    )))
+                })
+        })
+        .collect()
 }
 
 /// Applies the `dtype` overrides by name; a name no column has is an error.

@@ -35,7 +35,7 @@ use super::batches::{
 use super::infer::promote;
 use super::options::{ArrowOptions, ColumnType};
 use super::prelude::{SheetColumns, sheet_columns};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, clip, clip_start};
 use crate::number_format::FormatKind;
 use crate::package::{SheetInfo, SheetKind};
 use crate::parallel::Parallel;
@@ -451,10 +451,14 @@ fn unite(
             && names != columns.names
             && !same_but_generated(&names, &columns.names)
         {
+            // The pieces from the files cut to size, so that the message's
+            // bound (`COMPOSED_CHARS`) never cuts the advice at its end.
             return Err(Error::new(ErrorKind::ColumnSelection(format!(
-                "the columns of sheet '{sheet}' of {file} ({}) differ from the first sheet's ({}); read with union_by_name to match them by name",
-                columns.names.join(", "),
-                names.join(", ")
+                "the columns of sheet '{}' of {} ({}) differ from the first sheet's ({}); read with union_by_name to match them by name",
+                clip(sheet, 40),
+                clip_start(file, 60),
+                clip(&columns.names.join(", "), 70),
+                clip(&names.join(", "), 70)
             ))));
         }
         for (name, inferred) in columns.names.iter().zip(&columns.inferred) {

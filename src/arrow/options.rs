@@ -253,6 +253,9 @@ pub struct ArrowOptions {
     pub(crate) threads: usize,
     pub(crate) issues_per_batch: usize,
     pub(crate) keep_rows_before_error: bool,
+    /// Of the sheet's columns, the output ones handed out, in this order
+    /// ([`ArrowOptions::output_columns`]).
+    pub(crate) output_columns: Option<Vec<String>>,
     /// Sheets whose columns a read before found wider than their sample
     /// said ([`ArrowOptions::widened_by`]): read with these columns.
     pub(crate) widened: Arc<Vec<WidenedSheet>>,
@@ -278,6 +281,7 @@ impl Default for ArrowOptions {
             threads: 0,
             issues_per_batch: super::MAX_ISSUES_PER_BATCH,
             keep_rows_before_error: false,
+            output_columns: None,
             widened: Arc::new(Vec::new()),
         }
     }
@@ -545,6 +549,36 @@ impl ArrowOptions {
     /// ```
     pub fn batch_size(mut self, rows: usize) -> Self {
         self.batch_size = rows;
+        self
+    }
+
+    /// Of the columns the header and sample make (every one, or those of
+    /// [`ArrowOptions::columns`]), hand out only these, by output name, in
+    /// this order: a query engine's projection. The header and sample are
+    /// read as without it, so the columns keep the names and types the
+    /// whole sheet's schema gives them; past the sample, the other
+    /// columns' cells are dropped before they are read into values (as
+    /// [`ArrowOptions::columns`] drops them). A read of one sheet
+    /// ([`ArrowOptions::read_sheet`], [`ArrowOptions::sheet_reader`]); a
+    /// name that is not a column is an error.
+    ///
+    /// ```
+    /// use sheetstream::arrow::ArrowOptions;
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let whole = ArrowOptions::new().infer_schema(&mut workbook, "Data")?;
+    /// let options = ArrowOptions::new().output_columns(Some(vec!["Amount".to_owned()]));
+    /// let mut batches = options.read_sheet(&mut workbook, "Data")?;
+    /// let batch = batches.next_batch()?.expect("a batch");
+    /// assert_eq!(batch.num_columns(), 1);
+    /// assert_eq!(batch.schema().field(0), whole.field_with_name("Amount").unwrap());
+    /// assert_eq!(batches.report().cells, 3);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn output_columns(mut self, names: Option<Vec<String>>) -> Self {
+        self.output_columns = names;
         self
     }
 

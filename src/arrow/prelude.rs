@@ -97,6 +97,26 @@ impl Sampled {
         }
     }
 
+    /// Keeps only the cells of these sheet columns (a projection chosen
+    /// after the sample was read); every row stays, as a row of nulls
+    /// where it had no such cell.
+    pub fn retain_columns(&mut self, columns: &ColumnSet) {
+        let mut kept = Vec::with_capacity(self.cells.len());
+        let cells = std::mem::take(&mut self.cells);
+        let mut cells = cells.into_iter();
+        for (_, range) in &mut self.rows {
+            let start = kept.len();
+            kept.extend(
+                cells
+                    .by_ref()
+                    .take(range.len())
+                    .filter(|cell| columns.contains(cell.column)),
+            );
+            *range = start..kept.len();
+        }
+        self.cells = kept;
+    }
+
     pub fn clear(&mut self) {
         self.rows.clear();
         self.cells.clear();

@@ -11,7 +11,7 @@ use std::panic;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::thread::{self, JoinHandle};
+use std::thread::{self, JoinHandle, Scope};
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
@@ -208,14 +208,19 @@ impl SheetBatchReader {
     }
 }
 
-/// A sheet of a shared workbook, read through a clone of its container.
-fn sheet_source<'a, R: Read + Seek + Clone>(
-    workbook: &'a Workbook<R>,
+/// A sheet of a shared workbook, read through a clone of its container;
+/// with `scope`, its part inflated on a thread of it.
+fn sheet_source<'scope, 'env, 'a, R: Read + Seek + Clone + Send + 'env>(
+    workbook: &'env Workbook<R>,
     archive: &'a mut Container<R>,
     position: usize,
-) -> Result<SheetSource<'a>> {
+    scope: Option<&'scope Scope<'scope, 'env>>,
+) -> Result<SheetSource<'a>>
+where
+    'env: 'a,
+{
     Ok(SheetSource {
-        rows: workbook.rows_through(archive, position)?,
+        rows: workbook.rows_through(archive, position, scope)?,
         formats: workbook.format_kinds().to_vec(),
         sheet: workbook.sheets()[position].name().to_owned(),
         file: None,
@@ -234,38 +239,41 @@ where
 {
     let mut archive = workbook.container.clone();
     let sheet = workbook.sheets()[position].name();
-    // Types from every row: a first pass for them, none of it held.
-    let first_pass;
-    let options = if options.needs_first_pass(None, sheet) {
-        let columns = sheet_columns(sheet_source(workbook, &mut archive, position)?, options)?;
-        first_pass = options.with_first_pass(None, sheet, columns);
-        &first_pass
-    } else {
-        options
-    };
-    let mut batches = SheetBatches::open(
-        sheet_source(workbook, &mut archive, position)?,
-        options,
-        None,
-        None,
-    )?;
-    if sender.send(Message::Schema(batches.schema())).is_err() {
-        return Ok(());
-    }
-    // The first next_batch says go, with the batch size; a reader
-    // dropped before that ends the worker here.
-    let Ok(batch_size) = started.recv() else {
-        return Ok(());
-    };
-    batches.set_batch_size(batch_size);
-    while let Some((batch, report)) = batches.next_batch_with_report()? {
-        if sender.send(Message::Batch(batch, report)).is_err() {
-            // The reader was dropped.
+    // One sheet on two threads where there are two cores: its part
+    // inflated on a thread of this scope while this one scans and builds.
+    let pipelined = thread::available_parallelism().map_or(1, usize::from) > 1;
+    thread::scope(|scope| {
+        let scope = pipelined.then_some(scope);
+        // Types from every row: a first pass for them, none of it held.
+        let first_pass;
+        let options = if options.needs_first_pass(None, sheet) {
+            let source = sheet_source(workbook, &mut archive, position, scope)?;
+            let columns = sheet_columns(source, options)?;
+            first_pass = options.with_first_pass(None, sheet, columns);
+            &first_pass
+        } else {
+            options
+        };
+        let source = sheet_source(workbook, &mut archive, position, scope)?;
+        let mut batches = SheetBatches::open(source, options, None, None)?;
+        if sender.send(Message::Schema(batches.schema())).is_err() {
             return Ok(());
         }
-    }
-    let _ = sender.send(Message::End);
-    Ok(())
+        // The first next_batch says go, with the batch size; a reader
+        // dropped before that ends the worker here.
+        let Ok(batch_size) = started.recv() else {
+            return Ok(());
+        };
+        batches.set_batch_size(batch_size);
+        while let Some((batch, report)) = batches.next_batch_with_report()? {
+            if sender.send(Message::Batch(batch, report)).is_err() {
+                // The reader was dropped.
+                return Ok(());
+            }
+        }
+        let _ = sender.send(Message::End);
+        Ok(())
+    })
 }
 
 impl Iterator for SheetBatchReader {

@@ -317,8 +317,11 @@ impl<I: Iterator> Iterator for ExactLen<I> {
 impl<I: Iterator> ExactSizeIterator for ExactLen<I> {}
 
 /// A cell whose value the scanner parsed, resolved; `Err(None)` when the
-/// value is still text.
-#[inline]
+/// value is still text. Always inlined: called from two places (with and
+/// without a column selection), the compiler kept it out of line, and
+/// returning each cell through memory cost 8% of `count -t 1` of the
+/// 1M x 10 sheet (6.70 against 6.22 billion instructions, callgrind).
+#[inline(always)]
 fn parsed_cell<'r>(cell: &RawCell, context: SheetContext<'r>) -> Result<Cell<'r>, Option<Error>> {
     let value = match cell.parsed {
         Parsed::Number(number) => context.number_value(number, cell.style),

@@ -14,7 +14,7 @@
 use super::number;
 use crate::cell::{MAX_COLUMN, MAX_ROW, parse_reference, parse_row_number};
 use crate::error::{Error, ErrorKind, Result};
-use crate::xlsx::bytes::{find_byte, find_byte_soon};
+use crate::xlsx::bytes::{find_byte, find_byte_soon, is_plain_attribute_value};
 use crate::xlsx::xml::{self, Attributes, Namespaces, Piece, Span, Step, Token};
 use smallvec::SmallVec;
 
@@ -708,7 +708,8 @@ impl SheetScanner {
                 return Ok(Some(pos + 6));
             }
             fast_only = false;
-            match xml::next_token(input, pos, complete).map_err(xml_error)? {
+            let token = xml::next_token(input, pos, complete);
+            match token.map_err(|err| xml_error(err).with_row(index + 1))? {
                 Step::Token(
                     Token::Start {
                         name,
@@ -854,13 +855,16 @@ fn row_attributes(input: &[u8], attributes: Span, tag_start: usize, index: u32) 
 }
 
 /// Reads the attributes of a start tag on the fast path: `name="value"`
-/// pairs separated by single or repeated spaces, double quotes, up to `>`
-/// or `/>`. Calls `on_attribute` with each qualified name and raw value
-/// (a prefixed `x:r` is not `r`: see the `xml` module docs).
+/// pairs each after one or more spaces, double quotes, up to `>` or `/>`.
+/// Calls `on_attribute` with each qualified name and raw value (a
+/// prefixed `x:r` is not `r`: see the `xml` module docs).
 /// Returns the position of the closing `>` and whether the tag is
 /// self-closing, or None for anything unusual (other whitespace, single
-/// quotes, spaces around `=`, a tag cut off by the end of the window, or
-/// `on_attribute` refusing a value).
+/// quotes, spaces around `=`, an attribute not after a space, a name of
+/// other than ASCII letters, digits, `_`, `-`, `.` and `:`, a value of
+/// other than printable ASCII or with a `<`, a tag cut off by the end of
+/// the window, or `on_attribute` refusing a value): the general path,
+/// which checks tags against XML's grammar, reads and reports those.
 #[inline]
 fn fast_attributes(
     input: &[u8],
@@ -874,26 +878,29 @@ fn fast_attributes(
             b'/' => {
                 return (*input.get(at + 1)? == b'>').then_some((at + 1, true));
             }
-            _ => {
+            first => {
+                // Attributes are separated by whitespace.
+                if at.checked_sub(1).and_then(|before| input.get(before)) != Some(&b' ')
+                    || !(first.is_ascii_alphabetic() || first == b'_')
+                {
+                    return None;
+                }
                 let eq = find_byte(input, at, b'=')?;
                 let name = &input[at..eq];
                 // A namespace declaration: the general path binds it.
                 if input.get(eq + 1) != Some(&b'"')
                     || name.starts_with(b"xmlns")
-                    || name.iter().any(|b| {
-                        !b.is_ascii()
-                            || matches!(
-                                b,
-                                b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'<' | b'>' | b'"' | b'\''
-                            )
+                    || !name.iter().all(|b| {
+                        b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')
                     })
                 {
                     return None;
                 }
                 let close = find_byte(input, eq + 2, b'"')?;
                 let value = &input[eq + 2..close];
-                // The fast path reads only ASCII (see `RawRow::ascii_only`).
-                if !value.is_ascii() {
+                // The fast path reads only ASCII (see `RawRow::ascii_only`),
+                // and no character XML forbids.
+                if !is_plain_attribute_value(value) {
                     return None;
                 }
                 on_attribute(name, value)?;
@@ -1593,6 +1600,7 @@ fn scan_cell_body(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::xlsx::xml::FORBIDDEN_CONTROL;
 
     /// A scanned cell with its text joined (raw, not decoded).
     #[derive(Debug, PartialEq)]
@@ -1630,7 +1638,9 @@ mod tests {
         loop {
             let window = &bytes[window_start..window_end];
             let complete = window_end == bytes.len();
-            match scanner.scan(window, complete, &mut row)? {
+            let scanned = scanner.scan(window, complete, &mut row);
+            // Offsets from the start of the part, not of the window.
+            match scanned.map_err(|err| err.shift_offset(window_start as u64))? {
                 Scan::Row { consumed } => {
                     let cells = row
                         .cells
@@ -1950,6 +1960,131 @@ mod tests {
         }
         let xml = "<worksheet><sheetData><row r=\"1048577\"/></sheetData></worksheet>";
         assert!(scan_in_chunks(xml, 3).is_err());
+    }
+
+    #[test]
+    fn tags_and_control_characters_the_fast_path_leaves_are_refused_at_their_offset() {
+        let head = "<worksheet><sheetData>";
+        for (rows, wanted, offset) in [
+            // A row's and a cell's attributes, on the row and cell fast paths.
+            (
+                r#"<row r="1"spans="1:1">"#,
+                "not separated by whitespace",
+                10,
+            ),
+            (
+                r#"<row r="1" spans="1:1"<c r="A1"/></row>"#,
+                "a `<` inside",
+                22,
+            ),
+            (
+                r#"<row spans="1<2" r="1">"#,
+                "a `<` in an attribute value",
+                13,
+            ),
+            ("<row r=\"1\" spans=\"1:\x1b\">", FORBIDDEN_CONTROL, 20),
+            ("<row r=\"1\" sp\x01ans=\"1:1\">", FORBIDDEN_CONTROL, 13),
+            (
+                r#"<row r="1"><c r="A1"s="1"/></row>"#,
+                "not separated by whitespace",
+                20,
+            ),
+            (
+                "<row r=\"1\"><c r=\"A1\" x=\"\x02\"/></row>",
+                FORBIDDEN_CONTROL,
+                24,
+            ),
+            (
+                "<row r=\"1\"><c r=\"A1\" t=\"s\x03\"><v>0</v></c></row>",
+                FORBIDDEN_CONTROL,
+                25,
+            ),
+            (
+                "<row r=\"1\"><c r=\"A\x041\"><v>0</v></c></row>",
+                FORBIDDEN_CONTROL,
+                18,
+            ),
+            // Between cells and rows, in the general path's text.
+            (
+                "<row r=\"1\"><c r=\"A1\"/>\x1f</row>",
+                FORBIDDEN_CONTROL,
+                22,
+            ),
+            ("<row r=\"1\"/>\x0c<row r=\"2\"/>", FORBIDDEN_CONTROL, 12),
+            // In a formula the general path reads.
+            (
+                "<row r=\"1\"><c r=\"A1\"><f>1\x0b</f><v>1</v></c></row>",
+                FORBIDDEN_CONTROL,
+                25,
+            ),
+        ] {
+            let xml = format!("{head}{rows}</sheetData></worksheet>");
+            for chunk in [1, 7, 4096, xml.len()] {
+                let err = scan_in_chunks(&xml, chunk).unwrap_err();
+                assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{rows}: {err}");
+                assert!(err.to_string().contains(wanted), "{rows}: {err}");
+                assert_eq!(
+                    err.location().offset,
+                    Some((head.len() + offset) as u64),
+                    "{rows} in chunks of {chunk}: {err}"
+                );
+            }
+        }
+        // Before and after the data, in the general path.
+        for (xml, offset) in [
+            ("<worksheet>\x01<sheetData/></worksheet>", 11),
+            ("<worksheet><sheetData/><x a=\"\x01\"/></worksheet>", 29),
+        ] {
+            let err = scan_in_chunks(xml, 4096).unwrap_err();
+            assert!(err.to_string().contains(FORBIDDEN_CONTROL), "{err}");
+            assert_eq!(err.location().offset, Some(offset), "{xml}");
+        }
+    }
+
+    #[test]
+    fn values_with_control_characters_are_refused_by_the_reader() {
+        // The fast path hands the text of `<v>` and inline strings over as
+        // it stands (parsing a number, index or boolean fails on a
+        // control); the reader's text path refuses the control as malformed
+        // XML at its offset, whichever path found the cell, not as a value
+        // that is no number (nor trimmed away as whitespace, U+000C).
+        let long = "x".repeat(40);
+        for value in [
+            "<c r=\"A1\"><v>1\x1b</v></c>".to_owned(),
+            "<c r=\"A1\" s=\"1\"><v>\x0c1</v></c>".to_owned(),
+            "<c r=\"A1\" t=\"s\"><v>0\x1b</v></c>".to_owned(),
+            "<c r=\"A1\" t=\"b\"><v>\x0c1</v></c>".to_owned(),
+            "<c r=\"A1\" t=\"e\"><v>#N/A\x01</v></c>".to_owned(),
+            "<c r=\"A1\" t=\"d\"><v>2024-01-01\x01</v></c>".to_owned(),
+            "<c r=\"A1\" t=\"str\"><v>a\x1fb</v></c>".to_owned(),
+            "<c r=\"A1\" t=\"inlineStr\"><is><t>a\x1bb</t></is></c>".to_owned(),
+            format!("<c r=\"A1\" t=\"inlineStr\"><is><t>{long}\x1b</t></is></c>"),
+            format!("<c r=\"A1\" t=\"str\"><v>{long}\x1b</v></c>"),
+            "<c r=\"A1\" t=\"str\"><v><![CDATA[a\x1b]]></v></c>".to_owned(),
+            "<c r=\"A1\" t=\"str\"><f>1&amp;\x02</f><v>1</v></c>".to_owned(),
+        ] {
+            let xml =
+                format!("<worksheet><sheetData><row r=\"1\">{value}</row></sheetData></worksheet>");
+            let offset = xml.bytes().position(|b| b < 0x20).unwrap() as u64;
+            for chunk in [1, 7, 64, 4096] {
+                let err = crate::fuzzing::read_sheet_xml(xml.as_bytes(), chunk).unwrap_err();
+                assert!(
+                    matches!(err.kind(), ErrorKind::Xml(message) if message == FORBIDDEN_CONTROL),
+                    "{value} in chunks of {chunk}: {err}"
+                );
+                assert_eq!(
+                    err.location().offset,
+                    Some(offset),
+                    "{value}, {chunk}: {err}"
+                );
+                assert_eq!(err.location().row, Some(1), "{value}, {chunk}: {err}");
+            }
+        }
+        // Tabs and line ends in values are text, read the slow way.
+        let xml = "<worksheet><sheetData><row r=\"1\"><c r=\"A1\" t=\"inlineStr\"><is><t>a\tb\nc</t></is></c></row></sheetData></worksheet>";
+        let (cells, digest) = crate::fuzzing::read_sheet_xml(xml.as_bytes(), 4096).unwrap();
+        assert_eq!(cells, 1);
+        assert!(digest.contains(r#"Text("a\tb\nc")"#), "{digest}");
     }
 
     #[test]

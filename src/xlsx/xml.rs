@@ -20,7 +20,16 @@
 //! a relationship id (`r:id`), is found by its prefix's namespace URI
 //! ([`relationship_id`]), not by the spelling `r`.
 
-use memchr::{memchr, memchr2, memchr3, memmem};
+use memchr::{memchr, memchr2, memmem};
+
+use crate::xlsx::bytes::{
+    find_forbidden_control, has_byte_below_space, has_special_byte, is_forbidden_control,
+};
+
+/// The message for a character XML 1.0 does not allow anywhere in a
+/// document (a C0 control other than tab and line ends), raw in a part.
+pub(crate) const FORBIDDEN_CONTROL: &str =
+    "a control character XML does not allow (U+0000-U+001F but tab, line feed, carriage return)";
 
 /// A half-open byte range `[start, end)` into the tokenizer's input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -108,9 +117,57 @@ pub(crate) fn local_name(name: &[u8]) -> &[u8] {
     }
 }
 
+/// Whether `byte` may start a name: an ASCII letter, `_`, `:`, or any
+/// byte of a non-ASCII character (left to the UTF-8 check).
+#[inline]
+fn is_name_start(byte: u8) -> bool {
+    byte.is_ascii_alphabetic() || matches!(byte, b'_' | b':') || byte >= 0x80
+}
+
+/// Whether `byte` may continue a name: a name start, a digit, `-` or `.`.
+#[inline]
+fn is_name_byte(byte: u8) -> bool {
+    is_name_start(byte) || byte.is_ascii_digit() || matches!(byte, b'-' | b'.')
+}
+
+/// The end of the name whose bytes after the first start at `from`.
+#[inline]
+fn name_end(input: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while input.get(at).is_some_and(|&byte| is_name_byte(byte)) {
+        at += 1;
+    }
+    at
+}
+
+/// `message` for an unexpected byte, unless the byte is one XML forbids
+/// anywhere: then that is the error.
+fn unexpected(byte: u8, message: &'static str, offset: usize) -> XmlError {
+    if is_forbidden_control(byte) {
+        XmlError::at(FORBIDDEN_CONTROL, offset)
+    } else {
+        XmlError::at(message, offset)
+    }
+}
+
+/// Refuses a character XML forbids in `input[start..end]`, at its offset.
+#[inline]
+fn check_characters(input: &[u8], start: usize, end: usize) -> Result<(), XmlError> {
+    match find_forbidden_control(&input[start..end]) {
+        Some(at) => Err(XmlError::at(FORBIDDEN_CONTROL, start + at)),
+        None => Ok(()),
+    }
+}
+
 /// Reads the token starting at `pos`. With `complete` set, the input is
 /// known to end at its last byte, so trailing text is a token and a cut-off
 /// tag is an error rather than [`Step::Incomplete`].
+///
+/// Every byte of a token is checked: a character XML forbids (a C0 control
+/// but tab and line ends) is an error at its offset, in text, names,
+/// attribute values, comments, CDATA and processing instructions alike,
+/// and tags are checked against XML's grammar (names, whitespace between
+/// attributes, quoted values without `<`).
 pub(crate) fn next_token(input: &[u8], pos: usize, complete: bool) -> Result<Step, XmlError> {
     if pos >= input.len() {
         return Ok(if complete {
@@ -120,11 +177,13 @@ pub(crate) fn next_token(input: &[u8], pos: usize, complete: bool) -> Result<Ste
         });
     }
     if input[pos] != b'<' {
-        return Ok(match memchr(b'<', &input[pos..]) {
-            Some(found) => Step::Token(Token::Text(Span::new(pos, pos + found)), pos + found),
-            None if complete => Step::Token(Token::Text(Span::new(pos, input.len())), input.len()),
-            None => Step::Incomplete,
-        });
+        let end = match memchr(b'<', &input[pos..]) {
+            Some(found) => pos + found,
+            None if complete => input.len(),
+            None => return Ok(Step::Incomplete),
+        };
+        check_characters(input, pos, end)?;
+        return Ok(Step::Token(Token::Text(Span::new(pos, end)), end));
     }
     let incomplete = |message: &'static str| {
         if complete {
@@ -142,33 +201,57 @@ pub(crate) fn next_token(input: &[u8], pos: usize, complete: bool) -> Result<Ste
             let Some(close) = memchr(b'>', &input[name_start..]) else {
                 return incomplete("an end tag is cut off by the end of the part");
             };
-            let mut name_end = name_start + close;
-            while name_end > name_start && is_space(input[name_end - 1]) {
-                name_end -= 1;
+            let close = name_start + close;
+            if !input
+                .get(name_start)
+                .is_some_and(|&byte| is_name_start(byte))
+            {
+                return match input[name_start] {
+                    b'>' => Err(XmlError::at("an end tag has no name", pos)),
+                    byte => Err(unexpected(
+                        byte,
+                        "an end tag's name does not start with a letter",
+                        name_start,
+                    )),
+                };
             }
-            if name_end == name_start {
-                return Err(XmlError::at("an end tag has no name", pos));
+            // The name, then only whitespace before `>`.
+            let name_end = name_end(input, name_start + 1);
+            if let Some(extra) = input[name_end..close].iter().position(|&b| !is_space(b)) {
+                let at = name_end + extra;
+                return Err(unexpected(
+                    input[at],
+                    "an end tag holds more than its name",
+                    at,
+                ));
             }
             let end = Token::End {
                 name: Span::new(name_start, name_end),
             };
-            Ok(Step::Token(end, name_start + close + 1))
+            Ok(Step::Token(end, close + 1))
         }
         b'?' => match memmem::find(&input[pos + 2..], b"?>") {
-            Some(found) => Ok(Step::Token(Token::Skip, pos + 2 + found + 2)),
+            Some(found) => {
+                check_characters(input, pos + 2, pos + 2 + found)?;
+                Ok(Step::Token(Token::Skip, pos + 2 + found + 2))
+            }
             None => incomplete("a processing instruction is not closed"),
         },
         b'!' => {
             let rest = &input[pos..];
             if rest.starts_with(b"<!--") {
                 match memmem::find(&input[pos + 4..], b"-->") {
-                    Some(found) => Ok(Step::Token(Token::Skip, pos + 4 + found + 3)),
+                    Some(found) => {
+                        check_characters(input, pos + 4, pos + 4 + found)?;
+                        Ok(Step::Token(Token::Skip, pos + 4 + found + 3))
+                    }
                     None => incomplete("a comment is not closed"),
                 }
             } else if rest.starts_with(b"<![CDATA[") {
                 let start = pos + 9;
                 match memmem::find(&input[start..], b"]]>") {
                     Some(found) => {
+                        check_characters(input, start, start + found)?;
                         let cdata = Token::CData(Span::new(start, start + found));
                         Ok(Step::Token(cdata, start + found + 3))
                     }
@@ -193,59 +276,120 @@ pub(crate) fn next_token(input: &[u8], pos: usize, complete: bool) -> Result<Ste
     }
 }
 
+/// A start tag at `pos`, checked against XML's grammar: `<` name, then
+/// attributes each after whitespace (`name = "value"`, either quote, no
+/// `<` in the value), then `>` or `/>`. Anything else in the tag (a `<`, a
+/// second tag run into the first, a character XML forbids) is an error at
+/// its offset.
 fn start_tag(input: &[u8], pos: usize, complete: bool) -> Result<Step, XmlError> {
+    let cut = |message: &'static str, offset: usize| {
+        if complete {
+            Err(XmlError::at(message, offset))
+        } else {
+            Ok(Step::Incomplete)
+        }
+    };
     let name_start = pos + 1;
-    // A name starts with a letter, `_`, `:` or a non-ASCII character.
-    if let Some(&first) = input.get(name_start) {
-        let name_start_char =
-            first.is_ascii_alphabetic() || matches!(first, b'_' | b':') || first >= 0x80;
-        // `<>` and `</` are reported further on.
-        if !name_start_char && !matches!(first, b'>' | b'/') {
-            return Err(XmlError::at(
+    // `next_token` saw a byte here.
+    let first = input[name_start];
+    if !is_name_start(first) {
+        return Err(match first {
+            b'>' | b'/' => XmlError::at("a start tag has no name", pos),
+            _ => unexpected(
+                first,
                 "a start tag's name does not start with a letter",
                 pos,
-            ));
-        }
+            ),
+        });
     }
-    let mut cursor = name_start;
-    while cursor < input.len()
-        && !matches!(input[cursor], b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>')
-    {
-        cursor += 1;
-    }
-    let name_end = cursor;
-    // Attributes: find the closing `>` that is not inside a quoted value.
+    let name = Span::new(name_start, name_end(input, name_start + 1));
+    let mut at = name.end;
     loop {
-        let Some(found) = memchr3(b'>', b'"', b'\'', &input[cursor..]) else {
-            return if complete {
-                Err(XmlError::at("a start tag is not closed", pos))
-            } else {
-                Ok(Step::Incomplete)
-            };
-        };
-        let at = cursor + found;
-        let byte = input[at];
-        if byte == b'>' {
-            if name_end == name_start {
-                return Err(XmlError::at("a start tag has no name", pos));
-            }
-            let self_closing = at > name_end && input[at - 1] == b'/';
-            let attributes_end = if self_closing { at - 1 } else { at };
-            let token = Token::Start {
-                name: Span::new(name_start, name_end),
-                attributes: Span::new(name_end.min(attributes_end), attributes_end),
-                self_closing,
-            };
-            return Ok(Step::Token(token, at + 1));
+        let after_value = at;
+        while input.get(at).is_some_and(|&byte| is_space(byte)) {
+            at += 1;
         }
-        match memchr(byte, &input[at + 1..]) {
-            Some(close) => cursor = at + 1 + close + 1,
-            None if complete => {
-                return Err(XmlError::at("an attribute value is not closed", at));
+        let Some(&byte) = input.get(at) else {
+            return cut("a start tag is not closed", pos);
+        };
+        match byte {
+            b'>' | b'/' => {
+                let self_closing = byte == b'/';
+                if self_closing {
+                    match input.get(at + 1) {
+                        Some(b'>') => {}
+                        Some(&other) => {
+                            return Err(unexpected(
+                                other,
+                                "a `/` in a start tag is not followed by `>`",
+                                at + 1,
+                            ));
+                        }
+                        None => return cut("a start tag is not closed", pos),
+                    }
+                }
+                let token = Token::Start {
+                    name,
+                    attributes: Span::new(name.end, at),
+                    self_closing,
+                };
+                let next = at + 1 + usize::from(self_closing);
+                return Ok(Step::Token(token, next));
             }
-            None => return Ok(Step::Incomplete),
+            _ if at > after_value && is_name_start(byte) => match attribute_at(input, at)? {
+                Some(end) => at = end,
+                None => return cut("an attribute value is not closed", at),
+            },
+            _ => {
+                let message = if byte == b'<' {
+                    "a `<` inside a start tag (a tag cut short?)"
+                } else if at > after_value {
+                    "a start tag holds something other than attributes"
+                } else if after_value == name.end {
+                    "a start tag's name holds a character names cannot"
+                } else {
+                    "attributes are not separated by whitespace"
+                };
+                return Err(unexpected(byte, message, at));
+            }
         }
     }
+}
+
+/// One attribute of a start tag from its name at `at`: the position after
+/// its closing quote, or None when the input ends first.
+fn attribute_at(input: &[u8], at: usize) -> Result<Option<usize>, XmlError> {
+    let mut pos = name_end(input, at + 1);
+    while input.get(pos).is_some_and(|&byte| is_space(byte)) {
+        pos += 1;
+    }
+    match input.get(pos) {
+        Some(b'=') => pos += 1,
+        Some(&byte) => return Err(unexpected(byte, "an attribute has no value", pos)),
+        None => return Ok(None),
+    }
+    while input.get(pos).is_some_and(|&byte| is_space(byte)) {
+        pos += 1;
+    }
+    let quote = match input.get(pos) {
+        Some(&quote @ (b'"' | b'\'')) => quote,
+        Some(&byte) => return Err(unexpected(byte, "an attribute value is not quoted", pos)),
+        None => return Ok(None),
+    };
+    let value_start = pos + 1;
+    let Some(close) = memchr(quote, &input[value_start..]) else {
+        return Ok(None);
+    };
+    let close = value_start + close;
+    let value = &input[value_start..close];
+    if let Some(lt) = memchr(b'<', value) {
+        return Err(XmlError::at(
+            "a `<` in an attribute value (a tag cut short?)",
+            value_start + lt,
+        ));
+    }
+    check_characters(input, value_start, close)?;
+    Ok(Some(close + 1))
 }
 
 /// Iterates over the attributes of a start tag: `(qualified name, raw
@@ -389,22 +533,50 @@ impl Namespace {
 /// unprefixed one where no default namespace is declared (or `xmlns=""`):
 /// read as the reader's namespace, as files without declarations are
 /// meant.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub(crate) struct Namespaces {
     /// `(prefix, namespace)`, innermost last; the default namespace has the
     /// empty prefix.
     bindings: Vec<(smallvec::SmallVec<[u8; 16]>, Namespace)>,
+    /// [`default_is_spreadsheet`](Self::default_is_spreadsheet), kept up
+    /// to date when the bindings change (rarely) rather than looked up for
+    /// every item or row that asks.
+    default_spreadsheet: bool,
+}
+
+impl Default for Namespaces {
+    fn default() -> Self {
+        Namespaces {
+            bindings: Vec::new(),
+            // Nothing declared: unprefixed names are read as SpreadsheetML.
+            default_spreadsheet: true,
+        }
+    }
 }
 
 impl Namespaces {
     /// How many bindings are in scope, for [`truncate`](Self::truncate).
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.bindings.len()
     }
 
-    /// Drops the bindings made after there were `len`.
+    /// Drops the bindings made after there were `len`. Called at the end of
+    /// every row and shared string item, which nearly always declared
+    /// nothing: that case returns after one comparison. (Left out of line
+    /// on purpose: inlined into the scanner's row loop, it made the loop
+    /// 48 million instructions dearer on the 1M x 10 sheet, callgrind.)
     pub(crate) fn truncate(&mut self, len: usize) {
+        if len < self.bindings.len() {
+            self.drop_bindings(len);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn drop_bindings(&mut self, len: usize) {
         self.bindings.truncate(len);
+        self.default_spreadsheet = self.is_spreadsheet(b"");
     }
 
     /// Binds the namespace declarations (`xmlns`, `xmlns:p`) among a start
@@ -430,7 +602,13 @@ impl Namespaces {
             } else {
                 raw
             };
-            self.bindings.push((prefix.into(), Namespace::of_uri(uri)));
+            let namespace = Namespace::of_uri(uri);
+            if prefix.is_empty() {
+                // What `is_spreadsheet(b"")` says from now on.
+                self.default_spreadsheet =
+                    matches!(namespace, Namespace::SpreadsheetMl | Namespace::Absent);
+            }
+            self.bindings.push((prefix.into(), namespace));
             declared = true;
         }
         Ok(declared)
@@ -479,8 +657,9 @@ impl Namespaces {
 
     /// Whether unprefixed names are SpreadsheetML's: the scanners' fast
     /// paths, which read unprefixed tags, run only then.
+    #[inline]
     pub(crate) fn default_is_spreadsheet(&self) -> bool {
-        self.is_spreadsheet(b"")
+        self.default_spreadsheet
     }
 
     /// Whether the qualified attribute `name` is `local` in `namespace`:
@@ -649,31 +828,35 @@ impl Piece {
         }
     }
 
-    /// Whether the piece needs [`decode_text`] (entities, carriage returns,
-    /// and with `escapes` set, `_xHHHH_` escapes).
+    /// Whether the piece needs [`decode_into`](Self::decode_into)
+    /// (entities, carriage returns, and with `escapes` set, `_xHHHH_`
+    /// escapes), or may hold a character XML forbids (any byte below 0x20:
+    /// a tab or line feed sends the piece the slow way too, where
+    /// `decode_into` refuses the controls; the fast paths hand over their
+    /// text unchecked).
     pub(crate) fn needs_decoding(&self, input: &[u8], escapes: bool) -> bool {
         let raw = self.span.of(input);
         if raw.len() <= 32 {
-            // Cell values are short: one pass beats setting up searches.
-            return raw.iter().any(|&byte| match byte {
-                b'\r' => true,
-                b'&' => !self.cdata,
-                b'_' => escapes,
-                _ => false,
-            });
+            // Cell values are short: a word at a time beats setting up
+            // searches.
+            let ampersand = if self.cdata { 0 } else { b'&' };
+            let underscore = if escapes { b'_' } else { 0 };
+            return has_special_byte(input, self.span.start, self.span.end, ampersand, underscore);
         }
-        let special = if self.cdata {
-            memchr(b'\r', raw)
-        } else {
-            memchr2(b'&', b'\r', raw)
-        };
+        let special = if self.cdata { None } else { memchr(b'&', raw) };
         special.is_some()
+            || has_byte_below_space(raw)
             || (escapes && memchr::memchr_iter(b'_', raw).any(|at| raw.get(at + 1) == Some(&b'x')))
     }
 
     /// Appends the XML-decoded piece, whose raw text is `raw`, to `out`
-    /// (`_xHHHH_` escapes are decoded afterwards, over the whole text).
+    /// (`_xHHHH_` escapes are decoded afterwards, over the whole text). A
+    /// character XML forbids is an error at its offset: a piece the fast
+    /// paths found was not checked by the tokenizer.
     pub(crate) fn decode_into(&self, raw: &str, out: &mut impl TextSink) -> Result<(), XmlError> {
+        if let Some(at) = find_forbidden_control(raw.as_bytes()) {
+            return Err(XmlError::at(FORBIDDEN_CONTROL, self.span.start + at));
+        }
         decode_text(raw, !self.cdata, out).map_err(|message| XmlError::at(message, self.span.start))
     }
 }
@@ -1064,6 +1247,109 @@ mod tests {
             assert!(next_token(input.as_bytes(), 0, true).is_err(), "{input}");
         }
         assert_eq!(next_token(b"text", 0, false), Ok(Step::Incomplete));
+    }
+
+    /// The error of reading `input` token by token as a whole part.
+    fn first_error(input: &[u8]) -> Option<XmlError> {
+        let mut pos = 0;
+        loop {
+            match next_token(input, pos, true) {
+                Ok(Step::Token(_, next)) => pos = next,
+                Ok(_) => return None,
+                Err(err) => return Some(err),
+            }
+        }
+    }
+
+    #[test]
+    fn start_tags_follow_the_grammar() {
+        for (input, message, offset) in [
+            (
+                &br#"<sheets><sheet name="x"<sheet name="S" sheetId="1"/></sheets>"#[..],
+                "a `<` inside a start tag",
+                23,
+            ),
+            (br#"<a b="1" <c/>"#, "a `<` inside a start tag", 9),
+            (br#"<a<b/>"#, "a `<` inside a start tag", 2),
+            (br#"<a b="x<y"/>"#, "a `<` in an attribute value", 7),
+            (br#"<a b='x<y'/>"#, "a `<` in an attribute value", 7),
+            (br#"<a b="1"c="2"/>"#, "not separated by whitespace", 8),
+            (br#"<a b/>"#, "has no value", 4),
+            (br#"<a b=c/>"#, "not quoted", 5),
+            (br#"<a "b"/>"#, "other than attributes", 3),
+            (br#"<a b="1" / >"#, "`/` in a start tag", 10),
+            (br#"<a@ b="1"/>"#, "name holds a character", 2),
+            (br#"<1a/>"#, "does not start with a letter", 0),
+            (br#"<a></a b>"#, "more than its name", 7),
+            (br#"<a></a<b>"#, "more than its name", 6),
+            (br#"<a></1>"#, "does not start with a letter", 5),
+        ] {
+            let err = first_error(input).unwrap_or_else(|| panic!("{input:?} read"));
+            assert!(err.message.contains(message), "{input:?}: {err:?}");
+            assert_eq!(err.offset, offset, "{input:?}: {err:?}");
+        }
+        // What XML allows: whitespace of every kind around `=` and between
+        // attributes, either quote, `>` in values, names with `-`, `.`,
+        // digits, prefixes and non-ASCII letters.
+        for input in [
+            "<a\tb = '1'\r\n\tc=\"x>y\"\n/>",
+            "<x:a-b.c2 x:d_1=\"\"></x:a-b.c2 \n>",
+            "<é é=\"é\"></é>",
+        ] {
+            assert_eq!(first_error(input.as_bytes()), None, "{input}");
+        }
+    }
+
+    #[test]
+    fn control_characters_are_refused_in_every_token() {
+        for control in (0u8..0x20).filter(|b| !matches!(b, b'\t' | b'\n' | b'\r')) {
+            let c = control as char;
+            for (input, offset) in [
+                (format!("<a>x{c}</a>"), 4),
+                (format!("<a b=\"{c}\"/>"), 6),
+                (format!("<a b='x{c}'/>"), 7),
+                (format!("<a{c} b=\"1\"/>"), 2),
+                (format!("<a b{c}=\"1\"/>"), 4),
+                (format!("<a b=\"1\"{c}/>"), 8),
+                (format!("<a></a{c}>"), 6),
+                (format!("<a><!--{c}--></a>"), 7),
+                (format!("<a><![CDATA[{c}]]></a>"), 12),
+                (format!("<?xml{c}?><a/>"), 5),
+                (format!("<a/>\n{c}"), 5),
+            ] {
+                let err = first_error(input.as_bytes()).unwrap_or_else(|| panic!("{input:?}"));
+                assert_eq!(err.message, FORBIDDEN_CONTROL, "{input:?}");
+                assert_eq!(err.offset, offset, "{input:?}");
+            }
+        }
+        // Tabs and line ends are characters XML allows.
+        assert_eq!(
+            first_error(b"<a b=\"\t\r\n\"><!--\t\r\n-->\t\r\n<![CDATA[\t]]></a>"),
+            None
+        );
+        // A piece of text the fast paths found is checked when decoded.
+        let piece = Piece {
+            span: Span::new(3, 6),
+            cdata: false,
+        };
+        let input = b"<v>a\x1bb</v>";
+        assert!(piece.needs_decoding(input, false));
+        let raw = std::str::from_utf8(piece.span.of(input)).unwrap();
+        let err = piece.decode_into(raw, &mut String::new()).unwrap_err();
+        assert_eq!((err.message, err.offset), (FORBIDDEN_CONTROL, 4));
+    }
+
+    #[test]
+    fn cut_off_start_tags_wait_for_more_input() {
+        let tag = br#"<sheet name="x" sheetId='1' r:id="rId1"/>"#;
+        for cut in 1..tag.len() {
+            assert_eq!(
+                next_token(&tag[..cut], 0, false),
+                Ok(Step::Incomplete),
+                "{cut}"
+            );
+            assert!(next_token(&tag[..cut], 0, true).is_err(), "{cut}");
+        }
     }
 
     #[test]

@@ -14,13 +14,15 @@ use parquet::file::properties::WriterProperties;
 use sheetstream::arrow::arrow_array::RecordBatch;
 use sheetstream::arrow::arrow_schema::SchemaRef;
 use sheetstream::arrow::{
-    ALL_ROWS, ArrowOptions, BatchReport, ColumnType, Header, ManySheetsReader, OnErrorValue,
-    OnMismatch, SheetChoice,
+    ALL_ROWS, ArrowOptions, BatchReport, ColumnType, ManySheetsReader, OnErrorValue, OnMismatch,
+    SheetChoice,
 };
 use sheetstream::{ColumnSpec, OpenOptions, Workbook};
 
 use crate::input;
+use crate::partial::PartialFile;
 use crate::progress::Progress;
+use crate::rows::RowArgs;
 use crate::{Failure, worksheet_positions};
 
 /// Open workbooks, each with its file's path as its label.
@@ -33,27 +35,25 @@ pub struct TableArgs {
     /// when the shell did not), or `-` for standard input.
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// A sheet to read, by name or position (repeatable; default: the
-    /// first worksheet of each file).
-    #[arg(short, long, conflicts_with = "all")]
+    /// A sheet to read, by name, or by position as `sheets` lists it
+    /// (0-based) when no sheet has that name (repeatable; default: the
+    /// first worksheet of each file). --sheet-name and --sheet-index say
+    /// which outright.
+    #[arg(short, long, value_name = "NAME|POSITION",
+          conflicts_with_all = ["all", "sheet_name", "sheet_index"])]
     sheet: Vec<String>,
+    /// A sheet of this name, exactly (never read as a position; repeatable).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["all", "sheet_index"])]
+    sheet_name: Vec<String>,
+    /// The sheet at this position as `sheets` lists it (0-based), whatever
+    /// the sheets are named (repeatable).
+    #[arg(long, value_name = "POSITION", conflicts_with = "all")]
+    sheet_index: Vec<usize>,
     /// Every worksheet of each file.
     #[arg(long)]
     all: bool,
-    /// The row holding the column names, counted from 1 (default: the
-    /// first non-empty row).
-    #[arg(long, value_name = "ROW", conflicts_with = "no_header",
-          value_parser = clap::value_parser!(u32).range(1..))]
-    header_row: Option<u32>,
-    /// No header row: columns are named column_1, column_2, ...
-    #[arg(long)]
-    no_header: bool,
-    /// Leave out the sheet's first N rows before the header is looked for.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    skip_rows: u32,
-    /// Read at most N data rows of each sheet (reading stops there).
-    #[arg(long, value_name = "N")]
-    n_rows: Option<u64>,
+    #[command(flatten)]
+    rows: RowArgs,
     /// Only these columns, in this order: letters and ranges (A:C,F),
     /// 1-based positions (2-4) or header names ("Amount").
     #[arg(long, value_name = "LIST")]
@@ -172,15 +172,10 @@ enum Codec {
 
 impl TableArgs {
     fn options(&self) -> Result<ArrowOptions, Failure> {
-        let header = match (self.no_header, self.header_row) {
-            (true, _) => Header::None,
-            (false, Some(row)) => Header::Row(row - 1),
-            (false, None) => Header::FirstNonEmpty,
-        };
         let mut options = ArrowOptions::new()
-            .header(header)
-            .skip_rows(self.skip_rows)
-            .n_rows(self.n_rows)
+            .header(self.rows.arrow_header())
+            .skip_rows(self.rows.skip_rows)
+            .n_rows(self.rows.n_rows)
             .schema_sample_rows(self.sample_rows)
             .on_mismatch(if self.strict {
                 OnMismatch::Strict
@@ -214,14 +209,67 @@ impl TableArgs {
         Ok(options)
     }
 
+    /// The sheets to read from every workbook, for the many-sheet reader
+    /// (which finds a name, or a position when no sheet has that name):
+    /// call [`TableArgs::check_sheets`] on each workbook first.
     fn choice(&self) -> SheetChoice {
         if self.all {
             SheetChoice::All
-        } else if self.sheet.is_empty() {
-            SheetChoice::First
-        } else {
+        } else if !self.sheet.is_empty() {
             SheetChoice::Named(self.sheet.clone())
+        } else if !self.sheet_name.is_empty() {
+            SheetChoice::Named(self.sheet_name.clone())
+        } else if !self.sheet_index.is_empty() {
+            SheetChoice::Named(self.sheet_index.iter().map(usize::to_string).collect())
+        } else {
+            SheetChoice::First
         }
+    }
+
+    /// The positions of the sheets to read from one workbook, as `--sheet`,
+    /// `--sheet-name`, `--sheet-index` or `--all` choose them: a usage
+    /// error for a sheet it lacks or one that is not a worksheet. Also
+    /// what makes [`TableArgs::choice`] exact for the workbook: a
+    /// `--sheet-name` the workbook lacks, or a `--sheet-index` whose
+    /// digits are the name of another sheet, is refused here.
+    fn positions(&self, workbook: &Workbook) -> Result<Vec<usize>, Failure> {
+        let worksheets = || worksheet_positions(workbook).into_iter().map(|(p, _)| p);
+        if self.all {
+            return Ok(worksheets().collect());
+        }
+        let mut chosen = Vec::new();
+        for wanted in &self.sheet {
+            chosen.push(crate::find_sheet(workbook, wanted)?);
+        }
+        for wanted in &self.sheet_name {
+            let choice = crate::SheetChoice {
+                sheet_name: Some(wanted.clone()),
+                ..crate::SheetChoice::default()
+            };
+            chosen.extend(choice.find(workbook)?);
+        }
+        for &wanted in &self.sheet_index {
+            let choice = crate::SheetChoice {
+                sheet_index: Some(wanted),
+                ..crate::SheetChoice::default()
+            };
+            chosen.extend(choice.find(workbook)?);
+            let digits = wanted.to_string();
+            if let Some(other) = (workbook.sheets().iter())
+                .find(|sheet| sheet.name() == digits && sheet.position() != wanted)
+            {
+                return Err(Failure::Usage(format!(
+                    "--sheet-index {wanted}: the sheet at position {} is named `{digits}`, which \
+                     a read of many sheets would take for position {wanted}; name the sheet \
+                     with --sheet-name instead",
+                    other.position()
+                )));
+            }
+        }
+        if chosen.is_empty() {
+            chosen.extend(worksheets().take(1));
+        }
+        Ok(chosen)
     }
 
     /// Opens every input (files, globs, `-`), counting their compressed
@@ -251,21 +299,39 @@ impl TableArgs {
         });
         let mut workbooks = Vec::new();
         for ((input, _), workbook) in files.into_iter().zip(opened) {
+            let workbook = workbook
+                .map_err(|err| input.locate(err))
+                .and_then(|workbook| {
+                    self.positions(&workbook)
+                        .map_err(|failure| in_file(&input, failure))?;
+                    Ok(workbook)
+                });
             match workbook {
                 Ok(workbook) => workbooks.push((input.display(), Arc::new(workbook))),
-                Err(err) if self.skip_unreadable => skipped(&input.locate(err)),
-                Err(err) => return Err(input.locate(err)),
+                Err(failure) if self.skip_unreadable => skipped(&failure),
+                Err(failure) => return Err(failure),
             }
         }
         Ok((workbooks, progress))
     }
 }
 
+/// A usage failure about one input names it.
+fn in_file(input: &input::Input, failure: Failure) -> Failure {
+    match failure {
+        Failure::Usage(message) => Failure::Usage(format!("{}: {message}", input.display())),
+        Failure::Read(err) => input.locate(err),
+        other => other,
+    }
+}
+
 /// Lists a skipped input on stderr.
 fn skipped(failure: &Failure) {
     match failure {
-        Failure::ReadFile(file, err) => eprintln!("sheetstream: skipped {file}: {err}"),
-        Failure::Read(err) => eprintln!("sheetstream: skipped {err}"),
+        Failure::ReadFile(file, err) => {
+            eprintln!("sheetstream: skipped {file}: {}", crate::in_cli_words(err));
+        }
+        Failure::Read(err) => eprintln!("sheetstream: skipped {}", crate::in_cli_words(err)),
         Failure::Usage(message) => eprintln!("sheetstream: skipped: {message}"),
         Failure::Output(err) => eprintln!("sheetstream: skipped: {err}"),
     }
@@ -417,11 +483,10 @@ fn output_error(err: impl std::fmt::Display) -> Failure {
 
 /// A Parquet file being written: to a temporary name beside the output,
 /// renamed to it once complete, removed if the write fails (no partial
-/// file is left under the output's name).
+/// file is left under the output's name: [`PartialFile`]).
 struct ParquetFile {
     writer: ArrowWriter<BufWriter<File>>,
-    partial: PathBuf,
-    path: PathBuf,
+    partial: PartialFile,
 }
 
 impl ParquetFile {
@@ -435,27 +500,14 @@ impl ParquetFile {
             .set_compression(compression)
             .set_max_row_group_row_count(Some(args.row_group_size.max(1)))
             .build();
-        let mut partial_name = std::ffi::OsString::from(".");
-        partial_name.push(path.file_name().unwrap_or_default());
-        partial_name.push(format!(".partial-{}", std::process::id()));
-        let partial = path.with_file_name(partial_name);
-        let file = File::create(&partial).map_err(|err| {
-            Failure::Output(io::Error::new(
-                err.kind(),
-                format!("{}: {err}", path.display()),
-            ))
-        })?;
+        let (partial, file) = PartialFile::create(path)?;
         let writer = ArrowWriter::try_new(
             BufWriter::with_capacity(1 << 20, file),
             schema,
             Some(properties),
         )
         .map_err(output_error)?;
-        Ok(ParquetFile {
-            writer,
-            partial,
-            path: path.to_owned(),
-        })
+        Ok(ParquetFile { writer, partial })
     }
 
     /// Writes every batch `fill` hands over, then finishes the file under
@@ -465,22 +517,10 @@ impl ParquetFile {
         fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Failure>) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
         let writer = &mut self.writer;
-        let result = fill(&mut |batch| writer.write(batch).map_err(output_error));
-        let partial = self.partial.clone();
-        let result = result
-            .and_then(|()| self.writer.close().map(drop).map_err(output_error))
-            .and_then(|()| {
-                std::fs::rename(&partial, &self.path).map_err(|err| {
-                    Failure::Output(io::Error::new(
-                        err.kind(),
-                        format!("{}: {err}", self.path.display()),
-                    ))
-                })
-            });
-        if result.is_err() {
-            let _ = std::fs::remove_file(&partial);
-        }
-        result
+        fill(&mut |batch| writer.write(batch).map_err(output_error))?;
+        self.writer.close().map_err(output_error)?;
+        // (On failure the partial file is removed as `self.partial` drops.)
+        Ok(self.partial.finish()?)
     }
 }
 
@@ -508,23 +548,14 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
     let mut summary = Summary::default();
     progress.run(|| -> Result<(), Failure> {
         for (label, workbook) in workbooks {
-            let positions: Vec<(usize, String)> = match table.choice() {
-                SheetChoice::All => worksheet_positions(&workbook),
-                SheetChoice::First => worksheet_positions(&workbook).into_iter().take(1).collect(),
-                SheetChoice::Named(names) => {
-                    let mut chosen = Vec::new();
-                    for name in names {
-                        let position = crate::find_sheet(&workbook, &name)?;
-                        chosen.push((position, workbook.sheets()[position].name().to_owned()));
-                    }
-                    chosen
-                }
-            };
+            let names: Vec<String> = (table.positions(&workbook)?.into_iter())
+                .map(|position| workbook.sheets()[position].name().to_owned())
+                .collect();
             let stem = Path::new(&label)
                 .file_stem()
                 .map(|stem| stem.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            for (position, name) in positions {
+            for name in names {
                 let file_name = if one_file {
                     format!("{}.parquet", safe_name(&name))
                 } else {
@@ -534,7 +565,8 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
                     let mut sheet_summary = Summary::default();
                     let mut reader = options.read_workbooks(
                         vec![(label.clone(), Arc::clone(&workbook))],
-                        SheetChoice::Named(vec![position.to_string()]),
+                        // By name: a name is found before a position.
+                        SheetChoice::Named(vec![name.clone()]),
                     )?;
                     ParquetFile::create(&args.output.join(&file_name), reader.schema(), args)?
                         .write_all(|write| drain(&mut reader, &mut sheet_summary, write))?;
@@ -594,6 +626,51 @@ fn ipc_error(err: sheetstream::arrow::arrow_schema::ArrowError) -> Failure {
     }
 }
 
+/// The options `schema` takes with the other typed commands but that
+/// change nothing in a schema, and why.
+const NOT_IN_SCHEMA: [(&str, &str, &str); 5] = [
+    (
+        "batch_size",
+        "--batch-size",
+        "it sizes the record batches written",
+    ),
+    (
+        "on_mismatch",
+        "--on-mismatch",
+        "it says what becomes of values read after the sample, which schema does not read",
+    ),
+    (
+        "strict",
+        "--strict",
+        "it says what becomes of values read after the sample, which schema does not read",
+    ),
+    (
+        "on_error_value",
+        "--on-error-value",
+        "it says what becomes of error cells when they are written",
+    ),
+    (
+        "union_by_name",
+        "--union-by-name",
+        "schema prints each sheet's columns, not their union",
+    ),
+];
+
+/// A usage error for an option given to `schema` that changes nothing there.
+pub fn refuse_in_schema(matches: Option<&clap::ArgMatches>) -> Result<(), Failure> {
+    let Some(matches) = matches else {
+        return Ok(());
+    };
+    for (id, flag, why) in NOT_IN_SCHEMA {
+        if matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
+            return Err(Failure::Usage(format!(
+                "{flag} changes nothing in `schema`: {why}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn schema(args: &SchemaArgs) -> Result<(), Failure> {
     let table = &args.table;
     let options = table.options()?;
@@ -609,21 +686,9 @@ pub fn schema(args: &SchemaArgs) -> Result<(), Failure> {
             }
             Err(failure) => return Err(failure),
         };
-        let positions: Vec<usize> = match table.choice() {
-            SheetChoice::All => worksheet_positions(&workbook)
-                .into_iter()
-                .map(|(p, _)| p)
-                .collect(),
-            SheetChoice::First => worksheet_positions(&workbook)
-                .into_iter()
-                .map(|(p, _)| p)
-                .take(1)
-                .collect(),
-            SheetChoice::Named(names) => names
-                .iter()
-                .map(|name| crate::find_sheet(&workbook, name))
-                .collect::<Result<_, _>>()?,
-        };
+        let positions = table
+            .positions(&workbook)
+            .map_err(|failure| in_file(input, failure))?;
         for position in positions {
             let name = workbook.sheets()[position].name().to_owned();
             let schema = options

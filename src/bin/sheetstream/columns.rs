@@ -5,6 +5,7 @@
 use sheetstream::{Cell, ColumnSet, ColumnSpec, Row, Workbook};
 
 use crate::format::{self, DateStyle};
+use crate::rows::{Role, RowArgs};
 use crate::{Failure, escape};
 
 /// Help text shared by the commands that take `--columns`.
@@ -21,47 +22,47 @@ pub fn parse(spec: Option<&str>) -> Result<Option<ColumnSpec>, Failure> {
     .transpose()
 }
 
-/// The text of each cell of a header row: the row of index `at`, or the
-/// first row that has cells when `at` is None.
+/// The text of each cell of a sheet's header row, found as the rows
+/// options say ([`RowArgs`]); none without a header row.
 pub fn header_texts<R: std::io::Read + std::io::Seek>(
     workbook: &mut Workbook<R>,
     position: usize,
-    at: Option<u32>,
+    rows_args: &RowArgs,
     dates: &DateStyle,
 ) -> Result<Vec<(u32, String)>, sheetstream::Error> {
+    let mut roles = rows_args.roles();
     let mut rows = workbook.rows(position)?;
     while let Some(row) = rows.next_row()? {
-        let wanted = match at {
-            Some(at) if row.index() > at => return Ok(Vec::new()),
-            Some(at) => row.index() == at,
-            None => !row.cells().is_empty(),
-        };
-        if wanted {
-            return Ok(row
-                .cells()
-                .iter()
-                .map(|cell| {
-                    let mut text = String::new();
-                    format::text(&mut text, cell.value(), dates);
-                    (cell.column(), text)
-                })
-                .collect());
+        match roles.role(&row) {
+            Role::Above => {}
+            Role::Header => {
+                return Ok(row
+                    .cells()
+                    .iter()
+                    .map(|cell| {
+                        let mut text = String::new();
+                        format::text(&mut text, cell.value(), dates);
+                        (cell.column(), text)
+                    })
+                    .collect());
+            }
+            Role::Data | Role::Past => break,
         }
     }
     Ok(Vec::new())
 }
 
 /// The output columns of one sheet: the list resolved, names against the
-/// header row (`at` as for [`header_texts`]).
+/// header row.
 pub fn resolve<R: std::io::Read + std::io::Seek>(
     spec: &ColumnSpec,
     workbook: &mut Workbook<R>,
     position: usize,
-    at: Option<u32>,
+    rows_args: &RowArgs,
     dates: &DateStyle,
 ) -> Result<Vec<u32>, Failure> {
     let header = if spec.needs_header() {
-        header_texts(workbook, position, at, dates)?
+        header_texts(workbook, position, rows_args, dates)?
     } else {
         Vec::new()
     };

@@ -1,7 +1,6 @@
 //! `csv` and `jsonl`: sheets out as CSV/TSV files or JSON lines.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -12,6 +11,8 @@ use sheetstream::{ColumnSpec, NumberFormats, Row, SheetInfo, Workbook};
 use crate::columns::{self, CellSlots};
 use crate::format::{self, DateStyle};
 use crate::input::{Input, inputs};
+use crate::partial::PartialFile;
+use crate::rows::{Role, Roles, RowArgs};
 use crate::{Common, Failure, SheetChoice, escape, worksheet_positions};
 
 #[derive(Args)]
@@ -42,12 +43,8 @@ pub struct CsvArgs {
     /// Write dates with this pattern (%Y %m %d %H %M %S %f) instead of ISO 8601.
     #[arg(long, value_name = "PATTERN")]
     date_format: Option<String>,
-    /// Leave out this many rows at the top of each sheet (a header, say).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    skip_rows: u64,
-    /// Write at most this many rows of each sheet.
-    #[arg(long, value_name = "N")]
-    max_rows: Option<u64>,
+    #[command(flatten)]
+    rows: RowArgs,
     #[arg(long, value_name = "LIST", help = columns::HELP)]
     columns: Option<String>,
     /// Write each record with only the fields up to its last cell, instead
@@ -58,6 +55,14 @@ pub struct CsvArgs {
     /// (`00501`, `12.5%`, `$1,234.50`) instead of its value.
     #[arg(long)]
     formatted: bool,
+    /// Add a first column of this name holding each row's file (as given
+    /// on the command line), as `parquet --file-column` does: for several
+    /// workbooks written into one CSV. The header row holds the name (with
+    /// --no-header no record does), every other record its file. The
+    /// header row is written once, the first workbook's: the others' must
+    /// hold the same text, or the command fails (and writes no file).
+    #[arg(long, value_name = "NAME")]
+    file_column: Option<String>,
 }
 
 #[derive(Args)]
@@ -73,24 +78,11 @@ pub struct JsonlArgs {
     /// The output file; standard output without.
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
-    /// The row holding the keys, counted from 1; rows above it are left out.
-    #[arg(
-        long,
-        default_value_t = 1,
-        value_name = "ROW",
-        conflicts_with = "no_header",
-        value_parser = clap::value_parser!(u32).range(1..)
-    )]
-    header_row: u32,
-    /// No header row: keys are the column letters.
-    #[arg(long)]
-    no_header: bool,
+    #[command(flatten)]
+    rows: RowArgs,
     /// Write dates with this pattern (%Y %m %d %H %M %S %f) instead of ISO 8601.
     #[arg(long, value_name = "PATTERN")]
     date_format: Option<String>,
-    /// Write at most this many rows (of each sheet).
-    #[arg(long, value_name = "N")]
-    max_rows: Option<u64>,
     #[arg(long, value_name = "LIST", help = columns::HELP)]
     columns: Option<String>,
     /// Write each value as a string of its text as Excel shows it through
@@ -120,10 +112,17 @@ pub fn date_style(pattern: Option<&str>) -> Result<DateStyle, Failure> {
     })
 }
 
-fn create(path: &Path) -> Result<Output, io::Error> {
-    let file = File::create(path)
-        .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", path.display())))?;
-    Ok(Box::new(BufWriter::with_capacity(1 << 16, file)))
+/// An output file, written under a temporary name until [`finish`]ed.
+fn create(path: &Path) -> Result<(Output, PartialFile), io::Error> {
+    let (partial, file) = PartialFile::create(path)?;
+    Ok((Box::new(BufWriter::with_capacity(1 << 16, file)), partial))
+}
+
+/// Flushes and closes a complete output file and gives it its name.
+fn finish(mut out: Output, partial: PartialFile) -> io::Result<()> {
+    out.flush()?;
+    drop(out);
+    partial.finish()
 }
 
 fn stdout() -> Output {
@@ -279,6 +278,8 @@ struct SheetPlan {
     order: Option<Vec<u32>>,
     /// With `--formatted`: the styles' number formats to write cells through.
     formats: Option<NumberFormats>,
+    /// With `--file-column`: the column's name and the workbook's file.
+    file_column: Option<(String, String)>,
 }
 
 /// One sheet being written: the rows in Excel's grid, with empty records
@@ -286,10 +287,13 @@ struct SheetPlan {
 /// record `width` fields wide unless `--ragged`.
 struct SheetCsv {
     writer: RecordWriter,
+    /// The next row to write a record for: empty records fill the gap
+    /// up to a row with values.
     next_row: u32,
-    written: u64,
-    skip: u64,
-    max: Option<u64>,
+    /// Which rows are left out, the header, the data, the limit.
+    roles: Roles,
+    /// Whether the row limit was reached.
+    done: bool,
     ragged: bool,
     width: usize,
     order: Option<Vec<u32>>,
@@ -297,6 +301,14 @@ struct SheetCsv {
     field: String,
     /// With `--formatted`: the styles' number formats to write cells through.
     formats: Option<NumberFormats>,
+    /// With `--file-column`: the column's name and the workbook's file,
+    /// the first field of every record.
+    file_column: Option<(String, String)>,
+    /// The header row's text by column, once read.
+    header: Option<Vec<(u32, String)>>,
+    /// A header row written already (a workbook before this one's, with
+    /// `--file-column`): this one's is compared with it, not written.
+    written_header: Option<Vec<(u32, String)>>,
 }
 
 impl SheetCsv {
@@ -316,26 +328,54 @@ impl SheetCsv {
                 fields: 0,
                 last_empty: false,
             },
-            next_row: 0,
-            written: 0,
-            skip: args.skip_rows,
-            max: args.max_rows,
+            // Rows stay aligned with Excel's: empty rows above the first
+            // with a value are empty records, unless the options say
+            // where the sheet starts.
+            next_row: args.rows.first_row(),
+            roles: args.rows.roles(),
+            done: false,
             ragged: args.ragged,
             width: plan.order.as_ref().map_or(plan.width, Vec::len),
             order: plan.order,
             slots,
             field: String::new(),
             formats: plan.formats,
+            file_column: plan.file_column,
+            header: None,
+            written_header: None,
         }
     }
 
     fn full(&self) -> bool {
-        self.max.is_some_and(|max| self.written >= max)
+        self.done
     }
 
     /// Writes the row (and empty records for any rows skipped before it);
     /// returns false once the row limit is reached.
     fn add(&mut self, row: &Row<'_>, dates: &DateStyle) -> io::Result<bool> {
+        let header = match self.roles.role(row) {
+            Role::Above => return Ok(true),
+            Role::Past => {
+                self.done = true;
+                return Ok(false);
+            }
+            Role::Header => true,
+            Role::Data => false,
+        };
+        if header {
+            let mut texts = Vec::with_capacity(row.cells().len());
+            for cell in row.cells() {
+                let mut text = String::new();
+                format::cell_text(&mut text, cell, dates, self.formats.as_ref());
+                texts.push((cell.column(), text));
+            }
+            self.header = Some(texts);
+            if self.written_header.is_some() {
+                // Compared after the read; not written twice.
+                self.next_row = row.index().saturating_add(1);
+                return Ok(true);
+            }
+        }
         if !row.holds_values() {
             // A row written only for its height or style: it becomes an
             // empty record if a row with values follows, and nothing if not.
@@ -350,15 +390,13 @@ impl SheetCsv {
             let last = row.cells().iter().map(|cell| cell.column() as usize + 1);
             self.width = self.width.max(last.max().unwrap_or(0));
         }
-        while self.next_row < row.index() && !self.full() {
-            self.record(None, dates)?;
+        while self.next_row < row.index() {
+            self.record(None, false, dates)?;
             self.next_row += 1;
         }
-        if !self.full() {
-            self.record(Some(row), dates)?;
-        }
+        self.record(Some(row), header, dates)?;
         self.next_row = row.index().saturating_add(1);
-        Ok(!self.full())
+        Ok(true)
     }
 
     /// [`add`](Self::add), an error kept in `failure`: None then (the read
@@ -378,12 +416,11 @@ impl SheetCsv {
         }
     }
 
-    fn record(&mut self, row: Option<&Row<'_>>, dates: &DateStyle) -> io::Result<()> {
-        if self.skip > 0 {
-            self.skip -= 1;
-            return Ok(());
-        }
+    fn record(&mut self, row: Option<&Row<'_>>, header: bool, dates: &DateStyle) -> io::Result<()> {
         let (writer, field) = (&mut self.writer, &mut self.field);
+        if let Some((name, file)) = &self.file_column {
+            writer.field(if header { name } else { file })?;
+        }
         let formats = self.formats.as_ref();
         match (&self.order, row) {
             (Some(order), Some(row)) => {
@@ -416,9 +453,7 @@ impl SheetCsv {
                 }
             }
         }
-        self.writer.end()?;
-        self.written += 1;
-        Ok(())
+        self.writer.end()
     }
 
     fn finish(mut self) -> io::Result<Output> {
@@ -430,6 +465,7 @@ impl SheetCsv {
 /// The plan of one sheet: its declared width (unless the dimension spans
 /// to the last column XFD, which says nothing) and its output columns.
 fn plan(
+    input: &Input,
     workbook: &mut Workbook,
     position: usize,
     args: &CsvArgs,
@@ -444,7 +480,9 @@ fn plan(
     };
     let width = if args.ragged { 0 } else { width };
     let order = match spec {
-        Some(spec) => Some(columns::resolve(spec, workbook, position, None, dates)?),
+        Some(spec) => Some(columns::resolve(
+            spec, workbook, position, &args.rows, dates,
+        )?),
         None => None,
     };
     let formats = args.formatted.then(|| workbook.number_formats().clone());
@@ -452,30 +490,42 @@ fn plan(
         width,
         order,
         formats,
+        file_column: (args.file_column.clone()).map(|name| (name, input.display())),
     })
 }
 
 pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
     let dates = date_style(args.date_format.as_deref())?;
     let spec = columns::parse(args.columns.as_deref())?;
+    args.rows.check_columns(spec.as_ref())?;
     let inputs = inputs(&args.common)?;
     if args.all {
         return csv_all(args, &inputs, spec.as_ref(), &dates);
     }
-    // Created once the first workbook is open and its sheet found, so that
-    // a workbook that cannot be read leaves no file behind.
+    // Created once the first workbook is open and its sheet found, and
+    // named only once every workbook is written: a workbook that cannot be
+    // read, or a sheet damaged midway, leaves no file behind.
     let mut out = None;
+    let mut partial = None;
+    // With --file-column: the header row written, the first workbook's.
+    let mut first_header = None;
     for input in &inputs {
         let (mut workbook, progress) = input.open(args.common.quiet)?;
         let position = chosen_sheets(&workbook, &args.sheet, false)?[0];
-        let plan = plan(&mut workbook, position, args, spec.as_ref(), &dates)
+        let plan = plan(input, &mut workbook, position, args, spec.as_ref(), &dates)
             .map_err(|failure| in_file(input, failure))?;
         let out_now = match out.take() {
             Some(out) => out,
-            None => output(args.output.as_deref())?,
+            None => {
+                let (out, file) = output(args.output.as_deref())?;
+                partial = file;
+                out
+            }
         };
         let selected = plan.order.as_deref().map(columns::set);
-        let sheet = Mutex::new(SheetCsv::new(out_now, args, plan));
+        let mut sheet = SheetCsv::new(out_now, args, plan);
+        sheet.written_header = first_header.clone();
+        let sheet = Mutex::new(sheet);
         let failure: Mutex<Option<io::Error>> = Mutex::new(None);
         progress
             .run(|| {
@@ -490,21 +540,39 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
             })
             .map_err(|err| input.locate(err))?;
         take_failure(failure)?;
-        out = Some(
-            sheet
-                .into_inner()
-                .unwrap_or_else(|poison| poison.into_inner())
-                .finish()?,
-        );
+        let sheet = sheet
+            .into_inner()
+            .unwrap_or_else(|poison| poison.into_inner());
+        if args.file_column.is_some() {
+            match &first_header {
+                None => first_header = Some(sheet.header.clone().unwrap_or_default()),
+                Some(first) if *first != sheet.header.clone().unwrap_or_default() => {
+                    return Err(Failure::Usage(format!(
+                        "{}: the header row differs from the first file's, and --file-column \
+                         writes one header row for all: write the files apart",
+                        input.display()
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        out = Some(sheet.finish()?);
+    }
+    if let (Some(out), Some(partial)) = (out, partial) {
+        finish(out, partial)?;
     }
     Ok(())
 }
 
-/// The output file, or standard output.
-fn output(path: Option<&Path>) -> io::Result<Output> {
+/// The output file (under a temporary name until finished), or standard
+/// output.
+fn output(path: Option<&Path>) -> io::Result<(Output, Option<PartialFile>)> {
     match path {
-        Some(path) => create(path),
-        None => Ok(stdout()),
+        Some(path) => {
+            let (out, partial) = create(path)?;
+            Ok((out, Some(partial)))
+        }
+        None => Ok((stdout(), None)),
     }
 }
 
@@ -565,37 +633,37 @@ fn csv_all(
         };
         let mut taken = HashSet::new();
         let mut pending = HashMap::new();
+        // Every worksheet in workbook order: position, name, file.
+        let mut order = Vec::new();
         let mut selected = spec.is_some().then(sheetstream::ColumnSet::new);
         for (position, name) in worksheet_positions(&workbook) {
             let stem = file_name(&name, position, &mut taken);
             let path = sheet_folder.join(format!("{stem}.{extension}"));
-            let plan = plan(&mut workbook, position, args, spec, dates)
+            let plan = plan(input, &mut workbook, position, args, spec, dates)
                 .map_err(|failure| in_file(input, failure))?;
             if let (Some(selected), Some(order)) = (&mut selected, &plan.order) {
                 selected.extend(order.iter().copied());
             }
-            let file = crate::file_column(input, several);
-            writeln!(
-                listing,
-                "{file}{}\t{}",
-                escape(&name).replace('\t', "\\t"),
-                escape(&path.to_string_lossy())
-            )?;
+            order.push((position, name, path.clone()));
             pending.insert(position, Pending { path, plan });
         }
         let positions: Vec<usize> = pending.keys().copied().collect();
         let pool = Mutex::new(pending);
         let failure: Mutex<Option<io::Error>> = Mutex::new(None);
-        progress
+        let written = Mutex::new(HashSet::new());
+        let unconfirmed = Mutex::new(Vec::new());
+        let read = progress
             .run(|| {
                 read_sheets(&workbook, args, positions, selected, || {
                     let mut held = Held {
                         current: None,
                         failure: &failure,
+                        written: &written,
+                        unconfirmed: &unconfirmed,
                     };
                     let (pool, failure) = (&pool, &failure);
                     move |sheet: &SheetInfo, row: Row<'_>| {
-                        if held.current.as_ref().map(|(p, _)| *p) != Some(sheet.position()) {
+                        if held.current.as_ref().map(|(p, ..)| *p) != Some(sheet.position()) {
                             // A new sheet on this thread: the previous one has ended.
                             held.close();
                             let taken = pool
@@ -606,9 +674,12 @@ fn csv_all(
                                 return true;
                             };
                             match create(&path) {
-                                Ok(out) => {
-                                    held.current =
-                                        Some((sheet.position(), SheetCsv::new(out, args, plan)));
+                                Ok((out, partial)) => {
+                                    held.current = Some((
+                                        sheet.position(),
+                                        SheetCsv::new(out, args, plan),
+                                        partial,
+                                    ));
                                 }
                                 Err(err) => {
                                     held.fail(err);
@@ -616,7 +687,7 @@ fn csv_all(
                                 }
                             }
                         }
-                        let Some((_, writer)) = &mut held.current else {
+                        let Some((_, writer, _)) = &mut held.current else {
                             return false;
                         };
                         // With --all, one sheet's --max-rows does not stop
@@ -625,12 +696,39 @@ fn csv_all(
                     }
                 })
             })
-            .map_err(|err| input.locate(err))?;
-        take_failure(failure)?;
-        // Sheets without rows: empty files.
-        for (_, Pending { path, .. }) in pool.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            create(&path)?.flush()?;
+            .map_err(|err| input.locate(err))
+            .and_then(|()| take_failure(failure));
+        let mut written = written.into_inner().unwrap_or_else(|p| p.into_inner());
+        let unconfirmed = unconfirmed.into_inner().unwrap_or_else(|p| p.into_inner());
+        let finished = read.and_then(|()| {
+            // The read ended well: the sheets each thread was writing at
+            // its end are complete, and sheets without rows are empty files.
+            for (position, partial) in unconfirmed {
+                partial.finish()?;
+                written.insert(position);
+            }
+            for (position, Pending { path, .. }) in
+                pool.into_inner().unwrap_or_else(|p| p.into_inner())
+            {
+                let (out, partial) = create(&path)?;
+                finish(out, partial)?;
+                written.insert(position);
+            }
+            Ok(())
+        });
+        // (After a failure, the files of sheets not known complete were
+        // removed as their `PartialFile`s dropped.) The listing names the
+        // files written, and only those.
+        let file = crate::file_column(input, several);
+        for (_, name, path) in order.iter().filter(|(p, ..)| written.contains(p)) {
+            writeln!(
+                listing,
+                "{file}{}\t{}",
+                escape(name).replace('\t', "\\t"),
+                escape(&path.to_string_lossy())
+            )?;
         }
+        finished?;
     }
     listing.flush()?;
     Ok(())
@@ -680,19 +778,34 @@ fn take_failure(failure: Mutex<Option<io::Error>>) -> Result<(), Failure> {
     }
 }
 
-/// The sheet a worker is writing; closed (flushed) when the next sheet
-/// starts and when the worker ends, any error kept for the caller.
+/// The sheet a worker is writing, under a temporary name. When the next
+/// sheet starts on the worker the sheet is complete: it is closed, named
+/// and counted as written. When the worker ends the sheet is closed and
+/// left unconfirmed: complete if the read as a whole ends well, cut short
+/// if not (by its own damage or another sheet's), which only the caller
+/// knows.
 struct Held<'a> {
-    current: Option<(usize, SheetCsv)>,
+    current: Option<(usize, SheetCsv, PartialFile)>,
     failure: &'a Mutex<Option<io::Error>>,
+    /// The positions of the sheets written and named.
+    written: &'a Mutex<HashSet<usize>>,
+    /// The sheets closed as their worker ended, not yet named.
+    unconfirmed: &'a Mutex<Vec<(usize, PartialFile)>>,
 }
 
 impl Held<'_> {
+    /// The sheet has ended: closed and named.
     fn close(&mut self) {
-        if let Some((_, sheet)) = self.current.take()
-            && let Err(err) = sheet.finish()
-        {
-            self.fail(err);
+        if let Some((position, sheet, partial)) = self.current.take() {
+            match sheet.finish().and_then(|out| finish(out, partial)) {
+                Ok(()) => {
+                    self.written
+                        .lock()
+                        .unwrap_or_else(|poison| poison.into_inner())
+                        .insert(position);
+                }
+                Err(err) => self.fail(err),
+            }
         }
     }
 
@@ -703,7 +816,18 @@ impl Held<'_> {
 
 impl Drop for Held<'_> {
     fn drop(&mut self) {
-        self.close();
+        if let Some((position, sheet, partial)) = self.current.take() {
+            match sheet.finish() {
+                Ok(out) => {
+                    drop(out);
+                    self.unconfirmed
+                        .lock()
+                        .unwrap_or_else(|poison| poison.into_inner())
+                        .push((position, partial));
+                }
+                Err(err) => self.fail(err),
+            }
+        }
     }
 }
 
@@ -718,26 +842,19 @@ fn column_letters(column: u32) -> String {
 pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
     let dates = date_style(args.date_format.as_deref())?;
     let spec = columns::parse(args.columns.as_deref())?;
-    if args.no_header && spec.as_ref().is_some_and(ColumnSpec::needs_header) {
-        return Err(Failure::Usage(
-            "--columns names header cells, but --no-header says there is no header row".into(),
-        ));
-    }
+    args.rows.check_columns(spec.as_ref())?;
     let inputs = inputs(&args.common)?;
     let several = inputs.len() > 1;
+    // As csv's: named once every workbook is written.
     let mut out = None;
-    let header_index = if args.no_header {
-        None
-    } else {
-        Some(args.header_row.saturating_sub(1))
-    };
+    let mut partial = None;
     for input in &inputs {
         let (mut workbook, progress) = input.open(args.common.quiet)?;
         let positions = chosen_sheets(&workbook, &args.sheet, args.all)?;
         for position in positions {
             let order = match &spec {
                 Some(spec) => Some(
-                    columns::resolve(spec, &mut workbook, position, header_index, &dates)
+                    columns::resolve(spec, &mut workbook, position, &args.rows, &dates)
                         .map_err(|failure| in_file(input, failure))?,
                 ),
                 None => None,
@@ -761,7 +878,11 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
             let sheet = JsonlSheet {
                 out: match out.take() {
                     Some(out) => out,
-                    None => output(args.output.as_deref())?,
+                    None => {
+                        let (out, file) = output(args.output.as_deref())?;
+                        partial = file;
+                        out
+                    }
                 },
                 keys,
                 reserved,
@@ -771,7 +892,7 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
                     .map_or_else(CellSlots::default, CellSlots::for_order),
                 order,
                 formats: args.formatted.then(|| workbook.number_formats().clone()),
-                written: 0,
+                roles: args.rows.roles(),
                 failure: None,
             };
             let selected = sheet.order.as_deref().map(columns::set);
@@ -792,14 +913,7 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
                         move |_: &SheetInfo, row: Row<'_>| {
                             let mut sheet =
                                 state.lock().unwrap_or_else(|poison| poison.into_inner());
-                            sheet.add(
-                                &row,
-                                header_index,
-                                args.max_rows,
-                                dates,
-                                &mut line,
-                                &mut scratch,
-                            )
+                            sheet.add(&row, dates, &mut line, &mut scratch)
                         }
                     })
                 })
@@ -813,8 +927,10 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
             out = Some(sheet.out);
         }
     }
-    if let Some(mut out) = out {
-        out.flush()?;
+    match (out, partial) {
+        (Some(out), Some(partial)) => finish(out, partial)?,
+        (Some(mut out), None) => out.flush()?,
+        _ => {}
     }
     Ok(())
 }
@@ -831,7 +947,8 @@ struct JsonlSheet {
     slots: CellSlots,
     /// With `--formatted`: the styles' number formats to write cells through.
     formats: Option<NumberFormats>,
-    written: u64,
+    /// Which rows are left out, the header, the data, the limit.
+    roles: Roles,
     failure: Option<io::Error>,
 }
 
@@ -840,27 +957,23 @@ impl JsonlSheet {
     fn add(
         &mut self,
         row: &Row<'_>,
-        header_index: Option<u32>,
-        max_rows: Option<u64>,
         dates: &DateStyle,
         line: &mut Vec<u8>,
         scratch: &mut String,
     ) -> bool {
-        match header_index {
-            Some(header) if row.index() < header => return true,
-            Some(header) if row.index() == header => {
+        match self.roles.role(row) {
+            Role::Above => return true,
+            Role::Past => return false,
+            Role::Header => {
                 self.keys = Keys::from_header(row, dates, self.reserved.clone());
                 return true;
             }
-            _ => {}
+            Role::Data => {}
         }
         if !row.holds_values() {
             // Only formatting: no object. (A row whose values are all in
             // columns `--columns` leaves out is an object of nulls.)
             return true;
-        }
-        if max_rows.is_some_and(|max| self.written >= max) {
-            return false;
         }
         line.clear();
         line.push(b'{');
@@ -898,7 +1011,6 @@ impl JsonlSheet {
             self.failure = Some(err);
             return false;
         }
-        self.written += 1;
         true
     }
 }

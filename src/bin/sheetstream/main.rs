@@ -7,7 +7,9 @@ mod columns;
 mod export;
 mod format;
 mod input;
+mod partial;
 mod progress;
+mod rows;
 mod stats;
 
 use std::borrow::Cow;
@@ -16,7 +18,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use sheetstream::{Row, SheetCounts, SheetInfo, SheetKind, SheetState, Workbook};
 
 use crate::format::DateStyle;
@@ -157,9 +159,10 @@ enum Command {
     /// Convert a sheet to JSON lines: one object per row, keyed by the header row.
     Jsonl(export::JsonlArgs),
     /// Per sheet and column: counts of each value type, min and max of
-    /// numbers and dates, longest text. The header row (row 1 unless
-    /// --header-row or --no-header says otherwise) is left out of the
-    /// counts; its text is shown in the `header` column.
+    /// numbers and dates, longest text. The header row (the first row with
+    /// a value unless --header-row or --no-header says otherwise) and the
+    /// rows above it are left out of the counts; its text is shown in the
+    /// `header` column.
     Stats(stats::StatsArgs),
     /// Per sheet: rows, cells and checksums of numbers, text, booleans,
     /// errors and dates. With several files, a first column names the file.
@@ -213,7 +216,8 @@ impl From<io::Error> for Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
     let result = match cli.command {
         Command::Sheets { files } => sheets(files),
         Command::Csv(args) => export::csv(&args),
@@ -227,7 +231,8 @@ fn main() -> ExitCode {
         } => cells(&common, &sheet, formatted),
         Command::Parquet(args) => columnar::parquet(&args),
         Command::Arrow(args) => columnar::arrow(&args),
-        Command::Schema(args) => columnar::schema(&args),
+        Command::Schema(args) => columnar::refuse_in_schema(matches.subcommand_matches("schema"))
+            .and_then(|()| columnar::schema(&args)),
     };
     for path in input::REMOVE_AT_EXIT
         .lock()
@@ -243,11 +248,11 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Err(Failure::Read(err)) => {
-            eprintln!("sheetstream: {}", escape(&err.to_string()));
+            eprintln!("sheetstream: {}", escape(&in_cli_words(&err)));
             ExitCode::from(1)
         }
         Err(Failure::ReadFile(file, err)) => {
-            eprintln!("sheetstream: {file}: {}", escape(&err.to_string()));
+            eprintln!("sheetstream: {file}: {}", escape(&in_cli_words(&err)));
             ExitCode::from(1)
         }
         Err(Failure::Output(err)) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -259,6 +264,14 @@ fn main() -> ExitCode {
             ExitCode::from(3)
         }
     }
+}
+
+/// A library error's message in the tool's words: advice naming an
+/// [`ArrowOptions`](sheetstream::arrow::ArrowOptions) option (and Python's
+/// keyword), `union_by_name`, names the flag, `--union-by-name`.
+pub fn in_cli_words(err: &sheetstream::Error) -> String {
+    err.to_string()
+        .replace("read with union_by_name", "read with --union-by-name")
 }
 
 /// Text from a file (a sheet name, a value, a path) made safe to print on

@@ -4,11 +4,12 @@
 use std::io::{self, BufWriter, Write};
 
 use clap::Args;
-use sheetstream::{CivilDateTime, DateTime, Value};
+use sheetstream::{DateTime, Value};
 
 use crate::columns;
 use crate::format::{self, DateStyle};
 use crate::input::inputs;
+use crate::rows::{Role, Roles, RowArgs};
 use crate::{Common, Failure, SheetChoice, escape, file_column};
 
 #[derive(Args)]
@@ -17,19 +18,8 @@ pub struct StatsArgs {
     common: Common,
     #[command(flatten)]
     sheet: SheetChoice,
-    /// The header row, counted from 1: left out of the statistics, its
-    /// text shown in the `header` column; rows above it are counted.
-    #[arg(
-        long,
-        default_value_t = 1,
-        value_name = "ROW",
-        conflicts_with = "no_header",
-        value_parser = clap::value_parser!(u32).range(1..)
-    )]
-    header_row: u32,
-    /// No header row: every row is counted.
-    #[arg(long)]
-    no_header: bool,
+    #[command(flatten)]
+    rows: RowArgs,
     #[arg(long, value_name = "LIST", help = columns::HELP)]
     columns: Option<String>,
 }
@@ -142,10 +132,12 @@ impl ColumnStats {
 }
 
 /// One sheet: per column, and the header row's text by column.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct SheetStats {
     columns: Vec<ColumnStats>,
     header: Vec<(u32, String)>,
+    /// The sheet's rows so far (a sheet is read by one thread, in order).
+    roles: Roles,
 }
 
 /// Per sheet position.
@@ -153,7 +145,9 @@ type Table = Vec<SheetStats>;
 
 fn merge_tables(mut a: Table, b: Table) -> Table {
     for (sheet, theirs) in b.into_iter().enumerate() {
-        let SheetStats { columns, header } = theirs;
+        let SheetStats {
+            columns, header, ..
+        } = theirs;
         if !header.is_empty() {
             a[sheet].header = header;
         }
@@ -168,10 +162,15 @@ fn merge_tables(mut a: Table, b: Table) -> Table {
     a
 }
 
+/// The first or last date of a column as `csv` writes it: a date in ISO
+/// 8601, a time of day (`00:07:00`) or a duration (`36:00:00`) as such,
+/// not as a date-time of 1899-12-31.
 fn date_text(date: Option<DateTime>) -> String {
-    date.and_then(|date| date.to_civil())
-        .map(|civil: CivilDateTime| civil.to_string())
-        .unwrap_or_default()
+    let mut out = String::new();
+    if let Some(date) = date {
+        format::text(&mut out, Value::DateTime(date), &DateStyle::Iso);
+    }
+    out
 }
 
 fn number_text(number: Option<f64>) -> String {
@@ -184,12 +183,7 @@ fn number_text(number: Option<f64>) -> String {
 
 pub fn stats(args: &StatsArgs) -> Result<(), Failure> {
     let spec = columns::parse(args.columns.as_deref())?;
-    let header_index = (!args.no_header).then(|| args.header_row - 1);
-    if header_index.is_none() && spec.as_ref().is_some_and(|spec| spec.needs_header()) {
-        return Err(Failure::Usage(
-            "--columns names header cells, but --no-header says there is no header row".into(),
-        ));
-    }
+    args.rows.check_columns(spec.as_ref())?;
     let inputs = inputs(&args.common)?;
     let several = inputs.len() > 1;
     let stdout = io::stdout();
@@ -210,7 +204,7 @@ pub fn stats(args: &StatsArgs) -> Result<(), Failure> {
         if let Some(spec) = &spec {
             for &position in &positions {
                 let mut order =
-                    columns::resolve(spec, &mut workbook, position, header_index, &DateStyle::Iso)
+                    columns::resolve(spec, &mut workbook, position, &args.rows, &DateStyle::Iso)
                         .map_err(|failure| match failure {
                             Failure::Read(err) => input.locate(err),
                             other => other,
@@ -224,6 +218,11 @@ pub fn stats(args: &StatsArgs) -> Result<(), Failure> {
             }
         }
         let sheet_count = workbook.sheets().len();
+        let fresh = SheetStats {
+            columns: Vec::new(),
+            header: Vec::new(),
+            roles: args.rows.roles(),
+        };
         let table = progress
             .run(|| {
                 let mut parallel = workbook
@@ -234,10 +233,14 @@ pub fn stats(args: &StatsArgs) -> Result<(), Failure> {
                     parallel = parallel.select_columns(selected);
                 }
                 parallel.fold(
-                    || vec![SheetStats::default(); sheet_count],
+                    || vec![fresh.clone(); sheet_count],
                     |table: &mut Table, sheet, row| {
                         let stats = &mut table[sheet.position()];
-                        if Some(row.index()) == header_index {
+                        let role = stats.roles.role(&row);
+                        if matches!(role, Role::Above | Role::Past) {
+                            return;
+                        }
+                        if role == Role::Header {
                             stats.header = row
                                 .cells()
                                 .iter()

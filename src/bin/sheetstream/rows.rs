@@ -1,0 +1,154 @@
+//! Which rows of a sheet a command reads: `--skip-rows`, `--header-row`,
+//! `--no-header` and `--n-rows`, defined once for every command that reads
+//! rows as records (`csv`, `jsonl`, `stats`, `parquet`, `arrow`, `schema`),
+//! with one meaning and one default everywhere, the typed commands' (the
+//! arrow layer's [`Header`]).
+
+use clap::Args;
+use sheetstream::arrow::Header;
+use sheetstream::{ColumnSpec, Row};
+
+use crate::Failure;
+
+/// The rows a command reads.
+#[derive(Args, Clone, Debug, Default)]
+pub struct RowArgs {
+    /// Leave out the sheet's first N rows (rows 1 to N as Excel numbers
+    /// them, empty ones counted) before the header row is looked for.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub skip_rows: u32,
+    /// The row holding the column names, counted from 1; rows above it are
+    /// left out. Default: the first row with a value, after --skip-rows.
+    #[arg(long, value_name = "ROW", conflicts_with = "no_header",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub header_row: Option<u32>,
+    /// No header row: every row is data, and columns are named after
+    /// their position (letters A, B, ...; column_1, column_2, ... in typed
+    /// columns).
+    #[arg(long)]
+    pub no_header: bool,
+    /// Read at most N data rows (rows with a value, after the header row)
+    /// of each sheet; reading the sheet stops there.
+    #[arg(long, visible_alias = "max-rows", value_name = "N")]
+    pub n_rows: Option<u64>,
+}
+
+/// Where the header row is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderAt {
+    /// The first row with a value, after the skipped rows.
+    FirstWithValue,
+    /// The row at this 0-based index.
+    Row(u32),
+    /// No header row.
+    None,
+}
+
+impl RowArgs {
+    pub fn header(&self) -> HeaderAt {
+        match (self.no_header, self.header_row) {
+            (true, _) => HeaderAt::None,
+            (false, Some(row)) => HeaderAt::Row(row - 1),
+            (false, None) => HeaderAt::FirstWithValue,
+        }
+    }
+
+    /// The same header for the arrow layer.
+    pub fn arrow_header(&self) -> Header {
+        match self.header() {
+            HeaderAt::FirstWithValue => Header::FirstNonEmpty,
+            HeaderAt::Row(index) => Header::Row(index),
+            HeaderAt::None => Header::None,
+        }
+    }
+
+    /// A `--columns` list that names header cells needs a header row.
+    pub fn check_columns(&self, spec: Option<&ColumnSpec>) -> Result<(), Failure> {
+        if self.no_header && spec.is_some_and(ColumnSpec::needs_header) {
+            return Err(Failure::Usage(
+                "--columns names header cells, but --no-header says there is no header row".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The 0-based index of the first row a sheet's output may start at
+    /// when the options say where (`--skip-rows`, `--header-row`).
+    pub fn first_row(&self) -> u32 {
+        match self.header() {
+            HeaderAt::Row(index) => index.max(self.skip_rows),
+            _ => self.skip_rows,
+        }
+    }
+
+    /// A fresh tracker of one sheet's rows.
+    pub fn roles(&self) -> Roles {
+        Roles {
+            skip: self.skip_rows,
+            header: self.header(),
+            found: false,
+            data: 0,
+            n_rows: self.n_rows,
+        }
+    }
+}
+
+/// What a row of a sheet is to the command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Skipped, or above the header row: left out.
+    Above,
+    /// The header row.
+    Header,
+    /// A data row (one without values too, which does not count).
+    Data,
+    /// Past the `--n-rows` limit: the sheet's reading may stop.
+    Past,
+}
+
+/// One sheet's rows, in order: which is the header, which are data, and
+/// when the limit is reached.
+#[derive(Clone, Debug)]
+pub struct Roles {
+    skip: u32,
+    header: HeaderAt,
+    /// Whether the header row (or where it would be) has been passed.
+    found: bool,
+    /// Data rows with a value so far.
+    data: u64,
+    n_rows: Option<u64>,
+}
+
+impl Roles {
+    /// The role of the next row of the sheet (rows come in order).
+    pub fn role(&mut self, row: &Row<'_>) -> Role {
+        let index = row.index();
+        if index < self.skip {
+            return Role::Above;
+        }
+        if !self.found {
+            match self.header {
+                HeaderAt::Row(at) if index < at => return Role::Above,
+                HeaderAt::Row(at) => {
+                    self.found = true;
+                    if index == at {
+                        return Role::Header;
+                    }
+                }
+                HeaderAt::FirstWithValue if !row.holds_values() => return Role::Above,
+                HeaderAt::FirstWithValue => {
+                    self.found = true;
+                    return Role::Header;
+                }
+                HeaderAt::None => self.found = true,
+            }
+        }
+        if self.n_rows.is_some_and(|limit| self.data >= limit) {
+            return Role::Past;
+        }
+        if row.holds_values() {
+            self.data += 1;
+        }
+        Role::Data
+    }
+}
