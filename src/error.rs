@@ -48,6 +48,14 @@ pub enum ErrorKind {
     Xml(String),
     /// A part is not valid UTF-8.
     InvalidUtf8,
+    /// A binary part's record stream is malformed (`.xlsb`): a record
+    /// header that overflows or is cut short, a record running past the end
+    /// of its part, a field running past the end of its record.
+    Record(String),
+    /// Something the file holds that this reader does not offer for its
+    /// format (formula text of `.xlsb` and `.xls` cells, for one); the
+    /// message says what and how to do without it.
+    Unsupported(String),
     /// A cell refers to a shared string that does not exist.
     SharedStringIndex {
         /// The index the cell names.
@@ -102,9 +110,6 @@ pub enum ErrorKind {
     /// The workbook is encrypted (password-protected): it cannot be read
     /// without its password, and this reader does not decrypt.
     Encrypted(String),
-    /// Something the file's format does not offer was asked for (formula
-    /// text of a `.xls` workbook).
-    Unsupported(String),
     /// A column selection ([`ColumnSpec`](crate::ColumnSpec)) cannot be
     /// parsed, or names a column the header row does not have.
     ColumnSelection(String),
@@ -141,6 +146,10 @@ impl Error {
 
     pub(crate) fn xml(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Xml(message.into()))
+    }
+
+    pub(crate) fn record(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Record(message.into()))
     }
 
     pub(crate) fn package(message: impl Into<String>) -> Error {
@@ -327,6 +336,8 @@ impl fmt::Display for ErrorKind {
             ErrorKind::MissingPart(part) => write!(f, "missing part {}", Shown(part)),
             ErrorKind::Xml(message) => write!(f, "malformed XML: {}", Shown(message)),
             ErrorKind::InvalidUtf8 => f.write_str("invalid UTF-8"),
+            ErrorKind::Record(message) => write!(f, "malformed record: {}", Shown(message)),
+            ErrorKind::Unsupported(message) => write!(f, "not supported: {}", Shown(message)),
             ErrorKind::SharedStringIndex { index, count } => write!(
                 f,
                 "shared string index {index} out of range (the workbook has {count})"
@@ -369,7 +380,6 @@ impl fmt::Display for ErrorKind {
             } => write!(f, "cannot deserialize row: {}", Shown(message)),
             ErrorKind::Xls(message) => write!(f, "malformed .xls workbook: {}", Shown(message)),
             ErrorKind::Encrypted(message) => write!(f, "encrypted workbook: {}", Shown(message)),
-            ErrorKind::Unsupported(message) => write!(f, "not supported: {}", Shown(message)),
             ErrorKind::ColumnSelection(message) => {
                 write!(
                     f,

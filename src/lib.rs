@@ -1,6 +1,7 @@
-//! Streaming reader for Excel `.xlsx` workbooks.
+//! Streaming reader for Excel `.xlsx` and `.xlsb` workbooks.
 //!
-//! sheetstream reads a worksheet's XML straight out of the inflate stream
+//! sheetstream reads a worksheet's XML (an `.xlsb` sheet's binary records)
+//! straight out of the inflate stream
 //! and hands each row to you as borrowed events: text points into the scan
 //! buffer or the shared strings table, numbers are parsed from the bytes in
 //! place, and per-row scratch lives in an arena reset between rows. Nothing
@@ -161,6 +162,7 @@ mod source;
 mod styles;
 mod workbook;
 mod xls;
+mod xlsb;
 mod xlsx;
 
 #[doc(hidden)]

@@ -33,6 +33,10 @@ pub struct Limits {
     /// holds at most 16,384 cells with a value and 262,144 pieces of
     /// text, and elements nest at most 256 deep.
     /// `tests/row_memory.rs` measures the peak.
+    ///
+    /// In an `.xlsb` sheet or shared strings part, it bounds one record
+    /// (its header and body, checked from the header before the record is
+    /// read) and the records of one row together.
     pub max_row_bytes: u64,
     /// Largest ratio of inflated to compressed size of a part, checked once
     /// a part has inflated past [`Limits::ratio_threshold_bytes`].

@@ -119,6 +119,7 @@ impl<R: Read + Seek> Workbook<R> {
         match self.format {
             FileFormat::Xlsx => self.xlsx_defined_names(),
             FileFormat::Xls => self.xls_defined_names(),
+            FileFormat::Xlsb => self.xlsb_defined_names(),
         }
     }
 
@@ -144,6 +145,7 @@ impl<R: Read + Seek> Workbook<R> {
         match self.format {
             FileFormat::Xlsx => self.xlsx_sheet_metadata(sheet),
             FileFormat::Xls => self.xls_sheet_metadata(sheet),
+            FileFormat::Xlsb => self.xlsb_sheet_metadata(sheet),
         }
     }
 
@@ -166,6 +168,7 @@ impl<R: Read + Seek> Workbook<R> {
         match self.format {
             FileFormat::Xlsx => self.xlsx_sheet_dimension(sheet),
             FileFormat::Xls => self.xls_sheet_dimension(sheet),
+            FileFormat::Xlsb => self.xlsb_sheet_dimension(sheet),
         }
     }
 
@@ -190,6 +193,7 @@ impl<R: Read + Seek> Workbook<R> {
         match self.format {
             FileFormat::Xlsx => self.xlsx_hidden_rows(sheet),
             FileFormat::Xls => self.xls_hidden_rows(sheet),
+            FileFormat::Xlsb => self.xlsb_hidden_rows(sheet),
         }
     }
 }

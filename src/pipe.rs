@@ -42,12 +42,14 @@ pub(crate) struct Pipe {
 impl Pipe {
     /// Starts a thread in `scope` that inflates `sheet`'s part into the
     /// pipe. The thread ends at the end of the part, on an error (passed on
-    /// through the pipe), or when the pipe is dropped.
+    /// through the pipe), or when the pipe is dropped. A `binary` part (an
+    /// `.xlsb` sheet) is passed on as it is, never taken for UTF-16 text.
     pub(crate) fn spawn<'scope, 'env, R>(
         scope: &'scope Scope<'scope, 'env>,
         mut archive: Archive<R>,
         sheet: &'env SheetInfo,
         limits: Limits,
+        binary: bool,
     ) -> Pipe
     where
         R: Read + Seek + Send + 'env,
@@ -63,7 +65,14 @@ impl Pipe {
             let _ = empty.try_send(Vec::with_capacity(HEADROOM + PIPE_CHUNK));
         }
         scope.spawn(move || {
-            inflate_into(&mut archive, sheet, &limits, &full_sender, &empty_receiver)
+            inflate_into(
+                &mut archive,
+                sheet,
+                &limits,
+                binary,
+                &full_sender,
+                &empty_receiver,
+            )
         });
         Pipe {
             full,
@@ -145,10 +154,16 @@ fn inflate_into<R: Read + Seek>(
     archive: &mut Archive<R>,
     sheet: &SheetInfo,
     limits: &Limits,
+    binary: bool,
     full: &SyncSender<Message>,
     empty: &Receiver<Vec<u8>>,
 ) {
-    let mut source = match archive.open_part(sheet.part(), limits.max_part_bytes, limits) {
+    let opened = if binary {
+        archive.open_binary_part(sheet.part(), limits.max_part_bytes, limits)
+    } else {
+        archive.open_part(sheet.part(), limits.max_part_bytes, limits)
+    };
+    let mut source = match opened {
         Ok(source) => source,
         Err(err) => {
             let _ = full.send(Err(err.with_sheet(sheet.name()).into()));

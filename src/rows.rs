@@ -2,7 +2,7 @@
 //! every format's row reader shares: the [`SheetContext`] values are
 //! resolved against, and the [`PartSource`] a reader of a ZIP part pulls
 //! its inflated bytes from. Each format's reader lives in its own folder
-//! (`xlsx::rows`); `SheetRows` hands each call to it.
+//! (`xlsx::rows`, `xlsb::rows`); `SheetRows` hands each call to it.
 
 use std::io::{self, Read};
 
@@ -16,6 +16,7 @@ use crate::pipe::Pipe;
 use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
 use crate::xls::rows::XlsRows;
+use crate::xlsb::rows::XlsbRows;
 use crate::xlsx::rows::XlsxRows;
 
 /// What a sheet's values are resolved against: read once at open, shared
@@ -124,6 +125,7 @@ pub struct SheetRows<'a> {
 enum FormatRows<'a> {
     Xlsx(Box<XlsxRows<'a>>),
     Xls(Box<XlsRows<'a>>),
+    Xlsb(Box<XlsbRows<'a>>),
 }
 
 impl<'a> SheetRows<'a> {
@@ -139,26 +141,35 @@ impl<'a> SheetRows<'a> {
         }
     }
 
+    pub(crate) fn xlsb(rows: XlsbRows<'a>) -> Self {
+        SheetRows {
+            reader: FormatRows::Xlsb(Box::new(rows)),
+        }
+    }
+
     /// Replaces the window with one of `chunk_size` bytes (for tests and
     /// fuzzing: small windows make rows straddle chunk boundaries).
     pub(crate) fn with_chunk_size(self, chunk_size: usize, limits: &Limits) -> Self {
         match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_chunk_size(chunk_size, limits)),
             FormatRows::Xls(rows) => SheetRows::xls(*rows),
+            FormatRows::Xlsb(rows) => SheetRows::xlsb(rows.with_chunk_size(chunk_size, limits)),
         }
     }
 
     /// Also decode formula text, available through [`Cell::formula`](crate::Cell::formula).
     ///
-    /// A `.xls` sheet offers no formula text (BIFF stores formulas as
-    /// parsed tokens): asked for it, the first [`SheetRows::next_row`] is
-    /// an [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error
-    /// and the reader yields no rows. Formulas' cached values are read
-    /// without it as in every format.
+    /// `.xls` and `.xlsb` store formulas parsed and their text is not
+    /// offered: asked for it, an `.xls` sheet's first
+    /// [`SheetRows::next_row`] is an
+    /// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error (the
+    /// reader yields no rows), and an `.xlsb` sheet's first formula cell
+    /// is. Formulas' cached values are read without it as in every format.
     pub fn with_formulas(self, formulas: bool) -> Self {
         match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_formulas(formulas)),
             FormatRows::Xls(rows) => SheetRows::xls(rows.with_formulas(formulas)),
+            FormatRows::Xlsb(rows) => SheetRows::xlsb(rows.with_formulas(formulas)),
         }
     }
 
@@ -201,6 +212,7 @@ impl<'a> SheetRows<'a> {
         match &mut self.reader {
             FormatRows::Xlsx(rows) => rows.select_columns(columns),
             FormatRows::Xls(rows) => rows.select_columns(columns),
+            FormatRows::Xlsb(rows) => rows.select_columns(columns),
         }
     }
 
@@ -209,7 +221,8 @@ impl<'a> SheetRows<'a> {
     ///
     /// # Errors
     ///
-    /// Malformed XML, invalid UTF-8, a bad cell value or reference, a limit
+    /// Malformed XML (or `.xlsb` records), invalid UTF-8, a bad cell value
+    /// or reference, a limit
     /// hit, or a damaged archive; the error names the sheet, part, row,
     /// column and byte offset where known. After an error the reader yields
     /// no more rows.
@@ -218,6 +231,7 @@ impl<'a> SheetRows<'a> {
         match &mut self.reader {
             FormatRows::Xlsx(rows) => rows.next_row(),
             FormatRows::Xls(rows) => rows.next_row(),
+            FormatRows::Xlsb(rows) => rows.next_row(),
         }
     }
 }

@@ -12,8 +12,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::format::NumberFormats;
 use crate::limits::Limits;
 use crate::number_format::FormatKind;
-use crate::package::SheetInfo;
 use crate::package::archive::Archive;
+use crate::package::{SheetInfo, find_workbook_part};
 use crate::pipe::Pipe;
 use crate::rows::{PartSource, SheetContext, SheetRows};
 use crate::shared_strings::SharedStrings;
@@ -21,13 +21,15 @@ use crate::source::SharedFile;
 use crate::styles::Styles;
 use crate::xls::compound::{Compound, is_compound_file};
 use crate::xls::rows::XlsRows;
+use crate::xlsb;
+use crate::xlsb::rows::XlsbRows;
 use crate::xlsx::rows::XlsxRows;
 use crate::xlsx::shared_strings::read_shared_strings;
 use crate::xlsx::styles::read_styles;
 use crate::xlsx::workbook_part::read_layout;
 
-/// An opened `.xlsx` / `.xlsm` workbook, or a legacy `.xls` one
-/// ([`Workbook::file_format`]).
+/// An opened workbook: `.xlsx` / `.xlsm`, `.xlsb` or a legacy `.xls`
+/// (see [`Workbook::file_format`]).
 ///
 /// Opening reads the ZIP central directory, the workbook part, the styles
 /// and the shared strings (for `.xls`: the compound file's directory and
@@ -65,6 +67,9 @@ pub enum FileFormat {
     /// An Office Open XML workbook (`.xlsx`, `.xlsm`): XML parts in a ZIP
     /// package.
     Xlsx,
+    /// An Excel binary workbook (`.xlsb`): BIFF12 record streams in a ZIP
+    /// package.
+    Xlsb,
     /// A legacy Excel workbook (`.xls`, Excel 5 to 2003): BIFF5 or BIFF8
     /// records in an OLE2 compound file.
     Xls,
@@ -75,6 +80,7 @@ impl FileFormat {
     pub fn description(self) -> &'static str {
         match self {
             FileFormat::Xlsx => "an Excel workbook (.xlsx)",
+            FileFormat::Xlsb => "an Excel binary workbook (.xlsb)",
             FileFormat::Xls => "a legacy Excel workbook (.xls)",
         }
     }
@@ -84,7 +90,7 @@ impl FileFormat {
 /// readers reads through its own clone (cheap: the directory is shared).
 #[derive(Clone)]
 pub(crate) enum Container<R> {
-    /// A ZIP package of parts: `.xlsx`.
+    /// A ZIP package of parts: `.xlsx`, `.xlsb`.
     Package(Archive<R>),
     /// An OLE2 compound file holding a BIFF workbook stream: `.xls`.
     Compound(Compound<R>),
@@ -350,7 +356,22 @@ impl<R: Read + Seek> Workbook<R> {
             return crate::xls::open(reader, limits);
         }
         let mut archive = Archive::new(reader)?;
-        let layout = read_layout(&mut archive, &limits)?;
+        let workbook_part = find_workbook_part(&mut archive, &limits)?;
+        if xlsb::is_binary_workbook(&mut archive, &workbook_part, &limits)? {
+            let (layout, styles, shared_strings) =
+                xlsb::read_workbook(&mut archive, &workbook_part, &limits)?;
+            return Ok(Workbook {
+                container: Container::Package(archive),
+                format: FileFormat::Xlsb,
+                workbook_part: layout.workbook_part,
+                sheets: layout.sheets,
+                shared_strings,
+                styles,
+                date_system: layout.date_system,
+                limits,
+            });
+        }
+        let layout = read_layout(&mut archive, workbook_part, &limits)?;
         let styles = match &layout.styles_part {
             Some(part) => {
                 let bytes = archive.read_part(part, &limits)?;
@@ -375,6 +396,16 @@ impl<R: Read + Seek> Workbook<R> {
             date_system: layout.date_system,
             limits,
         })
+    }
+
+    /// The workbook's ZIP package.
+    pub(crate) fn package(&mut self) -> Result<&mut Archive<R>> {
+        match &mut self.container {
+            Container::Package(archive) => Ok(archive),
+            Container::Compound(_) => Err(Error::package(
+                "a package part asked of a workbook that is no ZIP package",
+            )),
+        }
     }
 
     /// A pull reader over the rows of a sheet.
@@ -487,9 +518,13 @@ pub(crate) fn open_sheet_rows<'a, R: Read + Seek>(
 ) -> Result<SheetRows<'a>> {
     match container {
         Container::Package(archive) => {
-            let source = archive
-                .open_part(info.part(), limits.max_part_bytes, limits)
-                .map_err(|err| err.with_sheet(info.name()))?;
+            let source = match format {
+                FileFormat::Xlsb => {
+                    archive.open_binary_part(info.part(), limits.max_part_bytes, limits)
+                }
+                _ => archive.open_part(info.part(), limits.max_part_bytes, limits),
+            }
+            .map_err(|err| err.with_sheet(info.name()))?;
             Ok(sheet_part_rows(
                 format,
                 PartSource::Reader(source),
@@ -519,7 +554,8 @@ where
 {
     match container {
         Container::Package(archive) => {
-            let pipe = Pipe::spawn(scope, archive.clone(), info, *limits);
+            let binary = format == FileFormat::Xlsb;
+            let pipe = Pipe::spawn(scope, archive.clone(), info, *limits, binary);
             Ok(sheet_part_rows(
                 format,
                 PartSource::Pipe(pipe),
@@ -543,6 +579,13 @@ pub(crate) fn sheet_part_rows<'a>(
 ) -> SheetRows<'a> {
     match format {
         FileFormat::Xlsx => SheetRows::xlsx(XlsxRows::new(
+            source,
+            context,
+            info.name(),
+            info.part(),
+            limits,
+        )),
+        FileFormat::Xlsb => SheetRows::xlsb(XlsbRows::new(
             source,
             context,
             info.name(),

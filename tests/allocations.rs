@@ -49,6 +49,11 @@ fn xls_workbook(rows: u32) -> Vec<u8> {
     book.bytes()
 }
 
+#[path = "../benches/support/xlsb_writer.rs"]
+mod xlsb_writer;
+
+use xlsb_writer::{STYLE_BUILTIN_DATE, STYLE_FIXED, XlsbCell, XlsbWriter};
+
 const CONTENT_TYPES: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/></Types>"#;
 const PACKAGE_RELS: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#;
 const WORKBOOK: &str = r#"<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>"#;
@@ -101,6 +106,37 @@ fn workbook(rows: u32) -> Vec<u8> {
         zip.write_all(content.as_bytes()).unwrap();
     }
     zip.finish().unwrap().into_inner()
+}
+
+/// The recipe of [`workbook`] as an `.xlsb`: RK and real numbers, dates,
+/// booleans, shared strings, inline rich strings and formula strings
+/// (UTF-16 decoded into the row's text), an error, sparse cells.
+fn xlsb_workbook(rows: u32) -> Vec<u8> {
+    let mut writer = XlsbWriter::new();
+    writer.add_sheet("Data", 0);
+    let strings = ["north", "south & east", "rich text"];
+    let mut text = String::new();
+    for row in 1..=rows {
+        writer.row(row - 1);
+        writer.cell(0, 0, XlsbCell::Number(f64::from(row)));
+        writer.cell(1, STYLE_FIXED, XlsbCell::Real(f64::from(row) / 3.0));
+        writer.cell(
+            2,
+            STYLE_BUILTIN_DATE,
+            XlsbCell::Number(f64::from(40000 + row % 5000)),
+        );
+        writer.cell(3, 0, XlsbCell::Bool(row % 2 == 1));
+        writer.cell(4, 0, XlsbCell::Text(strings[(row % 3) as usize]));
+        text.clear();
+        text.push_str(&format!("row <{row}> & m\u{f6}re"));
+        writer.cell(5, 0, XlsbCell::RichText(&text));
+        writer.cell(6, 0, XlsbCell::FormulaText(&text[..4]));
+        writer.cell(7, 0, XlsbCell::Error(0x2A));
+        if row % 7 == 0 {
+            writer.cell(9, 0, XlsbCell::Number(-1.25e-3));
+        }
+    }
+    writer.to_bytes()
 }
 
 /// Streams the sheet, returning the counts and the allocations made while
@@ -321,5 +357,55 @@ fn allocations_do_not_grow_with_rows() {
     assert!(
         large_xls_allocations.abs_diff(small_xls_allocations) <= 4,
         ".xls: {small_xls_allocations} allocations for 6,000 rows but {large_xls_allocations} for 60,000"
+    );
+    xlsb_allocations_do_not_grow_with_rows();
+}
+
+/// The same for an `.xlsb` sheet: the record window, the row's cell list,
+/// text buffer and arena are set up once.
+fn xlsb_allocations_do_not_grow_with_rows() {
+    let small_bytes = xlsb_workbook(10_000);
+    let large_bytes = xlsb_workbook(200_000);
+    let (small, small_allocations) = stream(small_bytes.clone());
+    let (large, large_allocations) = stream(large_bytes.clone());
+    assert_eq!(small.rows, 10_000);
+    assert_eq!(large.cells, 200_000 * 8 + 200_000 / 7);
+    assert_eq!(
+        (large.texts, large.booleans, large.errors, large.dates),
+        (600_000, 200_000, 200_000, 200_000)
+    );
+    println!(
+        "allocations while streaming .xlsb: {small_allocations} for 10,000 rows, {large_allocations} for 200,000 rows"
+    );
+    assert!(
+        small_allocations < 64,
+        "{small_allocations} allocations for 10,000 .xlsb rows"
+    );
+    assert!(
+        large_allocations.abs_diff(small_allocations) <= 4,
+        ".xlsb: {small_allocations} allocations for 10,000 rows but {large_allocations} for 200,000"
+    );
+    let columns: ColumnSet = [0, 5, 9].into_iter().collect();
+    let (small_selected, small_selected_allocations) =
+        stream_columns(small_bytes.clone(), Some(columns.clone()));
+    let (large_selected, large_selected_allocations) =
+        stream_columns(large_bytes.clone(), Some(columns));
+    assert_eq!(small_selected.rows, 10_000);
+    assert_eq!(large_selected.cells, 200_000 * 2 + 200_000 / 7);
+    assert!(
+        large_selected_allocations.abs_diff(small_selected_allocations) <= 4,
+        ".xlsb, three columns: {small_selected_allocations} allocations for 10,000 rows but {large_selected_allocations} for 200,000"
+    );
+    let (small_piped, small_piped_allocations) = stream_pipelined(small_bytes);
+    let (large_piped, large_piped_allocations) = stream_pipelined(large_bytes);
+    assert_eq!(small_piped.cells, small.cells);
+    assert_eq!(large_piped.cells, large.cells);
+    println!(
+        "allocations while streaming .xlsb with an inflate thread: {small_piped_allocations} for 10,000 rows, \
+         {large_piped_allocations} for 200,000 rows"
+    );
+    assert!(
+        large_piped_allocations.abs_diff(small_piped_allocations) <= 4,
+        ".xlsb pipelined: {small_piped_allocations} allocations for 10,000 rows but {large_piped_allocations} for 200,000"
     );
 }

@@ -29,3 +29,4 @@ mod parallel;
 mod serde_rows;
 mod sheet;
 mod xls;
+mod xlsb;

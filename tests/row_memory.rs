@@ -17,6 +17,11 @@ mod counting_allocator;
 
 use counting_allocator::{live_bytes, peak_bytes, reset_peak};
 
+#[path = "../benches/support/xlsb_writer.rs"]
+mod xlsb_writer;
+
+use xlsb_writer::{XlsbCell, XlsbWriter};
+
 const ROW_LIMIT: u64 = 8 << 20;
 /// What a reader may hold besides the rows' own bytes: the inflater's
 /// window and input buffer, the pipe's four 576 KiB buffers, one chunk
@@ -140,6 +145,76 @@ fn memory_per_row_is_bounded_by_the_row_limit() {
         assert!(
             peak <= bound,
             "repeated cells, {path}: peak {peak} > {bound}"
+        );
+    }
+    xlsb_memory_per_row_is_bounded_by_the_row_limit();
+}
+
+/// The same for `.xlsb` rows: a row's records over the limit, one record
+/// of nearly the limit (read), one column written again and again.
+fn xlsb_memory_per_row_is_bounded_by_the_row_limit() {
+    let limit = ROW_LIMIT as usize;
+    let bound = 2 * ROW_LIMIT + CONSTANT;
+    let xlsb = |fill: &dyn Fn(&mut XlsbWriter)| {
+        let mut writer = XlsbWriter::new();
+        writer.add_sheet("Data", 0);
+        writer.row(0);
+        fill(&mut writer);
+        writer.to_bytes()
+    };
+    let text = "x".repeat(1100);
+    let long_row = xlsb(&|writer| {
+        for column in 0..8_000 {
+            writer.cell(column, 0, XlsbCell::RichText(&text));
+        }
+    });
+    let value = "\u{e9}".repeat((limit - 1024) / 2);
+    let huge_record = xlsb(&|writer| writer.cell(0, 0, XlsbCell::RichText(&value)));
+    let repeated = xlsb(&|writer| {
+        for _ in 0..20_000 {
+            writer.cell(0, 0, XlsbCell::Bool(true));
+        }
+    });
+    for pipelined in [false, true] {
+        let path = if pipelined { "pipelined" } else { "one thread" };
+        let (result, peak) = peak_while_reading(&long_row, pipelined);
+        let err = result.expect_err("a row over the limit is refused");
+        assert!(
+            matches!(err.kind(), ErrorKind::LimitExceeded { .. }),
+            ".xlsb, {path}: {err}"
+        );
+        eprintln!(".xlsb row over the limit, {path}: peak {peak} bytes (bound {bound})");
+        assert!(
+            peak <= bound,
+            ".xlsb long row, {path}: peak {peak} > {bound}"
+        );
+
+        let (result, peak) = peak_while_reading(&huge_record, pipelined);
+        assert_eq!(
+            result.expect("a record near the limit is read"),
+            1,
+            "{path}"
+        );
+        eprintln!(".xlsb record near the limit, {path}: peak {peak} bytes (bound {bound})");
+        assert!(
+            peak <= bound,
+            ".xlsb huge record, {path}: peak {peak} > {bound}"
+        );
+        assert!(
+            peak >= ROW_LIMIT / 2,
+            ".xlsb huge record, {path}: peak {peak}"
+        );
+
+        let (result, peak) = peak_while_reading(&repeated, pipelined);
+        let err = result.expect_err("repeated cells are refused");
+        assert!(
+            err.to_string().contains("more than 16384 cells"),
+            ".xlsb, {path}: {err}"
+        );
+        eprintln!(".xlsb repeated cells, {path}: peak {peak} bytes");
+        assert!(
+            peak <= bound,
+            ".xlsb repeated cells, {path}: peak {peak} > {bound}"
         );
     }
 }

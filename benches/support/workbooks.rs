@@ -71,7 +71,7 @@ pub const RECIPES: &[Recipe] = &[
     },
 ];
 
-const CATEGORIES: [&str; 12] = [
+pub const CATEGORIES: [&str; 12] = [
     "north",
     "south",
     "east",

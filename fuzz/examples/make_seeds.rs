@@ -17,6 +17,11 @@ use std::path::{Path, PathBuf};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
 
+#[path = "../../benches/support/xlsb_writer.rs"]
+mod xlsb_writer;
+
+use xlsb_writer::{STYLE_DATE, XlsbCell, XlsbWriter};
+
 const MAIN_NS: &str = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
 const REL_NS: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
 const PKG_REL_NS: &str = "http://schemas.openxmlformats.org/package/2006/relationships";
@@ -156,11 +161,23 @@ fn main() {
         write(&sheet_dir.join(format!("seed-{name}")), &seed);
     }
 
+    let xlsb_dir = root.join("read_sheet_xlsb");
+    fs::create_dir_all(&xlsb_dir).expect("create the read_sheet_xlsb corpus folder");
+    for (name, chunk, bytes) in xlsb_sheets() {
+        let mut seed = vec![chunk];
+        seed.extend_from_slice(&bytes);
+        write(&xlsb_dir.join(format!("seed-{name}")), &seed);
+    }
+
     let workbook_dir = root.join("open_workbook");
     fs::create_dir_all(&workbook_dir).expect("create the open_workbook corpus folder");
     for (name, bytes) in workbooks() {
         write(&workbook_dir.join(format!("seed-{name}.xlsx")), &bytes);
     }
+    write(
+        &workbook_dir.join("seed-every-cell.xlsb"),
+        &xlsb_workbook().to_bytes(),
+    );
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data/sales.xlsx");
     match fs::read(&sample) {
         Ok(bytes) => write(&workbook_dir.join("seed-sales.xlsx"), &bytes),
@@ -204,6 +221,46 @@ fn xls_streams() -> Vec<(&'static str, Vec<u8>)> {
 
 #[path = "../../tests/common/xls.rs"]
 mod xls;
+/// An `.xlsb` workbook with a cell of every kind, hidden rows and
+/// columns and a merged range.
+fn xlsb_workbook() -> XlsbWriter {
+    let mut writer = XlsbWriter::new();
+    writer.add_sheet("Data", 0);
+    writer.hide_columns(2, 3);
+    writer.merge([0, 1, 0, 1]);
+    writer.row(0);
+    writer.cell(0, 0, XlsbCell::Number(1.25));
+    writer.cell(1, STYLE_DATE, XlsbCell::Number(45000.0));
+    writer.cell(2, 0, XlsbCell::Text("shared"));
+    writer.cell(3, 0, XlsbCell::RichText("rich"));
+    writer.row_with(1, true);
+    writer.cell(0, 0, XlsbCell::Bool(true));
+    writer.cell(1, 0, XlsbCell::Error(0x07));
+    writer.cell(2, 0, XlsbCell::FormulaNumber(3.5));
+    writer.cell(3, 0, XlsbCell::FormulaText("f"));
+    writer.cell(4, 0, XlsbCell::Blank);
+    writer.add_sheet("Hidden", 1);
+    writer.row(3);
+    writer.cell(0, 0, XlsbCell::Real(0.1));
+    writer
+}
+
+/// Sheet parts for `read_sheet_xlsb`: the sheets of [`xlsb_workbook`],
+/// taken out of its package, with window sizes.
+fn xlsb_sheets() -> Vec<(&'static str, u8, Vec<u8>)> {
+    let bytes = xlsb_workbook().to_bytes();
+    let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("the writer's package");
+    let mut sheet = |name: &str| {
+        let mut part = Vec::new();
+        std::io::Read::read_to_end(&mut archive.by_name(name).expect("a sheet part"), &mut part)
+            .expect("read a sheet part");
+        part
+    };
+    vec![
+        ("every-cell", 6, sheet("xl/worksheets/sheet1.bin")),
+        ("hidden", 1, sheet("xl/worksheets/sheet2.bin")),
+    ]
+}
 
 fn write(path: &Path, bytes: &[u8]) {
     fs::write(path, bytes).unwrap_or_else(|err| panic!("write {}: {err}", path.display()));

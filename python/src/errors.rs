@@ -52,7 +52,7 @@ create_exception!(
     sheetstream,
     XmlError,
     Error,
-    "A part's XML is malformed or not valid UTF-8."
+    "A part's XML (or an .xlsb part's binary records) is malformed, or not valid UTF-8."
 );
 create_exception!(
     sheetstream,
@@ -221,7 +221,9 @@ pub(crate) fn to_py_err_hinted(
         ErrorKind::NotZip { .. } => NotXlsxError::new_err(message),
         ErrorKind::Zip(_) => ZipError::new_err(message),
         ErrorKind::Package(_) | ErrorKind::MissingPart(_) => PackageError::new_err(message),
-        ErrorKind::Xml(_) | ErrorKind::InvalidUtf8 => XmlError::new_err(message),
+        ErrorKind::Xml(_) | ErrorKind::Record(_) | ErrorKind::Xls(_) | ErrorKind::InvalidUtf8 => {
+            XmlError::new_err(message)
+        }
         ErrorKind::SharedStringIndex { .. }
         | ErrorKind::InvalidValue(_)
         | ErrorKind::CellReference(_) => CellError::new_err(message),

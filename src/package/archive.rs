@@ -345,15 +345,36 @@ impl<R: Read + Seek> Archive<R> {
             .ok_or_else(|| Error::new(ErrorKind::MissingPart(name.to_owned())))
     }
 
-    /// Opens a part for streaming, guarded by the limits, with at most
-    /// `max_bytes` inflated bytes. The stream is UTF-8: a UTF-16 part (rare,
-    /// but legal XML) is transcoded whole, up to the metadata size limit.
-    pub(crate) fn open_part(
+    /// Opens a binary part (an `.xlsb` record stream) for streaming,
+    /// guarded by the limits, with at most `max_bytes` inflated bytes: the
+    /// bytes as they are, never taken for UTF-16 text.
+    pub(crate) fn open_binary_part(
         &mut self,
         name: &str,
         max_bytes: u64,
         limits: &Limits,
     ) -> Result<Box<dyn Read + '_>> {
+        Ok(Box::new(self.part_reader(name, max_bytes, limits)?))
+    }
+
+    /// Reads a whole (small) binary part into memory, up to the metadata
+    /// size limit.
+    pub(crate) fn read_binary_part(&mut self, name: &str, limits: &Limits) -> Result<Vec<u8>> {
+        let mut reader = self.open_binary_part(name, limits.max_metadata_part_bytes, limits)?;
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|err| Error::from(err).with_part(name))?;
+        Ok(bytes)
+    }
+
+    /// A part's inflated bytes, guarded by the limits.
+    fn part_reader(
+        &mut self,
+        name: &str,
+        max_bytes: u64,
+        limits: &Limits,
+    ) -> Result<PartReader<PartData<'_, R>>> {
         let index = self.entry_index(name)?;
         let deflated = self
             .zip
@@ -379,7 +400,7 @@ impl<R: Read + Seek> Archive<R> {
             // Stored, or a method only the zip crate knows (or refuses).
             PartData::Other(file)
         };
-        let mut reader = PartReader {
+        Ok(PartReader {
             inner: data,
             inflated: 0,
             compressed,
@@ -390,7 +411,19 @@ impl<R: Read + Seek> Archive<R> {
                 inflated: Arc::clone(&self.inflated),
                 archive_bytes: self.archive_bytes,
             },
-        };
+        })
+    }
+
+    /// Opens a part for streaming, guarded by the limits, with at most
+    /// `max_bytes` inflated bytes. The stream is UTF-8: a UTF-16 part (rare,
+    /// but legal XML) is transcoded whole, up to the metadata size limit.
+    pub(crate) fn open_part(
+        &mut self,
+        name: &str,
+        max_bytes: u64,
+        limits: &Limits,
+    ) -> Result<Box<dyn Read + '_>> {
+        let mut reader = self.part_reader(name, max_bytes, limits)?;
         let mut head = [0u8; 4];
         let mut filled = 0;
         while filled < head.len() {

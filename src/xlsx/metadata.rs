@@ -23,10 +23,9 @@ use crate::chunk::{CHUNK_SIZE, ChunkBuffer};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::metadata::{Comment, DefinedName, Hyperlink, SheetMetadata};
-use crate::package::archive::Archive;
 use crate::package::{read_relationships, type_suffix};
 use crate::range::CellRange;
-use crate::workbook::{Container, SheetSelector, Workbook};
+use crate::workbook::{SheetSelector, Workbook};
 
 fn xml_error(part: &str) -> impl Fn(xml::XmlError) -> Error + '_ {
     move |err| err.into_error().with_part(part)
@@ -87,16 +86,6 @@ fn flag_attribute(input: &[u8], attributes: Span, wanted: &[u8]) -> Result<bool,
 }
 
 impl<R: Read + Seek> Workbook<R> {
-    /// The workbook's ZIP package.
-    fn package(&mut self) -> Result<&mut Archive<R>> {
-        match &mut self.container {
-            Container::Package(archive) => Ok(archive),
-            Container::Compound(_) => Err(Error::package(
-                "an .xlsx reader asked of a workbook that is no ZIP package",
-            )),
-        }
-    }
-
     pub(crate) fn xlsx_defined_names(&mut self) -> Result<Vec<DefinedName>> {
         let limits = self.limits;
         let part = self.workbook_part.clone();

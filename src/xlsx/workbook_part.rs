@@ -9,18 +9,20 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::package::archive::Archive;
 use crate::package::{
-    Layout, Relationship, SheetInfo, SheetKind, SheetState, find_workbook_part, part_of_type,
-    read_relationships, type_suffix,
+    Layout, Relationship, SheetInfo, SheetKind, SheetState, part_of_type, read_relationships,
+    type_suffix,
 };
 
 use super::xml::{self, Namespace, Token};
 
-/// Finds the workbook part and reads the sheet list and workbook properties.
+/// Reads the sheet list and workbook properties of the workbook part
+/// `workbook_part` (found through the package relationships:
+/// [`find_workbook_part`](crate::package::find_workbook_part)).
 pub(crate) fn read_layout<R: Read + Seek>(
     archive: &mut Archive<R>,
+    workbook_part: String,
     limits: &Limits,
 ) -> Result<Layout> {
-    let workbook_part = find_workbook_part(archive, limits)?;
     let relationships = read_relationships(archive, &workbook_part, limits)?;
     let bytes = archive.read_part(&workbook_part, limits)?;
 

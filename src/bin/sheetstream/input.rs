@@ -89,30 +89,9 @@ impl Input {
     }
 
     /// A read error with the file name in front, when several files are read.
-    /// An Excel binary workbook, whose workbook part `xl/workbook.bin` the
-    /// xlsx reader found no XML in, is named as such.
     pub fn locate(&self, err: sheetstream::Error) -> Failure {
-        if is_binary_workbook(&err) {
-            return self.read_failure(
-                "an Excel binary workbook (.xlsb), which sheetstream does not read; \
-                 save it as .xlsx"
-                    .into(),
-            );
-        }
         Failure::ReadFile(self.display(), err)
     }
-}
-
-/// Whether the error is the xlsx reader's on the binary workbook part of
-/// an `.xlsb` file (named so by the package relationships, whatever the
-/// file's extension).
-fn is_binary_workbook(err: &sheetstream::Error) -> bool {
-    matches!(err.kind(), sheetstream::ErrorKind::Xml(_))
-        && err
-            .location()
-            .part
-            .as_deref()
-            .is_some_and(|part| part.to_ascii_lowercase().ends_with("workbook.bin"))
 }
 
 /// The inputs of a command: each argument is a file, `-`, or a glob

@@ -1,0 +1,809 @@
+//! The streaming row reader of an `.xlsb` sheet part.
+//!
+//! [`XlsbRows`] pulls the part's records through a [`RecordStream`] (the
+//! window of a [`ChunkBuffer`](crate::chunk::ChunkBuffer), no copy per
+//! record). A row is a BrtRowHdr and the cell records after it, up to the
+//! next BrtRowHdr or BrtEndSheetData. Each cell record is resolved as it
+//! is read, so the window never holds more than one record: numbers
+//! (dates by style), booleans, errors and shared strings (borrowed from
+//! the table) straight into the row's cell list, text (UTF-16) decoded
+//! into the row's text buffer. When the row ends, its cells go into the
+//! arena as one slice of the exact length. The cell list, the text
+//! buffer and the arena are reused row after row: after the first rows
+//! have sized them, nothing here touches the heap.
+
+use bumpalo::Bump;
+
+use super::records::{
+    CELL_BLANK, CELL_BOOL, CELL_ERROR, CELL_ISST, CELL_REAL, CELL_RK, CELL_RSTRING, CELL_ST,
+    END_SHEET_DATA, FMLA_BOOL, FMLA_ERROR, FMLA_NUM, FMLA_STRING, ROW_HDR, Record, RecordStream,
+    SHORT_BLANK, SHORT_BOOL, SHORT_ERROR, SHORT_ISST, SHORT_REAL, SHORT_RK, SHORT_ST, push_utf16,
+};
+use crate::cell::{Cell, MAX_COLUMN, MAX_ROW, Row, Value};
+use crate::columns::ColumnSet;
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Limits;
+use crate::rows::{PartSource, SheetContext};
+
+/// The most cells with a value one row holds: one per column.
+const MAX_ROW_CELLS: usize = MAX_COLUMN as usize + 1;
+
+/// The record types the row reader reads; every other record is skipped
+/// unread.
+#[inline]
+fn is_row_record(kind: u16) -> bool {
+    kind <= SHORT_ISST || kind == CELL_RSTRING || kind == END_SHEET_DATA
+}
+
+/// A text cell of the row: its index in the row's cells and its text's
+/// range in the row's text buffer (the cell holds an empty placeholder
+/// until the buffer stops growing).
+#[derive(Clone, Copy)]
+struct TextCell {
+    index: usize,
+    start: usize,
+    end: usize,
+}
+
+/// The rows of one `.xlsb` sheet part: what [`SheetRows`](crate::SheetRows)
+/// reads an `.xlsb` sheet with.
+pub(crate) struct XlsbRows<'a> {
+    records: RecordStream<'a>,
+    context: SheetContext<'a>,
+    sheet_name: &'a str,
+    part: &'a str,
+    arena: Bump,
+    /// The row's cells (text cells with a placeholder), its decoded text
+    /// and where each text cell's text lies in it, reused row after row.
+    cells: Vec<Cell<'a>>,
+    text: String,
+    text_cells: Vec<TextCell>,
+    /// The next row's index, when the previous row ended at its header.
+    next_header: Option<u32>,
+    /// The index of the last row handed out.
+    last_row: Option<u32>,
+    formulas: bool,
+    /// The columns resolved and handed out; None for all.
+    columns: Option<ColumnSet>,
+    /// No more rows: the sheet data ended, the part ended, or an error.
+    finished: bool,
+    max_row_bytes: u64,
+}
+
+impl<'a> XlsbRows<'a> {
+    pub(crate) fn new(
+        source: PartSource<'a>,
+        context: SheetContext<'a>,
+        sheet_name: &'a str,
+        part: &'a str,
+        limits: &Limits,
+    ) -> Self {
+        XlsbRows {
+            records: RecordStream::new(source, limits),
+            context,
+            sheet_name,
+            part,
+            arena: Bump::new(),
+            cells: Vec::new(),
+            text: String::new(),
+            text_cells: Vec::new(),
+            next_header: None,
+            last_row: None,
+            formulas: false,
+            columns: None,
+            finished: false,
+            max_row_bytes: limits.max_row_bytes,
+        }
+    }
+
+    /// Replaces the window with one of `chunk_size` bytes (for tests and
+    /// fuzzing: small windows make records straddle chunk boundaries).
+    pub(crate) fn with_chunk_size(mut self, chunk_size: usize, limits: &Limits) -> Self {
+        self.records = self.records.with_chunk_size(chunk_size, limits);
+        self
+    }
+
+    /// Formula text is not decoded from `.xlsb` (that needs a decompiler of
+    /// its parsed formulas): with `formulas`, the first formula cell read
+    /// is an [`ErrorKind::Unsupported`] error rather than a cell without
+    /// its formula.
+    pub(crate) fn with_formulas(mut self, formulas: bool) -> Self {
+        self.formulas = formulas;
+        self
+    }
+
+    /// See [`SheetRows::select_columns`](crate::SheetRows::select_columns):
+    /// the records of other columns are still read (their column and
+    /// length), but their values are not decoded or looked up.
+    pub(crate) fn select_columns(&mut self, columns: Option<ColumnSet>) {
+        self.columns = columns;
+    }
+
+    pub(crate) fn next_row(&mut self) -> Result<Option<Row<'_>>> {
+        if self.finished {
+            return Ok(None);
+        }
+        self.arena.reset();
+        match self.read_row() {
+            Ok(Some((index, values_elsewhere))) => {
+                // One copy of the cells as they are (a value moved through
+                // a conversion per cell stalled on store forwarding,
+                // measured), then the text cells' text filled in.
+                let text = self.text.as_str();
+                let source: &[Cell<'_>] = &self.cells;
+                let cells = self.arena.alloc_slice_copy(source);
+                for cell in &self.text_cells {
+                    cells[cell.index].value = Value::Text(&text[cell.start..cell.end]);
+                }
+                Ok(Some(Row {
+                    index,
+                    cells,
+                    values_elsewhere,
+                }))
+            }
+            Ok(None) => {
+                self.finished = true;
+                Ok(None)
+            }
+            Err(err) => {
+                self.finished = true;
+                Err(err.with_sheet(self.sheet_name).with_part(self.part))
+            }
+        }
+    }
+
+    /// Reads the next row's records: its index, and whether a column the
+    /// selection leaves out holds a value.
+    fn read_row(&mut self) -> Result<Option<(u32, bool)>> {
+        self.cells.clear();
+        self.text.clear();
+        self.text_cells.clear();
+        let index = match self.next_header.take() {
+            Some(index) => index,
+            None => {
+                let Some(record) = self.records.next(is_row_record)? else {
+                    return Ok(None);
+                };
+                match record.kind {
+                    ROW_HDR => row_index(&record, self.last_row)?,
+                    END_SHEET_DATA => {
+                        self.end_of_data()?;
+                        return Ok(None);
+                    }
+                    _ => {
+                        return Err(Error::record(
+                            "a cell record before any row header (BrtRowHdr)",
+                        )
+                        .with_offset(record.offset));
+                    }
+                }
+            }
+        };
+        self.last_row = Some(index);
+        let mut values_elsewhere = false;
+        let mut previous_column: Option<u32> = None;
+        let mut row_bytes: u64 = 0;
+        while let Some(record) = self.records.next(is_row_record)? {
+            match record.kind {
+                ROW_HDR => {
+                    self.next_header = Some(row_index(&record, self.last_row)?);
+                    break;
+                }
+                END_SHEET_DATA => {
+                    self.end_of_data()?;
+                    break;
+                }
+                _ => {}
+            }
+            row_bytes += record.body.len() as u64;
+            if row_bytes > self.max_row_bytes {
+                return Err(Error::limit("row or string item size", self.max_row_bytes)
+                    .with_row(index + 1)
+                    .with_offset(record.offset));
+            }
+            let offset = record.offset;
+            let column = read_cell(
+                &record,
+                index,
+                previous_column,
+                self.context,
+                self.columns.as_ref(),
+                self.formulas,
+                RowBuffers {
+                    cells: &mut self.cells,
+                    text: &mut self.text,
+                    text_cells: &mut self.text_cells,
+                },
+                &mut values_elsewhere,
+            )
+            .map_err(|(err, column)| {
+                let err = err.with_row(index + 1).with_offset(offset);
+                match column {
+                    Some(column) => err.with_column(column + 1),
+                    None => err,
+                }
+            })?;
+            previous_column = Some(column);
+        }
+        Ok(Some((index, values_elsewhere)))
+    }
+
+    /// After BrtEndSheetData: the rest of the part is read (framing
+    /// checked, nothing kept) so that the archive's CRC check runs.
+    fn end_of_data(&mut self) -> Result<()> {
+        while self.records.next(|_| false)?.is_some() {}
+        self.records.stop();
+        Ok(())
+    }
+}
+
+/// The row index of a BrtRowHdr: within the sheet, and not before the
+/// previous row.
+fn row_index(record: &Record<'_>, last: Option<u32>) -> Result<u32> {
+    let index = record
+        .fields()
+        .u32("a row header's row")
+        .map_err(|err| err.with_offset(record.offset))?;
+    if index > MAX_ROW {
+        return Err(
+            Error::new(ErrorKind::CellReference("more than 1048576 rows".into()))
+                .with_row(index.saturating_add(1))
+                .with_offset(record.offset),
+        );
+    }
+    if let Some(last) = last
+        && index < last
+    {
+        return Err(Error::record(format!(
+            "row {} comes after row {} (rows go backwards)",
+            index + 1,
+            last + 1
+        ))
+        .with_row(index + 1)
+        .with_offset(record.offset));
+    }
+    Ok(index)
+}
+
+/// The text of an error code (BrtCellError, BrtFmlaError).
+pub(crate) fn error_text(code: u8) -> Result<&'static str> {
+    Ok(match code {
+        0x00 => "#NULL!",
+        0x07 => "#DIV/0!",
+        0x0F => "#VALUE!",
+        0x17 => "#REF!",
+        0x1D => "#NAME?",
+        0x24 => "#NUM!",
+        0x2A => "#N/A",
+        0x2B => "#GETTING_DATA",
+        other => {
+            return Err(Error::invalid_value(format!(
+                "error code {other:#04x} is none of Excel's"
+            )));
+        }
+    })
+}
+
+/// An `RkNumber`: the high 30 bits of a double, or a 30-bit signed
+/// integer (bit 1); divided by 100 when bit 0 is set.
+#[inline]
+pub(crate) fn rk_number(rk: u32) -> f64 {
+    let number = if rk & 2 != 0 {
+        f64::from((rk as i32) >> 2)
+    } else {
+        f64::from_bits(u64::from(rk & 0xFFFF_FFFC) << 32)
+    };
+    if rk & 1 != 0 { number / 100.0 } else { number }
+}
+
+/// Where a row's cells go as they are read.
+struct RowBuffers<'b, 'a> {
+    cells: &'b mut Vec<Cell<'a>>,
+    text: &'b mut String,
+    text_cells: &'b mut Vec<TextCell>,
+}
+
+/// Reads one cell record of row `row` into the row's buffers (or only
+/// notes its value when its column is not selected). Returns its column;
+/// errors come with the column where it was read.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn read_cell<'a>(
+    record: &Record<'_>,
+    row: u32,
+    previous_column: Option<u32>,
+    context: SheetContext<'a>,
+    columns: Option<&ColumnSet>,
+    formulas: bool,
+    buffers: RowBuffers<'_, 'a>,
+    values_elsewhere: &mut bool,
+) -> Result<u32, (Error, Option<u32>)> {
+    let RowBuffers {
+        cells,
+        text,
+        text_cells,
+    } = buffers;
+    let kind = record.kind;
+    let mut fields = record.fields();
+    let short = (SHORT_BLANK..=SHORT_ISST).contains(&kind);
+    let column = if short {
+        previous_column.map_or(0, |column| column + 1)
+    } else {
+        fields.u32("a cell's column").map_err(|err| (err, None))?
+    };
+    let at = |err: Error| (err, Some(column));
+    if column > MAX_COLUMN {
+        return Err((
+            Error::new(ErrorKind::CellReference(
+                "more than 16384 columns (past XFD)".into(),
+            )),
+            None,
+        ));
+    }
+    let style = fields.u32("a cell's style").map_err(at)? & 0x00FF_FFFF;
+    if kind == CELL_BLANK || kind == SHORT_BLANK {
+        return Ok(column);
+    }
+    if columns.is_some_and(|columns| !columns.contains(column)) {
+        *values_elsewhere = true;
+        return Ok(column);
+    }
+    if formulas && (FMLA_STRING..=FMLA_ERROR).contains(&kind) {
+        return Err(at(Error::new(ErrorKind::Unsupported(
+            "formula text of .xlsb cells (their formulas are stored parsed, and no decompiler is offered): read without formulas"
+                .into(),
+        ))));
+    }
+    let value = match kind {
+        CELL_RK | SHORT_RK => {
+            let rk = fields.u32("an RK number").map_err(at)?;
+            context.number_value(rk_number(rk), style)
+        }
+        CELL_REAL | SHORT_REAL | FMLA_NUM => {
+            let number = fields.f64("a number").map_err(at)?;
+            context.number_value(number, style)
+        }
+        CELL_BOOL | SHORT_BOOL | FMLA_BOOL => Value::Bool(fields.u8("a boolean").map_err(at)? != 0),
+        CELL_ERROR | SHORT_ERROR | FMLA_ERROR => {
+            let code = fields.u8("an error code").map_err(at)?;
+            Value::Error(error_text(code).map_err(at)?)
+        }
+        CELL_ISST | SHORT_ISST => {
+            let index = fields.u32("a shared string index").map_err(at)?;
+            Value::Text(context.shared_string(u64::from(index)).map_err(at)?)
+        }
+        CELL_ST | SHORT_ST | FMLA_STRING | CELL_RSTRING => {
+            if kind == CELL_RSTRING {
+                fields.u8("a rich string's flags").map_err(at)?;
+            }
+            let units = fields.wide_string("a cell's text").map_err(at)?;
+            let start = text.len();
+            push_utf16(units, text);
+            // The text of a row is no longer than 1.5 times its records,
+            // which the row limit bounds.
+            text_cells.push(TextCell {
+                index: cells.len(),
+                start,
+                end: text.len(),
+            });
+            Value::Text("")
+        }
+        _ => return Ok(column),
+    };
+    if cells.len() >= MAX_ROW_CELLS {
+        return Err(at(Error::new(ErrorKind::CellReference(format!(
+            "more than {MAX_ROW_CELLS} cells with a value in one row"
+        )))));
+    }
+    cells.push(Cell {
+        row,
+        column,
+        style,
+        value,
+        formula: None,
+    });
+    Ok(column)
+}
+
+#[cfg(test)]
+#[path = "../../benches/support/xlsb_writer.rs"]
+mod writer;
+
+#[cfg(test)]
+mod tests {
+    use super::writer::{record, wide};
+    use super::*;
+    use crate::fuzzing::{read_sheet_xlsb, read_sheet_xlsb_with};
+
+    fn cell(column: u32, style: u32) -> Vec<u8> {
+        [column.to_le_bytes(), style.to_le_bytes()].concat()
+    }
+
+    fn row(out: &mut Vec<u8>, index: u32) {
+        let mut body = index.to_le_bytes().to_vec();
+        body.extend_from_slice(&[0; 13]);
+        record(out, ROW_HDR, &body);
+    }
+
+    fn sheet(data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        record(&mut out, 0x0081, &[]);
+        record(&mut out, 0x0094, &[0; 16]);
+        record(&mut out, BEGIN_SHEET_DATA_FOR_TESTS, &[]);
+        out.extend_from_slice(data);
+        record(&mut out, END_SHEET_DATA, &[]);
+        record(&mut out, 0x00B0, &[0; 16]);
+        record(&mut out, 0x0082, &[]);
+        out
+    }
+
+    const BEGIN_SHEET_DATA_FOR_TESTS: u16 = super::super::records::BEGIN_SHEET_DATA;
+
+    /// A sheet with every cell record, short forms, text of every kind,
+    /// an empty row and records the reader skips between them.
+    fn every_record() -> Vec<u8> {
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        record(
+            &mut data,
+            CELL_RK,
+            &[cell(0, 0), (123u32 << 2 | 2).to_le_bytes().to_vec()].concat(),
+        );
+        record(
+            &mut data,
+            CELL_RK,
+            &[
+                cell(1, 0),
+                (((-12345i32) << 2) as u32 | 3).to_le_bytes().to_vec(),
+            ]
+            .concat(),
+        );
+        record(
+            &mut data,
+            CELL_REAL,
+            &[cell(2, 1), 45000.5f64.to_le_bytes().to_vec()].concat(),
+        );
+        record(&mut data, CELL_BLANK, &cell(3, 1));
+        let mut text = cell(4, 0);
+        wide(
+            &mut text,
+            "h\u{e9}llo \u{6771}\u{4eac} \u{1F600}\r\n_x0041_",
+        );
+        record(&mut data, CELL_ST, &text);
+        record(
+            &mut data,
+            CELL_ISST,
+            &[cell(5, 0), 2u32.to_le_bytes().to_vec()].concat(),
+        );
+        record(&mut data, 0x0400, &[0xAB; 300]); // an unknown record
+        row(&mut data, 2);
+        row(&mut data, 3);
+        record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
+        record(&mut data, CELL_ERROR, &[cell(1, 0), vec![0x07]].concat());
+        let mut rich = cell(2, 0);
+        rich.push(1);
+        wide(&mut rich, "rich");
+        rich.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]); // a run
+        record(&mut data, CELL_RSTRING, &rich);
+        let formula = [0u8; 10];
+        record(
+            &mut data,
+            FMLA_NUM,
+            &[cell(3, 0), 2.5f64.to_le_bytes().to_vec(), formula.to_vec()].concat(),
+        );
+        let mut string = cell(4, 0);
+        wide(&mut string, "");
+        string.extend_from_slice(&formula);
+        record(&mut data, FMLA_STRING, &string);
+        record(
+            &mut data,
+            FMLA_BOOL,
+            &[cell(5, 0), vec![0], formula.to_vec()].concat(),
+        );
+        record(
+            &mut data,
+            FMLA_ERROR,
+            &[cell(6, 0), vec![0x2A], formula.to_vec()].concat(),
+        );
+        // Short forms: the column is the previous cell's plus one.
+        record(
+            &mut data,
+            SHORT_REAL,
+            &[1u32.to_le_bytes().to_vec(), 0.25f64.to_le_bytes().to_vec()].concat(),
+        );
+        record(
+            &mut data,
+            SHORT_ISST,
+            &[0u32.to_le_bytes(), 1u32.to_le_bytes()].concat(),
+        );
+        let mut lone = 0u32.to_le_bytes().to_vec();
+        lone.extend_from_slice(&[2, 0, 0, 0, 0x00, 0xD8, 0x41, 0x00]);
+        record(&mut data, SHORT_ST, &lone);
+        row(&mut data, 1_048_575);
+        record(
+            &mut data,
+            CELL_RK,
+            &[cell(16_383, 0), (7u32 << 2 | 2).to_le_bytes().to_vec()].concat(),
+        );
+        sheet(&data)
+    }
+
+    #[test]
+    fn reads_every_record_the_same_in_chunks_of_any_size() {
+        let bytes = every_record();
+        let (cells, digest) = read_sheet_xlsb(&bytes, bytes.len()).unwrap();
+        assert_eq!(cells, 16, "{digest}");
+        let expected = [
+            "row 0 true",
+            "A1 0 Number(123.0)",
+            "B1 0 Number(-123.45)",
+            "C1 1 DateTime(",
+            "E1 0 Text(\"h\u{e9}llo \u{6771}\u{4eac} \u{1F600}\\r\\n_x0041_\")",
+            "F1 0 Text(\"two\")",
+            "row 2 false",
+            "row 3 true",
+            "A4 0 Bool(true)",
+            "B4 0 Error(\"#DIV/0!\")",
+            "C4 0 Text(\"rich\")",
+            "D4 0 Number(2.5)",
+            "E4 0 Text(\"\")",
+            "F4 0 Bool(false)",
+            "G4 0 Error(\"#N/A\")",
+            "H4 1 DateTime(",
+            "I4 0 Text(\"one\")",
+            "J4 0 Text(\"\u{FFFD}A\")",
+            "row 1048575 true",
+            "XFD1048576 0 Number(7.0)",
+        ];
+        let mut lines = digest.lines();
+        for want in expected {
+            let line = lines.next().unwrap_or_default();
+            assert!(line.starts_with(want), "{line:?} is not {want:?}\n{digest}");
+        }
+        for chunk in [1, 7, 4096] {
+            assert_eq!(
+                read_sheet_xlsb(&bytes, chunk).unwrap(),
+                (cells, digest.clone()),
+                "chunk {chunk}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_selection_reads_only_its_columns() {
+        let bytes = every_record();
+        let columns: ColumnSet = [1].into_iter().collect();
+        for chunk in [1, 4096] {
+            let (cells, digest) =
+                read_sheet_xlsb_with(&bytes, chunk, Some(columns.clone())).unwrap();
+            assert_eq!(cells, 2, "{digest}");
+            assert!(digest.contains("row 1048575 true"), "{digest}");
+            assert!(digest.contains("row 2 false"), "{digest}");
+        }
+    }
+
+    /// The error of reading `data` (inside sheet data) in chunks of 1, 7
+    /// and whole: the same in each.
+    fn error_of(data: &[u8]) -> Error {
+        let bytes = sheet(data);
+        let whole = read_sheet_xlsb(&bytes, bytes.len()).unwrap_err();
+        for chunk in [1, 7] {
+            let err = read_sheet_xlsb(&bytes, chunk).unwrap_err();
+            assert_eq!(err.to_string(), whole.to_string(), "chunk {chunk}");
+        }
+        assert_eq!(
+            whole.location().part.as_deref(),
+            Some("xl/worksheets/sheet1.bin")
+        );
+        assert_eq!(whole.location().sheet.as_deref(), Some("Fuzz"));
+        whole
+    }
+
+    /// Where the records of `data` start in the sheet part.
+    const DATA: u64 = 3 + 19 + 3;
+
+    #[test]
+    fn a_record_running_past_the_part_is_an_error_at_its_offset() {
+        let mut bytes = Vec::new();
+        record(&mut bytes, 0x0081, &[]);
+        bytes.extend_from_slice(&[0x05, 100, 1, 2, 3]); // claims 100 bytes
+        for chunk in [1, 7, 4096] {
+            let err = read_sheet_xlsb(&bytes, chunk).unwrap_err();
+            assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+            assert!(
+                err.to_string().contains("runs past the end of the part"),
+                "{err}"
+            );
+            assert_eq!(err.location().offset, Some(3));
+        }
+        // An unwanted record that lies is found too.
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&[0x81, 0x01, 0x7F, 1, 2]);
+        let err = read_sheet_xlsb(&bytes, 4096).unwrap_err();
+        assert!(
+            err.to_string().contains("runs past the end of the part"),
+            "{err}"
+        );
+        // A header cut short.
+        let err = read_sheet_xlsb(&[0x81], 4096).unwrap_err();
+        assert!(err.to_string().contains("inside a record header"), "{err}");
+    }
+
+    #[test]
+    fn varints_that_do_not_end_are_errors() {
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        let offset = DATA + data.len() as u64;
+        data.extend_from_slice(&[0x05, 0x80, 0x80, 0x80, 0x80, 0x01]);
+        let err = error_of(&data);
+        assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+        assert_eq!(err.location().offset, Some(offset));
+        let err = error_of(&[0x85, 0x81, 0x01, 0x00]);
+        assert!(err.to_string().contains("more than 2 bytes"), "{err}");
+    }
+
+    #[test]
+    fn records_over_the_limit_are_refused_before_they_are_read() {
+        // 2 MiB claimed (the reader's limit is 1 MiB), and the largest size
+        // the header can say: refused at once, nothing buffered.
+        for size in [2u32 << 20, (1 << 28) - 1] {
+            let mut data = Vec::new();
+            row(&mut data, 0);
+            let mut header = Vec::new();
+            record(&mut header, CELL_REAL, &[]);
+            let mut claimed = Vec::new();
+            let mut rest = size;
+            loop {
+                let byte = (rest & 0x7F) as u8;
+                rest >>= 7;
+                if rest == 0 {
+                    claimed.push(byte);
+                    break;
+                }
+                claimed.push(byte | 0x80);
+            }
+            data.push(CELL_REAL as u8);
+            data.extend_from_slice(&claimed);
+            data.extend_from_slice(&[0; 16]);
+            let err = error_of(&data);
+            assert!(
+                matches!(err.kind(), ErrorKind::LimitExceeded { .. }),
+                "{err}"
+            );
+        }
+        // An unknown record bigger than the limit is skipped, never held.
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        record(&mut data, 0x0400, &vec![7; 3 << 20]);
+        record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
+        let bytes = sheet(&data);
+        for chunk in [7, 4096] {
+            assert_eq!(read_sheet_xlsb(&bytes, chunk).unwrap().0, 1);
+        }
+    }
+
+    #[test]
+    fn records_cut_short_are_errors_at_their_cell() {
+        let mut data = Vec::new();
+        row(&mut data, 4);
+        let offset = DATA + data.len() as u64;
+        record(&mut data, CELL_REAL, &[cell(2, 0), vec![0; 4]].concat());
+        let err = error_of(&data);
+        assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+        assert_eq!(err.location().row, Some(5));
+        assert_eq!(err.location().column, Some(3));
+        assert_eq!(err.location().offset, Some(offset));
+        // A string whose count lies.
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        record(
+            &mut data,
+            CELL_ST,
+            &[cell(0, 0), vec![0xFF, 0xFF, 0xFF, 0x7F, 0x41, 0]].concat(),
+        );
+        let err = error_of(&data);
+        assert!(
+            err.to_string().contains("runs past the end of record"),
+            "{err}"
+        );
+        // No column at all.
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        record(&mut data, CELL_BOOL, &[1, 0]);
+        assert!(matches!(error_of(&data).kind(), ErrorKind::Record(_)));
+    }
+
+    #[test]
+    fn bad_positions_and_values_are_typed_errors() {
+        let value = |kind: u16, column: u32, value: &[u8]| {
+            let mut data = Vec::new();
+            row(&mut data, 9);
+            record(&mut data, kind, &[cell(column, 0), value.to_vec()].concat());
+            data
+        };
+        let err = error_of(&value(CELL_ISST, 1, &3u32.to_le_bytes()));
+        assert!(
+            matches!(
+                err.kind(),
+                ErrorKind::SharedStringIndex { index: 3, count: 3 }
+            ),
+            "{err}"
+        );
+        assert_eq!(
+            (err.location().row, err.location().column),
+            (Some(10), Some(2))
+        );
+        let err = error_of(&value(CELL_BOOL, 16_384, &[1]));
+        assert!(matches!(err.kind(), ErrorKind::CellReference(_)), "{err}");
+        let err = error_of(&value(CELL_ERROR, 0, &[0x08]));
+        assert!(matches!(err.kind(), ErrorKind::InvalidValue(_)), "{err}");
+        let mut data = Vec::new();
+        row(&mut data, 1_048_576);
+        let err = error_of(&data);
+        assert!(matches!(err.kind(), ErrorKind::CellReference(_)), "{err}");
+        let mut data = Vec::new();
+        row(&mut data, 5);
+        row(&mut data, 4);
+        let err = error_of(&data);
+        assert!(err.to_string().contains("rows go backwards"), "{err}");
+        assert_eq!(err.location().row, Some(5));
+        let err = error_of(&value(CELL_BOOL, 0, &[1])[19..]);
+        assert!(err.to_string().contains("before any row header"), "{err}");
+    }
+
+    #[test]
+    fn formula_text_is_refused_when_asked_for() {
+        use crate::rows::{PartSource, SheetRows};
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
+        record(
+            &mut data,
+            FMLA_NUM,
+            &[cell(1, 0), 2.0f64.to_le_bytes().to_vec(), vec![0; 10]].concat(),
+        );
+        let bytes = sheet(&data);
+        let styles = crate::styles::Styles::general(crate::date::DateSystem::V1900);
+        let context = SheetContext {
+            shared_strings: None,
+            styles: &styles,
+            date_system: crate::date::DateSystem::V1900,
+        };
+        let limits = Limits::default();
+        let mut rows = SheetRows::xlsb(XlsbRows::new(
+            PartSource::Reader(Box::new(&bytes[..])),
+            context,
+            "S",
+            "p",
+            &limits,
+        ))
+        .with_formulas(true);
+        let err = rows.next_row().unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Unsupported(_)), "{err}");
+        assert_eq!(
+            (err.location().row, err.location().column),
+            (Some(1), Some(2))
+        );
+    }
+
+    #[test]
+    fn decodes_rk_numbers() {
+        // Integer forms.
+        assert_eq!(rk_number(123 << 2 | 2), 123.0);
+        assert_eq!(rk_number(((-5i32) << 2) as u32 | 2), -5.0);
+        assert_eq!(rk_number(123 << 2 | 3), 1.23);
+        assert_eq!(rk_number(((-12345i32) << 2) as u32 | 3), -123.45);
+        // Double forms: the high 32 bits of 1.5 and of -2.0.
+        let high = |number: f64| (number.to_bits() >> 32) as u32;
+        assert_eq!(rk_number(high(1.5)), 1.5);
+        assert_eq!(rk_number(high(-2.0)), -2.0);
+        assert_eq!(rk_number(high(1234.0) | 1), 12.34);
+    }
+
+    #[test]
+    fn names_error_codes() {
+        assert_eq!(error_text(0x07).unwrap(), "#DIV/0!");
+        assert_eq!(error_text(0x2B).unwrap(), "#GETTING_DATA");
+        assert!(error_text(0x08).is_err());
+    }
+}

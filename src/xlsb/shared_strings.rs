@@ -1,0 +1,35 @@
+//! The shared strings part (`sharedStrings.bin`), streamed record by
+//! record into a [`SharedStringsBuilder`]: each BrtSSTItem's text (a
+//! `RichStr`: flags, then the string; rich text runs and phonetic data
+//! after it are not text).
+
+use std::io::Read;
+
+use super::records::{Fields, RecordStream, SST_ITEM, push_utf16};
+use crate::error::Result;
+use crate::limits::Limits;
+use crate::rows::PartSource;
+use crate::shared_strings::{SharedStrings, SharedStringsBuilder};
+
+/// Reads a shared strings part from `reader`.
+pub(crate) fn read_shared_strings(reader: impl Read, limits: &Limits) -> Result<SharedStrings> {
+    let mut records = RecordStream::new(PartSource::Reader(Box::new(reader)), limits);
+    let mut builder = SharedStringsBuilder::new(limits);
+    // One item's text, reused.
+    let mut text = String::new();
+    while let Some(record) = records.next(|kind| kind == SST_ITEM)? {
+        let offset = record.offset;
+        let mut fields = Fields::new(record.kind, record.body);
+        let item = fields
+            .u8("a string item's flags")
+            .and_then(|_| fields.wide_string("a string item's text"))
+            .map_err(|err| err.with_offset(offset))?;
+        text.clear();
+        push_utf16(item, &mut text);
+        builder
+            .append(text.as_bytes())
+            .and_then(|()| builder.end_item())
+            .map_err(|err| err.with_offset(offset))?;
+    }
+    builder.finish()
+}

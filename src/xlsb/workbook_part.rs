@@ -1,0 +1,116 @@
+//! The workbook part (`workbook.bin`): the sheet list (BrtBundleSh: state,
+//! relationship id, name) and the date system (BrtWbProp); the shared
+//! strings and styles parts beside it.
+
+use std::collections::HashMap;
+use std::io::{Read, Seek};
+
+use super::records::{BUNDLE_SH, Fields, Records, WB_PROP, utf16_string};
+use crate::date::DateSystem;
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Limits;
+use crate::package::archive::Archive;
+use crate::package::{
+    Layout, Relationship, SheetInfo, SheetKind, SheetState, part_of_type, read_relationships,
+    type_suffix,
+};
+
+/// Reads the sheet list and workbook properties of the workbook part
+/// `workbook_part` (already found through the package relationships).
+pub(crate) fn read_layout<R: Read + Seek>(
+    archive: &mut Archive<R>,
+    workbook_part: &str,
+    limits: &Limits,
+) -> Result<Layout> {
+    let relationships = read_relationships(archive, workbook_part, limits)?;
+    let bytes = archive.read_binary_part(workbook_part, limits)?;
+    let mut by_id: HashMap<&str, &Relationship> = HashMap::with_capacity(relationships.len());
+    for relationship in relationships.iter().filter(|r| !r.external) {
+        by_id
+            .entry(relationship.id.as_str())
+            .or_insert(relationship);
+    }
+    let mut sheets = Vec::new();
+    let mut date_system = DateSystem::V1900;
+    for record in Records::new(&bytes) {
+        let (kind, offset, body) = record.map_err(|err| err.with_part(workbook_part))?;
+        let located = |err: Error| err.with_offset(offset as u64).with_part(workbook_part);
+        match kind {
+            WB_PROP => {
+                let flags = Fields::new(kind, body)
+                    .u32("BrtWbProp's flags")
+                    .map_err(located)?;
+                if flags & 1 != 0 {
+                    date_system = DateSystem::V1904;
+                }
+            }
+            BUNDLE_SH => {
+                let mut fields = Fields::new(kind, body);
+                let state = fields.u32("a sheet's state").map_err(located)?;
+                fields.skip(4, "a sheet's tab id").map_err(located)?;
+                let id = fields
+                    .nullable_wide_string("a sheet's relationship id")
+                    .map_err(located)?
+                    .map(utf16_string);
+                let name = utf16_string(fields.wide_string("a sheet's name").map_err(located)?);
+                let Some(id) = id.filter(|id| !id.is_empty()) else {
+                    // No relationship: not a sheet that holds cells.
+                    continue;
+                };
+                if sheets.len() as u64 >= limits.max_sheets {
+                    return Err(located(Error::limit("number of sheets", limits.max_sheets)));
+                }
+                let Some(&relationship) = by_id.get(id.as_str()) else {
+                    return Err(located(Error::new(ErrorKind::MissingPart(format!(
+                        "the relationship {id} of sheet '{name}'"
+                    )))));
+                };
+                let kind = match type_suffix(&relationship.kind) {
+                    "chartsheet" => SheetKind::Chartsheet,
+                    "dialogsheet" => SheetKind::Dialogsheet,
+                    "xlMacrosheet" | "xlIntlMacrosheet" => SheetKind::Macrosheet,
+                    _ => SheetKind::Worksheet,
+                };
+                sheets.push(SheetInfo {
+                    position: sheets.len(),
+                    name,
+                    state: match state {
+                        1 => SheetState::Hidden,
+                        2 => SheetState::VeryHidden,
+                        _ => SheetState::Visible,
+                    },
+                    kind,
+                    part: relationship.target.clone(),
+                });
+            }
+            _ => {}
+        }
+    }
+    let folder = workbook_part
+        .rsplit_once('/')
+        .map_or("", |(folder, _)| folder);
+    let conventional = |file: &str| {
+        if folder.is_empty() {
+            file.to_owned()
+        } else {
+            format!("{folder}/{file}")
+        }
+    };
+    Ok(Layout {
+        workbook_part: workbook_part.to_owned(),
+        sheets,
+        shared_strings_part: part_of_type(
+            archive,
+            &relationships,
+            "sharedStrings",
+            &conventional("sharedStrings.bin"),
+        ),
+        styles_part: part_of_type(
+            archive,
+            &relationships,
+            "styles",
+            &conventional("styles.bin"),
+        ),
+        date_system,
+    })
+}
