@@ -1,4 +1,5 @@
-"""The public conformance corpus (../shared/conformance/corpus), a sample:
+"""The public conformance corpora (../shared/conformance/corpus, and the
+.xlsb and .xls files of corpus-binary), a sample:
 every worksheet read through the Python package equals the Rust row
 stream (the CLI's `cells` dump, and its `csv` for text columns) after the
 Arrow layer's documented type mapping, through pyarrow, polars, pandas,
@@ -22,10 +23,15 @@ SAMPLE_EVERY = 40
 MAX_BYTES = 2_000_000
 
 
+BINARY_CORPUS = CORPUS.parent / "corpus-binary"
+SUFFIXES = {CORPUS: (".xlsx", ".xlsm"), BINARY_CORPUS: (".xlsb", ".xls")}
+
+
 def corpus_files(kind: str) -> list[pathlib.Path]:
-    if not CORPUS.is_dir():
-        return []
-    books = sorted(p for p in CORPUS.rglob("*") if p.suffix in (".xlsx", ".xlsm"))
+    books = []
+    for folder, suffixes in SUFFIXES.items():
+        if folder.is_dir():
+            books += sorted(p for p in folder.rglob("*") if p.suffix in suffixes)
     if kind == "error":
         return [p for p in books if p.with_suffix(".error").exists()]
     dumped = [
@@ -84,7 +90,7 @@ def dump_cells(cli: pathlib.Path, path: pathlib.Path) -> dict[str, dict[tuple[in
     return sheets
 
 
-@pytest.mark.parametrize("path", corpus_files("dump"), ids=lambda p: str(p.relative_to(CORPUS)))
+@pytest.mark.parametrize("path", corpus_files("dump"), ids=lambda p: str(p.relative_to(CORPUS.parent)))
 def test_sheets_equal_the_row_stream(path: pathlib.Path, cli: pathlib.Path) -> None:
     import duckdb
     import polars
@@ -124,7 +130,7 @@ def test_sheets_equal_the_row_stream(path: pathlib.Path, cli: pathlib.Path) -> N
     assert compared > 0 or not dumped
 
 
-@pytest.mark.parametrize("path", corpus_files("error"), ids=lambda p: str(p.relative_to(CORPUS)))
+@pytest.mark.parametrize("path", corpus_files("error"), ids=lambda p: str(p.relative_to(CORPUS.parent)))
 def test_refused_files_raise(path: pathlib.Path, cli: pathlib.Path) -> None:
     cli_result = run_cli(cli, "cells", path)
     assert cli_result.returncode != 0
@@ -148,3 +154,6 @@ def test_corpus_sample_is_there() -> None:
         pytest.skip(f"the conformance corpus is absent ({CORPUS})")
     assert len(corpus_files("dump")) >= 30
     assert len(corpus_files("error")) >= 10
+    binary = [p for p in corpus_files("dump") if p.suffix in (".xlsb", ".xls")]
+    if BINARY_CORPUS.is_dir():
+        assert {p.suffix for p in binary} == {".xlsb", ".xls"}, binary
