@@ -23,6 +23,8 @@
 //! mixed sheet has no header row: every reader reads it with none.
 
 // `ensure_all` (every workbook) is for the other benches.
+#[path = "support/readers.rs"]
+mod readers;
 #[allow(dead_code)]
 #[path = "support/workbooks.rs"]
 mod workbooks;
@@ -38,6 +40,7 @@ use calamine::{Data, Reader, Xlsx, open_workbook};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
+use readers::peak_rss_bytes;
 use sheetstream::arrow::arrow_array::builder::{
     BooleanBuilder, Float64Builder, StringBuilder, TimestampMillisecondBuilder,
 };
@@ -358,21 +361,6 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
         best = best.min(start.elapsed());
     }
     println!("{} {} {rows}", best.as_secs_f64(), peak_rss_bytes());
-}
-
-fn peak_rss_bytes() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| {
-            rest.trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse::<u64>()
-                .ok()
-        })
-        .map_or(0, |kib| kib * 1024)
 }
 
 /// `sheetstream count -t 1`'s work: every value into `SheetCounts`.

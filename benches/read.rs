@@ -26,6 +26,8 @@
 
 #[path = "support/inflate_floor.rs"]
 mod inflate_floor;
+#[path = "support/readers.rs"]
+mod readers;
 #[path = "support/workbooks.rs"]
 mod workbooks;
 
@@ -35,13 +37,14 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use calamine::{Data, DataRef, Reader, Xlsx, open_workbook};
+use calamine::{Reader, Xlsx, open_workbook};
 use sheetstream::{SheetCounts, SheetKind, Workbook};
 
 #[path = "support/counting_allocator.rs"]
 mod counting_allocator;
 
 use counting_allocator::allocations;
+use readers::{calamine_range, count_calamine_cell, peak_rss_bytes, sheetstream_two_threads};
 
 const READERS: [&str; 7] = [
     "inflate",
@@ -214,9 +217,9 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
                 streaming = Some(elapsed);
                 cells
             }
-            "sheetstream-2t" => read_sheetstream_parallel(path),
+            "sheetstream-2t" => sheetstream_two_threads(path),
             "calamine-cells" => read_calamine_cells(path),
-            "calamine-range" => read_calamine_range(path),
+            "calamine-range" => calamine_range::<Xlsx<_>>(path),
             other => panic!("unknown reader {other}"),
         };
         best = best.min(streaming.unwrap_or_else(|| start.elapsed()));
@@ -229,21 +232,6 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
         cells,
         peak_rss_bytes()
     );
-}
-
-fn peak_rss_bytes() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| {
-            rest.trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse::<u64>()
-                .ok()
-        })
-        .map_or(0, |kib| kib * 1024)
 }
 
 /// The floor: the sheets' XML inflated and dropped (see
@@ -309,41 +297,6 @@ fn scan_in_memory(path: &Path) -> (u64, Duration) {
     (total.cells, start.elapsed())
 }
 
-fn read_sheetstream_parallel(path: &Path) -> u64 {
-    let workbook = Workbook::open(path).expect("open");
-    let total = workbook
-        .parallel()
-        .threads(2)
-        .fold(
-            SheetCounts::default,
-            |counts, _sheet, row| counts.add_row(&row),
-            |mut a, b| {
-                a.merge(&b);
-                a
-            },
-        )
-        .expect("read");
-    std::hint::black_box(&total);
-    total.cells
-}
-
-fn count_calamine(value: &DataRef<'_>, counts: &mut SheetCounts) {
-    match value {
-        DataRef::Empty => return,
-        DataRef::Int(number) => counts.number_sum += *number as f64,
-        DataRef::Float(number) => counts.number_sum += number,
-        DataRef::String(text) => counts.text_bytes += text.len() as u64,
-        DataRef::SharedString(text) => counts.text_bytes += text.len() as u64,
-        DataRef::Bool(flag) => counts.trues += u64::from(*flag),
-        DataRef::DateTime(date) => counts.date_serial_sum += date.as_f64(),
-        DataRef::DateTimeIso(text) | DataRef::DurationIso(text) => {
-            counts.text_bytes += text.len() as u64
-        }
-        DataRef::Error(_) => counts.errors += 1,
-    }
-    counts.cells += 1;
-}
-
 fn read_calamine_cells(path: &Path) -> u64 {
     let mut workbook: Xlsx<BufReader<File>> = open_workbook(path).expect("open");
     let mut counts = SheetCounts::default();
@@ -352,31 +305,7 @@ fn read_calamine_cells(path: &Path) -> u64 {
             .worksheet_cells_reader(&name)
             .expect("cells reader");
         while let Some(cell) = reader.next_cell().expect("next cell") {
-            count_calamine(cell.get_value(), &mut counts);
-        }
-    }
-    std::hint::black_box(&counts);
-    counts.cells
-}
-
-fn read_calamine_range(path: &Path) -> u64 {
-    let mut workbook: Xlsx<BufReader<File>> = open_workbook(path).expect("open");
-    let mut counts = SheetCounts::default();
-    for name in workbook.sheet_names() {
-        let range = workbook.worksheet_range(&name).expect("range");
-        for (_, _, value) in range.used_cells() {
-            match value {
-                Data::Empty => continue,
-                Data::Int(number) => counts.number_sum += *number as f64,
-                Data::Float(number) => counts.number_sum += number,
-                Data::String(text) | Data::DateTimeIso(text) | Data::DurationIso(text) => {
-                    counts.text_bytes += text.len() as u64
-                }
-                Data::Bool(flag) => counts.trues += u64::from(*flag),
-                Data::DateTime(date) => counts.date_serial_sum += date.as_f64(),
-                Data::Error(_) => counts.errors += 1,
-            }
-            counts.cells += 1;
+            count_calamine_cell(cell.get_value(), &mut counts);
         }
     }
     std::hint::black_box(&counts);

@@ -14,13 +14,16 @@
 //! - `sheetstream`: `Workbook::open`, every worksheet through
 //!   `for_each_row` into `SheetCounts`, one thread;
 //! - `sheetstream-2t`: the same through `parallel().threads(2)`;
-//! - `calamine`: `open_workbook_auto`, then `worksheet_range` of every
-//!   sheet and every used cell.
+//! - `calamine`: its `Xls` reader's `worksheet_range` of every sheet, each
+//!   used cell's value counted as `SheetCounts` counts sheetstream's
+//!   (`support/readers.rs`, shared with the other benches).
 //!
 //! Printed: seconds, cells, peak MB per reader, then the ratios the issue
 //! asks for (calamine's time and memory over sheetstream's, two threads
 //! over one).
 
+#[path = "support/readers.rs"]
+mod readers;
 #[path = "../tests/common/xls.rs"]
 mod xls;
 
@@ -28,7 +31,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use calamine::{Data, Reader, open_workbook_auto};
+use calamine::Xls;
+use readers::{calamine_range, peak_rss_bytes, sheetstream_two_threads};
 use sheetstream::{SheetCounts, SheetKind, Workbook};
 
 const READERS: [&str; 3] = ["sheetstream", "sheetstream-2t", "calamine"];
@@ -135,48 +139,10 @@ fn child(reader: &str, path: &Path) {
                 }
                 counts.cells
             }
-            "sheetstream-2t" => {
-                let workbook = Workbook::open(path).expect("open");
-                workbook
-                    .parallel()
-                    .threads(2)
-                    .fold(
-                        SheetCounts::default,
-                        |counts, _, row| counts.add_row(&row),
-                        |mut a, b| {
-                            a.merge(&b);
-                            a
-                        },
-                    )
-                    .expect("read")
-                    .cells
-            }
-            _ => {
-                let mut workbook = open_workbook_auto(path).expect("calamine opens it");
-                let mut cells = 0u64;
-                for name in workbook.sheet_names() {
-                    let range = workbook.worksheet_range(&name).expect("calamine reads it");
-                    cells += range
-                        .used_cells()
-                        .filter(|(_, _, value)| !matches!(value, Data::Empty))
-                        .count() as u64;
-                }
-                cells
-            }
+            "sheetstream-2t" => sheetstream_two_threads(path),
+            _ => calamine_range::<Xls<_>>(path),
         };
         best = best.min(start.elapsed().as_secs_f64());
     }
-    println!("{best} {cells} {}", peak_rss());
-}
-
-/// VmHWM of this process, in bytes (0 where /proc is not there).
-fn peak_rss() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
-            let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-            Some(kb * 1024)
-        })
-        .unwrap_or(0)
+    println!("{best} {cells} {}", peak_rss_bytes());
 }

@@ -20,6 +20,8 @@
 //!   `worksheet_cells_reader` and `worksheet_range`, every cell visited.
 
 // The recipes and the .xlsx writer; not every helper is used here.
+#[path = "support/readers.rs"]
+mod readers;
 #[allow(dead_code)]
 #[path = "support/workbooks.rs"]
 mod workbooks;
@@ -32,7 +34,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use calamine::{Data, DataRef, Reader, Xlsb, open_workbook};
+use calamine::{Reader, Xlsb, open_workbook};
+use readers::{calamine_range, count_calamine_cell, peak_rss_bytes, sheetstream_two_threads};
 use sheetstream::{SheetCounts, SheetKind, Workbook};
 use xlsb_writer::{STYLE_DATE, STYLE_DATE_TIME, XlsbCell, XlsbWriter};
 
@@ -206,29 +209,14 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
         let start = Instant::now();
         cells = match reader {
             "sheetstream" => read_sheetstream(path),
-            "sheetstream-2t" => read_parallel(path),
+            "sheetstream-2t" => sheetstream_two_threads(path),
             "calamine-cells" => read_calamine_cells(path),
-            "calamine-range" => read_calamine_range(path),
+            "calamine-range" => calamine_range::<Xlsb<_>>(path),
             other => panic!("unknown reader {other}"),
         };
         best = best.min(start.elapsed());
     }
     println!("{} {} {}", best.as_secs_f64(), cells, peak_rss_bytes());
-}
-
-fn peak_rss_bytes() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| {
-            rest.trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse::<u64>()
-                .ok()
-        })
-        .map_or(0, |kib| kib * 1024)
 }
 
 fn read_sheetstream(path: &Path) -> u64 {
@@ -245,41 +233,6 @@ fn read_sheetstream(path: &Path) -> u64 {
     total.cells
 }
 
-fn read_parallel(path: &Path) -> u64 {
-    let workbook = Workbook::open(path).expect("open");
-    let total = workbook
-        .parallel()
-        .threads(2)
-        .fold(
-            SheetCounts::default,
-            |counts, _, row| counts.add_row(&row),
-            |mut a, b| {
-                a.merge(&b);
-                a
-            },
-        )
-        .expect("read");
-    std::hint::black_box(&total);
-    total.cells
-}
-
-fn count_calamine(value: &DataRef<'_>, counts: &mut SheetCounts) {
-    match value {
-        DataRef::Empty => return,
-        DataRef::Int(number) => counts.number_sum += *number as f64,
-        DataRef::Float(number) => counts.number_sum += number,
-        DataRef::String(text) => counts.text_bytes += text.len() as u64,
-        DataRef::SharedString(text) => counts.text_bytes += text.len() as u64,
-        DataRef::Bool(flag) => counts.trues += u64::from(*flag),
-        DataRef::DateTime(date) => counts.date_serial_sum += date.as_f64(),
-        DataRef::DateTimeIso(text) | DataRef::DurationIso(text) => {
-            counts.text_bytes += text.len() as u64
-        }
-        DataRef::Error(_) => counts.errors += 1,
-    }
-    counts.cells += 1;
-}
-
 fn read_calamine_cells(path: &Path) -> u64 {
     let mut workbook: Xlsb<BufReader<File>> = open_workbook(path).expect("open");
     let mut counts = SheetCounts::default();
@@ -288,31 +241,7 @@ fn read_calamine_cells(path: &Path) -> u64 {
             .worksheet_cells_reader(&name)
             .expect("cells reader");
         while let Some(cell) = reader.next_cell().expect("next cell") {
-            count_calamine(cell.get_value(), &mut counts);
-        }
-    }
-    std::hint::black_box(&counts);
-    counts.cells
-}
-
-fn read_calamine_range(path: &Path) -> u64 {
-    let mut workbook: Xlsb<BufReader<File>> = open_workbook(path).expect("open");
-    let mut counts = SheetCounts::default();
-    for name in workbook.sheet_names() {
-        let range = workbook.worksheet_range(&name).expect("range");
-        for (_, _, value) in range.used_cells() {
-            match value {
-                Data::Empty => continue,
-                Data::Int(number) => counts.number_sum += *number as f64,
-                Data::Float(number) => counts.number_sum += number,
-                Data::String(text) | Data::DateTimeIso(text) | Data::DurationIso(text) => {
-                    counts.text_bytes += text.len() as u64
-                }
-                Data::Bool(flag) => counts.trues += u64::from(*flag),
-                Data::DateTime(date) => counts.date_serial_sum += date.as_f64(),
-                Data::Error(_) => counts.errors += 1,
-            }
-            counts.cells += 1;
+            count_calamine_cell(cell.get_value(), &mut counts);
         }
     }
     std::hint::black_box(&counts);

@@ -2,7 +2,7 @@
 //! defined names, the sheet dimension, hidden columns and rows, merged
 //! ranges, hyperlinks and comments (notes). The types are the same for
 //! every format; each format reads them from its own parts
-//! (`xlsx::metadata`).
+//! (`xlsx::metadata`, `xlsb::metadata`, `xls::metadata`).
 
 use std::io::{Read, Seek};
 use std::ops::RangeInclusive;

@@ -2,7 +2,8 @@
 //! every format's row reader shares: the [`SheetContext`] values are
 //! resolved against, and the [`PartSource`] a reader of a ZIP part pulls
 //! its inflated bytes from. Each format's reader lives in its own folder
-//! (`xlsx::rows`, `xlsb::rows`); `SheetRows` hands each call to it.
+//! (`xlsx::rows`, `xlsb::rows`, `xls::rows`); `SheetRows` hands each call
+//! to it.
 
 use std::io::{self, Read};
 

@@ -16,8 +16,6 @@ use crate::limits::Limits;
 use crate::package::encoding;
 use crate::package::inflate::Inflater;
 
-const OLE2_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
-
 /// The opened ZIP archive and an index of its entries by normalised part
 /// name. Cloning it (for a reader that clones cheaply) shares the central
 /// directory and the index: each clone reads on its own.
@@ -49,9 +47,11 @@ pub(crate) fn normalise_part_name(name: &str) -> String {
 }
 
 /// What the input looks like when it does not start like a ZIP archive:
-/// an error for what cannot be one (empty, OLE2, XML); `Ok(Some(detail))`
-/// for anything else, which may still be an archive with bytes before its
-/// first entry (a self-extracting stub) and is tried as one.
+/// an error for what cannot be one (empty, XML; an OLE2 compound file
+/// never gets here, `Workbook` hands it to the `.xls` reader first);
+/// `Ok(Some(detail))` for anything else, which may still be an archive
+/// with bytes before its first entry (a self-extracting stub) and is tried
+/// as one.
 fn sniff(reader: &mut (impl Read + Seek)) -> Result<Option<&'static str>> {
     let mut magic = [0u8; 8];
     reader.seek(SeekFrom::Start(0))?;
@@ -65,21 +65,6 @@ fn sniff(reader: &mut (impl Read + Seek)) -> Result<Option<&'static str>> {
     reader.seek(SeekFrom::Start(0))?;
     let detail = if filled == 0 {
         "the file is empty"
-    } else if magic == OLE2_MAGIC {
-        let encrypted = ole2_has_encrypted_package(reader);
-        reader.seek(SeekFrom::Start(0))?;
-        match encrypted {
-            Some(true) => {
-                "it is an encrypted (password-protected) workbook: an OLE2 file holding an \
-                 EncryptedPackage stream; save it without a password to read it"
-            }
-            Some(false) => {
-                "it is an OLE2 compound file, such as a legacy .xls workbook (Excel 97-2003), \
-                 which is not an .xlsx package; save it as .xlsx to read it"
-            }
-            // A directory that cannot be walked.
-            None => "it is an OLE2 compound file (an encrypted workbook or a legacy .xls)",
-        }
     } else if magic.starts_with(b"PK") {
         return Ok(None);
     } else if magic.starts_with(b"<?xml") || magic.starts_with(b"<") {
@@ -88,56 +73,6 @@ fn sniff(reader: &mut (impl Read + Seek)) -> Result<Option<&'static str>> {
         return Ok(Some("it does not start with a ZIP signature"));
     };
     Err(Error::new(ErrorKind::NotZip { detail }))
-}
-
-/// Whether an OLE2 compound file's directory names an `EncryptedPackage`
-/// stream (what Excel writes for a password-protected .xlsx). Follows the
-/// directory's sector chain through the FAT sectors the header lists (the
-/// first 109, enough for files up to about 7 MB of FAT with 512-byte
-/// sectors, far more with 4 KiB ones), at most 4,096 directory sectors;
-/// `None` when the file is cut short or the chain leaves those bounds.
-fn ole2_has_encrypted_package(reader: &mut (impl Read + Seek)) -> Option<bool> {
-    const END_OF_CHAIN: u32 = 0xFFFF_FFFE;
-    let mut header = [0u8; 512];
-    reader.seek(SeekFrom::Start(0)).ok()?;
-    reader.read_exact(&mut header).ok()?;
-    let u32_at =
-        |bytes: &[u8], at: usize| Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
-    let shift = u16::from_le_bytes([header[0x1E], header[0x1F]]);
-    if !(9..=12).contains(&shift) {
-        return None;
-    }
-    let sector_size = 1usize << shift;
-    let mut sector = vec![0u8; sector_size];
-    let target: Vec<u8> = "EncryptedPackage"
-        .encode_utf16()
-        .flat_map(u16::to_le_bytes)
-        .collect();
-    let mut fat = vec![0u8; sector_size];
-    let mut next = u32_at(&header, 0x30)?;
-    for _ in 0..4096 {
-        if next == END_OF_CHAIN {
-            return Some(false);
-        }
-        read_sector(reader, shift, next, &mut sector)?;
-        for entry in sector.chunks_exact(128) {
-            let name_len = usize::from(u16::from_le_bytes([entry[0x40], entry[0x41]]));
-            // The length counts the terminating NUL.
-            if name_len == target.len() + 2 && entry[..target.len()] == target[..] {
-                return Some(true);
-            }
-        }
-        // The next directory sector, from the FAT sector that holds its entry.
-        let per_fat_sector = sector_size / 4;
-        let fat_index = next as usize / per_fat_sector;
-        if fat_index >= 109 {
-            return None;
-        }
-        let fat_sector = u32_at(&header, 0x4C + 4 * fat_index)?;
-        read_sector(reader, shift, fat_sector, &mut fat)?;
-        next = u32_at(&fat, (next as usize % per_fat_sector) * 4)?;
-    }
-    None
 }
 
 /// The end records' own checks, before the zip crate reads the directory:
@@ -239,18 +174,6 @@ fn multi_disk(detail: &str) -> Error {
     Error::new(ErrorKind::Zip(format!(
         "multi-disk (split or spanned) archives are not supported: {detail}"
     )))
-}
-
-/// Reads OLE2 sector `number` (sector 0 follows the 512-byte header).
-fn read_sector(
-    reader: &mut (impl Read + Seek),
-    shift: u16,
-    number: u32,
-    into: &mut [u8],
-) -> Option<()> {
-    let offset = (u64::from(number) + 1) << shift;
-    reader.seek(SeekFrom::Start(offset)).ok()?;
-    reader.read_exact(into).ok()
 }
 
 /// Whether an I/O error came from the operating system (a real read
