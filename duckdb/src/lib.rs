@@ -300,13 +300,13 @@ fn next_slice(scan: &Scan) -> Result<Option<RecordBatch>, BoxError> {
         if state.done {
             return Ok(None);
         }
-        if let Some(batch) = &state.batch {
-            if state.offset < batch.num_rows() {
-                let rows = (batch.num_rows() - state.offset).min(VECTOR_SIZE);
-                let slice = batch.slice(state.offset, rows);
-                state.offset += rows;
-                return Ok(Some(slice));
-            }
+        if let Some(batch) = &state.batch
+            && state.offset < batch.num_rows()
+        {
+            let rows = (batch.num_rows() - state.offset).min(VECTOR_SIZE);
+            let slice = batch.slice(state.offset, rows);
+            state.offset += rows;
+            return Ok(Some(slice));
         }
         match state.reader.next_batch() {
             Ok(Some(batch)) => {
