@@ -90,7 +90,10 @@ def main() -> None:
     print(f"duckdb {duckdb.__version__}, {os.cpu_count()} cores, threads = 2, {path.name}")
     peer = load_excel(con)
     ours = f"read_sheet('{path}', header := false)"
-    theirs = f"read_xlsx('{path}', header := false)"
+    # read_xlsx names the columns of a headerless sheet by their first
+    # cell (A1 ... J1): renamed to read_sheet's names.
+    renamed = ", ".join(f"{chr(ord('A') + i)}1 as column_{i + 1}" for i in range(10))
+    theirs = f"(select {renamed} from read_xlsx('{path}', header := false))"
 
     rows: list[tuple[str, float, float, str]] = []
 

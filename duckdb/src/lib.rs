@@ -325,16 +325,23 @@ fn next_slice(scan: &Scan) -> Result<Option<RecordBatch>, BoxError> {
     }
 }
 
-/// An error's text, with DuckDB's spelling of the options that would take
-/// a value that did not fit its column.
+/// An error's text; for a value that does not fit its column, the
+/// options that would take it in read_sheet's words (the library's
+/// message names those of the Rust, Python and CLI interfaces).
 fn explain(err: sheetstream::Error) -> String {
-    if matches!(err.kind(), sheetstream::ErrorKind::Mismatch { .. }) {
-        format!(
-            "{err} (read_sheet: sample_size := -1 infers the types from every row; all_varchar := true reads every column as text; ignore_errors := true makes such values NULL)"
-        )
-    } else {
-        err.to_string()
-    }
+    let text = err.to_string();
+    let sheetstream::ErrorKind::Mismatch { detail, .. } = err.kind() else {
+        return text;
+    };
+    // The detail: "(type, where the type came from); advice".
+    let Some((why, _)) = detail.split_once("); ") else {
+        return text;
+    };
+    format!(
+        "{}; read_sheet: sample_size := -1 infers the types from every row, \
+         all_varchar := true reads every column as text, ignore_errors := true makes such values NULL",
+        text.replacen(detail.as_str(), &format!("{why})"), 1)
+    )
 }
 
 /// The DuckDB type of an Arrow layer column.
