@@ -13,9 +13,10 @@
 //! time), so nothing of DuckDB is compiled or linked; the file DuckDB loads
 //! is the cdylib with the metadata footer `scripts/package.py` appends.
 //!
-//! How it reads: bind opens the files and reads each sheet's header and
-//! sample ([`ArrowOptions::read_files`]'s first pass), which gives the
-//! columns and their types. Init knows the columns the query uses
+//! How it reads: bind opens the files (once: init reuses them) and reads
+//! each sheet's header and sample (the first pass of
+//! [`ArrowOptions::read_workbooks`]), which gives the columns and their
+//! types. Init knows the columns the query uses
 //! (projection pushdown): the reader is made again with those as its
 //! [`ArrowOptions::output_columns`], so the other columns' cells are
 //! dropped by the row reader before they are read. The (file, sheet)
@@ -39,7 +40,7 @@ use duckdb::{Connection, duckdb_entrypoint_c_api};
 use sheetstream::arrow::{
     ALL_ROWS, ArrowOptions, ColumnType, Header, ManySheetsReader, OnMismatch, SheetChoice,
 };
-use sheetstream::{ColumnSelector, ColumnSpec};
+use sheetstream::{ColumnSelector, ColumnSpec, OpenOptions, Workbook};
 
 type BoxError = Box<dyn Error>;
 
@@ -56,7 +57,9 @@ pub struct ReadSheet;
 
 /// What bind found: the files, the options, and the table's columns.
 pub struct Bound {
-    files: Vec<String>,
+    /// The workbooks, open (their sheet lists, styles and shared strings
+    /// read once, at bind), each with its path.
+    workbooks: Vec<(String, Arc<Workbook>)>,
     sheets: SheetChoice,
     options: ArrowOptions,
     /// The table's columns, in order: the file column first when asked
@@ -111,7 +114,8 @@ impl VTab for ReadSheet {
             .map_or(1, |threads| threads as usize);
         let options = options.threads(threads).batch_size(BATCH_ROWS);
         let all_varchar = named_bool(bind, "all_varchar")?.unwrap_or(false);
-        let mut reader = options.read_files(&files, sheets.clone())?;
+        let workbooks = open(&files, threads)?;
+        let mut reader = options.read_workbooks(workbooks.clone(), sheets.clone())?;
         let constants = usize::from(columns.file) + usize::from(columns.sheet);
         let options = if all_varchar {
             // Every column text: the names from the first read, then read
@@ -120,7 +124,7 @@ impl VTab for ReadSheet {
             let overrides = (schema.fields().iter().skip(constants))
                 .map(|field| (field.name().clone(), ColumnType::Utf8));
             let options = options.dtypes(overrides);
-            reader = options.read_files(&files, sheets.clone())?;
+            reader = options.read_workbooks(workbooks.clone(), sheets.clone())?;
             options
         } else {
             options
@@ -130,7 +134,7 @@ impl VTab for ReadSheet {
             bind.add_result_column(field.name(), duckdb_type(field.data_type())?);
         }
         Ok(Bound {
-            files,
+            workbooks,
             sheets,
             options,
             schema,
@@ -193,7 +197,8 @@ impl VTab for ReadSheet {
                         .collect(),
                 ));
                 reader_columns.extend(projected);
-                let reader = options.read_files(&bound.files, bound.sheets.clone())?;
+                let reader =
+                    options.read_workbooks(bound.workbooks.clone(), bound.sheets.clone())?;
                 // Each output vector's column in the new reader's batches.
                 let sources = wanted
                     .iter()
@@ -377,6 +382,19 @@ fn to_duckdb_array(array: &ArrayRef, target: &DataType) -> Result<ArrayRef, BoxE
         (own, target) if own == target => Arc::clone(array),
         _ => cast(array, target)?,
     })
+}
+
+/// Opens the files on threads; an error names its file.
+fn open(files: &[String], threads: usize) -> Result<Vec<(String, Arc<Workbook>)>, BoxError> {
+    let opened = sheetstream::open_workbooks(files, threads, |file| OpenOptions::new().open(file));
+    files
+        .iter()
+        .zip(opened)
+        .map(|(file, opened)| match opened {
+            Ok(workbook) => Ok((file.clone(), Arc::new(workbook))),
+            Err(err) => Err(err.with_file(file).to_string().into()),
+        })
+        .collect()
 }
 
 /// The files of the first argument: a path, a glob or a list of them.
