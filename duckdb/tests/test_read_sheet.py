@@ -237,3 +237,8 @@ def test_sheets_header_columns_and_all_varchar(con: duckdb.DuckDBPyConnection, t
         "1",
     )
     assert con.execute(f"select Note from read_sheet('{path}', nullstr := 'na')").fetchall() == [("n",), (None,)]
+    # skip: rows left out before the header (the header row itself here).
+    assert con.execute(f"select * from read_sheet('{path}', skip := 1)").fetchall() == [
+        ("North-2", 2, "na"),
+    ]
+    assert one(con, f"select source from read_sheet('{path}', filename := 'source') limit 1") == (str(path),)
