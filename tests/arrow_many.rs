@@ -192,6 +192,88 @@ fn many_files_united_by_name_in_parallel() {
 }
 
 #[test]
+fn output_columns_project_the_united_columns() {
+    // A query engine's projection over many files: the united columns
+    // named, in that order; a file lacking one reads nulls there; the
+    // others' cells are not read (the report counts cells of the
+    // projected columns only).
+    let files = files();
+    let paths: Vec<_> = files.good.iter().map(|file| &file.0).collect();
+    for threads in [1, 2] {
+        let mut reader = options(threads)
+            .sheet_column(None::<String>)
+            .output_columns(Some(vec!["value".to_owned(), "id".to_owned()]))
+            .read_files(&paths, SheetChoice::All)
+            .unwrap();
+        let schema = reader.schema();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, ["file", "value", "id"]);
+        let mut rows: BTreeMap<String, Vec<(Option<f64>, i64)>> = BTreeMap::new();
+        while let Some(batch) = reader.next_batch().unwrap() {
+            let cells: usize = (0..batch.num_rows())
+                .map(|at| {
+                    let value = batch
+                        .column(1)
+                        .as_any()
+                        .downcast_ref::<Float64Array>()
+                        .unwrap();
+                    1 + usize::from(value.is_valid(at))
+                })
+                .sum();
+            assert_eq!(
+                reader.report().cells,
+                cells,
+                "only the projected cells read"
+            );
+            let file = batch
+                .column(0)
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .unwrap();
+            let value = batch
+                .column(1)
+                .as_any()
+                .downcast_ref::<Float64Array>()
+                .unwrap();
+            let id = batch
+                .column(2)
+                .as_any()
+                .downcast_ref::<Int64Array>()
+                .unwrap();
+            for at in 0..batch.num_rows() {
+                rows.entry(file.value(at).to_owned())
+                    .or_default()
+                    .push((value.is_valid(at).then(|| value.value(at)), id.value(at)));
+            }
+        }
+        for (n, file) in files.good.iter().enumerate() {
+            let expected: Vec<(Option<f64>, i64)> = expected_rows(n)
+                .into_iter()
+                .map(|(id, _, value)| (value, id.unwrap()))
+                .collect();
+            assert_eq!(rows[&file.0.display().to_string()], expected, "file {n}");
+        }
+        // No column but the file's: the rows are still counted.
+        let mut reader = options(threads)
+            .output_columns(Some(Vec::new()))
+            .read_files(&paths, SheetChoice::All)
+            .unwrap();
+        assert_eq!(reader.schema().fields().len(), 2);
+        let mut count = 0;
+        while let Some(batch) = reader.next_batch().unwrap() {
+            count += batch.num_rows();
+        }
+        assert_eq!(count, (0..8).map(|n| 30 + n).sum::<usize>());
+        // A name no sheet has.
+        let err = options(threads)
+            .output_columns(Some(vec!["nope".to_owned()]))
+            .read_files(&paths, SheetChoice::All)
+            .unwrap_err();
+        assert!(err.to_string().contains("`nope`"), "{err}");
+    }
+}
+
+#[test]
 fn an_unreadable_file_or_sheet_fails_fast_or_is_skipped_and_reported() {
     let files = files();
     let good: Vec<_> = files.good.iter().map(|file| file.0.clone()).collect();

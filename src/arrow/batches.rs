@@ -607,7 +607,18 @@ impl<'w> SheetBatches<'w> {
                 pending.retain_columns(&selected);
                 chosen
             }
-            _ => outputs,
+            (Some(_), Some(_)) => {
+                // The reader of many sheets made the united columns the
+                // projection's: the row reader drops the others' cells.
+                let selected: ColumnSet = outputs
+                    .iter()
+                    .filter_map(|(_, source, _)| *source)
+                    .collect();
+                rows.select_columns(Some(selected.clone()));
+                pending.retain_columns(&selected);
+                outputs
+            }
+            (None, _) => outputs,
         };
         let batch_size = options.get_batch_size();
         // The file and sheet columns' values, in the schema's order.

@@ -264,6 +264,13 @@ impl ArrowOptions {
             }
         }
         let target = unite(&columns, self)?;
+        // A projection ([`ArrowOptions::output_columns`]) of the united
+        // columns: the other columns are neither in the batches nor read
+        // past the header and sample.
+        let target = match &self.output_columns {
+            Some(wanted) => project_united(&target, wanted)?,
+            None => target,
+        };
         // The second pass reads each sheet with the columns the first
         // found (the union was made of them), sampling no more.
         let known: HashMap<(usize, usize), SheetColumns> = readable
@@ -435,6 +442,30 @@ fn same_but_generated(a: &[String], b: &[String]) -> bool {
         && (long.iter().enumerate())
             .skip(short.len())
             .all(|(at, name)| *name == format!("column_{}", at + 1))
+}
+
+/// The united columns [`ArrowOptions::output_columns`] names, in its order.
+fn project_united(
+    united: &[(String, ColumnType)],
+    wanted: &[String],
+) -> Result<Vec<(String, ColumnType)>> {
+    let at: HashMap<&str, usize> = (united.iter().enumerate())
+        .map(|(at, (name, _))| (name.as_str(), at))
+        .collect();
+    wanted
+        .iter()
+        .map(|name| match at.get(name.as_str()) {
+            Some(&at) => Ok(united[at].clone()),
+            None => {
+                let names: Vec<&str> = united.iter().map(|(own, _)| own.as_str()).collect();
+                Err(Error::new(ErrorKind::ColumnSelection(format!(
+                    "an output column `{}` was asked for, which is not a column; the columns are: {}",
+                    clip(name, 60),
+                    clip(&names.join(", "), 200)
+                ))))
+            }
+        })
+        .collect()
 }
 
 /// One set of columns for every sheet: names and promoted types.

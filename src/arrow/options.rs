@@ -558,9 +558,13 @@ impl ArrowOptions {
     /// read as without it, so the columns keep the names and types the
     /// whole sheet's schema gives them; past the sample, the other
     /// columns' cells are dropped before they are read into values (as
-    /// [`ArrowOptions::columns`] drops them). A read of one sheet
-    /// ([`ArrowOptions::read_sheet`], [`ArrowOptions::sheet_reader`]); a
-    /// name that is not a column is an error.
+    /// [`ArrowOptions::columns`] drops them). For a read of one sheet
+    /// ([`ArrowOptions::read_sheet`], [`ArrowOptions::sheet_reader`]) the
+    /// names are the sheet's columns; for many ([`ArrowOptions::read_files`])
+    /// the united ones (a sheet that lacks one reads nulls there), the
+    /// file and sheet columns apart (they come with their options). A
+    /// name that is not a column is an error. An empty list hands out no
+    /// column but the file and sheet columns, with the rows counted.
     ///
     /// ```
     /// use sheetstream::arrow::ArrowOptions;
