@@ -287,7 +287,8 @@ impl VTab for ReadSheet {
 /// The bind data of an init call.
 fn init_bind_data(init: &InitInfo) -> &Bound {
     let data = init.get_bind_data::<Bound>();
-    // DuckDB keeps the bind data alive for as long as the scan's init data.
+    // SAFETY: DuckDB keeps the bind data alive for as long as the scan's init
+    // data, and init only reads it.
     #[allow(unsafe_code)]
     unsafe {
         &*data
