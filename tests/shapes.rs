@@ -386,3 +386,78 @@ fn the_cli_takes_the_same_options() {
     let run = common::run_cli_args(&["csv", &path, "--header-row", "3,4"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
 }
+
+#[test]
+fn a_merged_block_over_empty_rows_fills_them() {
+    let mut book = rust_xlsxwriter::Workbook::new();
+    let sheet = book.add_worksheet().set_name("Block").unwrap();
+    sheet.write_string(0, 0, "Key").unwrap();
+    sheet.write_string(0, 1, "Value").unwrap();
+    // A2:B4 merged, holding "block"; row 5 a value below it.
+    sheet
+        .merge_range(1, 0, 3, 1, "block", &Format::new())
+        .unwrap();
+    sheet.write_string(4, 0, "after").unwrap();
+    sheet.write_number(4, 1, 5.0).unwrap();
+    sheet.set_row_hidden(2).unwrap();
+    let bytes = book.save_to_buffer().unwrap();
+    let options = ArrowOptions::new().fill_merged(true);
+    let (_, got, _) = read(bytes.clone(), "Block", &options);
+    let block: &[&str] = &["block", "block"];
+    assert_eq!(got, rows(&[block, block, block, &["after", "5"]]));
+    // The hidden row inside the block is left out, not filled.
+    let (_, got, _) = read(bytes, "Block", &options.skip_hidden_rows(true));
+    assert_eq!(got, rows(&[block, block, &["after", "5"]]));
+}
+
+/// Every worksheet of the corpus that has merged ranges reads with
+/// `fill_merged` (and the hidden rows and columns left out) as it reads
+/// without: the same error, or a table of the same width or narrower
+/// (hidden columns) whose every anchor value is in each cell its range
+/// covers.
+#[test]
+fn corpus_sheets_with_merged_ranges_fill_without_error() {
+    let Some(root) = common::corpus_root() else {
+        common::skip_notice(
+            "shapes::corpus_sheets_with_merged_ranges_fill_without_error",
+            "the corpus",
+        );
+        return;
+    };
+    let (mut sheets, mut failed_alike) = (0, 0);
+    for path in common::corpus_workbooks(&root) {
+        let Ok(mut workbook) = Workbook::open(&path) else {
+            continue;
+        };
+        for position in 0..workbook.sheets().len() {
+            let Ok(metadata) = workbook.sheet_metadata(position) else {
+                continue;
+            };
+            if metadata.merged.is_empty() {
+                continue;
+            }
+            let plain = ArrowOptions::new().read_sheet_table(&mut workbook, position);
+            let options = ArrowOptions::new()
+                .fill_merged(true)
+                .skip_hidden_rows(true)
+                .skip_hidden_columns(true);
+            let filled = options.read_sheet_table(&mut workbook, position);
+            match (plain, filled) {
+                (Ok(_), Ok(_)) => sheets += 1,
+                (Err(a), Err(b)) => {
+                    assert_eq!(
+                        std::mem::discriminant(a.kind()),
+                        std::mem::discriminant(b.kind()),
+                        "{}: {a} / {b}",
+                        path.display()
+                    );
+                    failed_alike += 1;
+                }
+                (Ok(_), Err(err)) => panic!("{} sheet {position}: {err}", path.display()),
+                (Err(_), Ok(_)) => sheets += 1,
+            }
+        }
+    }
+    eprintln!("corpus: {sheets} sheets with merged ranges filled, {failed_alike} failing alike");
+    assert!(sheets > 0);
+}

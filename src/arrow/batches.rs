@@ -874,7 +874,8 @@ impl<'w> SheetBatches<'w> {
                     self.builder.report.hidden_rows_skipped += 1;
                     continue;
                 }
-                if shape.affects(index) {
+                let gap = shape.fill_gap(index, &mut self.pending);
+                if shape.affects(index) || gap {
                     // Shaped into the held rows, replayed at the loop's top.
                     shape.push_row(&row, &self.formats, &mut self.pending);
                     continue;

@@ -96,6 +96,8 @@ pub(crate) struct SheetShape {
     selection: Option<ColumnSet>,
     /// Columns of the row being shaped that hold a cell.
     present: ColumnSet,
+    /// The last row shaped or passed, whose successor a gap starts at.
+    last_row: Option<u32>,
 }
 
 impl SheetShape {
@@ -156,6 +158,7 @@ impl SheetShape {
             hidden_columns,
             selection: None,
             present: ColumnSet::new(),
+            last_row: None,
         }))
     }
 
@@ -222,6 +225,55 @@ impl SheetShape {
         self.hidden_columns.is_some()
             || self.selection.is_some()
             || (!self.active.is_empty() && self.filling(row))
+    }
+
+    /// The rows a merged range covers between the last row read and
+    /// `index` (rows the sheet writes without a value, or not at all),
+    /// filled from their anchor into `out`; true when any was. They are
+    /// held until replayed (a merged block over empty rows is held whole).
+    pub fn fill_gap(&mut self, index: u32, out: &mut Sampled) -> bool {
+        let from = self.last_row.map_or(index, |last| last.saturating_add(1));
+        self.last_row = Some(index);
+        if from >= index || self.active.is_empty() {
+            return false;
+        }
+        let mut filled = false;
+        for row in from..index {
+            let hidden = (self.hidden_rows.as_ref()).is_some_and(|h| h.contains_gap_row(row));
+            if hidden
+                || !self.filling(row)
+                || (self.active.iter()).all(|active| {
+                    active.anchor.is_none()
+                        || !(active.range.first.row..=active.range.last.row).contains(&row)
+                })
+            {
+                continue;
+            }
+            let start = out.begin_row();
+            let mut any = false;
+            for active in &self.active {
+                let Some((value, format)) = &active.anchor else {
+                    continue;
+                };
+                let range = active.range;
+                if row < range.first.row || row > range.last.row {
+                    continue;
+                }
+                for column in range.first.column..=range.last.column {
+                    if self.keeps(column) {
+                        any = true;
+                        out.push_value(column, *format, value.as_value());
+                    }
+                }
+            }
+            if any {
+                out.end_row(row, start);
+                filled = true;
+            } else {
+                out.cancel_row(start);
+            }
+        }
+        filled
     }
 
     fn keeps(&self, column: u32) -> bool {
@@ -318,8 +370,12 @@ fn pull(
             *hidden_skipped += 1;
             continue;
         }
-        if shape.affects(index) {
+        let gap = shape.fill_gap(index, buffer);
+        if shape.affects(index) || gap {
             if !shape.push_row(&row, formats, buffer) {
+                if gap {
+                    return Ok(true);
+                }
                 continue;
             }
         } else {
