@@ -461,3 +461,19 @@ fn corpus_sheets_with_merged_ranges_fill_without_error() {
     eprintln!("corpus: {sheets} sheets with merged ranges filled, {failed_alike} failing alike");
     assert!(sheets > 0);
 }
+
+#[test]
+fn the_many_sheet_reader_takes_the_options() {
+    let workbook = std::sync::Arc::new(Workbook::from_bytes(shapes_book()).unwrap());
+    let options = ArrowOptions::new().header(Header::Auto).drop_empty_cols(true);
+    let reader = options
+        .read_workbooks(
+            vec![("shapes".to_owned(), workbook)],
+            sheetstream::arrow::SheetChoice::Named(vec!["Titled".to_owned()]),
+        )
+        .unwrap();
+    let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+    let (names, got) = table(&batches);
+    assert_eq!(names, ["Item", "Amount"]);
+    assert_eq!(got, rows(&[&["apples", "10"], &["pears", "20.5"]]));
+}
