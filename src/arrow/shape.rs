@@ -549,10 +549,10 @@ pub(crate) fn read_shaped_prelude(
     let mut next_index = expected;
     let mut ended = false;
     loop {
-        if position == buffer.rows.len() {
-            if sampled >= sample_rows || !more(rows, shape, &mut buffer)? {
-                break;
-            }
+        if position == buffer.rows.len()
+            && (sampled >= sample_rows || !more(rows, shape, &mut buffer)?)
+        {
+            break;
         }
         let (index, range) = buffer.rows[position].clone();
         if options.stop_at_empty_row
