@@ -465,7 +465,9 @@ fn corpus_sheets_with_merged_ranges_fill_without_error() {
 #[test]
 fn the_many_sheet_reader_takes_the_options() {
     let workbook = std::sync::Arc::new(Workbook::from_bytes(shapes_book()).unwrap());
-    let options = ArrowOptions::new().header(Header::Auto).drop_empty_cols(true);
+    let options = ArrowOptions::new()
+        .header(Header::Auto)
+        .drop_empty_cols(true);
     let reader = options
         .read_workbooks(
             vec![("shapes".to_owned(), workbook)],

@@ -498,9 +498,7 @@ pub(crate) fn read_shaped_prelude(
             // The same rows whether or not the columns are known (a
             // second pass finds the header the first found).
             let look = options.schema_sample_rows.clamp(2, AUTO_HEADER_ROWS);
-            while buffer.rows.len() < look
-                && more(rows, shape, &mut buffer)?
-            {}
+            while buffer.rows.len() < look && more(rows, shape, &mut buffer)? {}
             if !buffer.rows.is_empty() {
                 let at = auto_header(&buffer);
                 header_rows.push(at);
