@@ -44,7 +44,10 @@ fn main() {
         ("plain", plain.clone()),
         ("fill_merged", plain.clone().fill_merged(true)),
         ("skip_hidden_rows", plain.clone().skip_hidden_rows(true)),
-        ("skip_hidden_columns", plain.clone().skip_hidden_columns(true)),
+        (
+            "skip_hidden_columns",
+            plain.clone().skip_hidden_columns(true),
+        ),
         (
             "header_row=[0, 1]",
             plain.clone().header(Header::Rows { first: 0, last: 1 }),
@@ -75,7 +78,10 @@ fn main() {
             rows[at] = read;
         }
     }
-    println!("{}: Arrow batches on one thread, best of {RUNS}", path.display());
+    println!(
+        "{}: Arrow batches on one thread, best of {RUNS}",
+        path.display()
+    );
     let base = best[0].as_secs_f64();
     for (at, (name, _)) in variants.iter().enumerate() {
         let seconds = best[at].as_secs_f64();

@@ -118,8 +118,13 @@ impl SheetShape {
         if !options.is_shaped() {
             return Ok(None);
         }
-        let metadata = if wants_metadata {
+        // Merged ranges follow the cells: the whole part is passed over
+        // for them. Hidden columns and rows hidden by default come before
+        // the cells: only the part's start is read for those.
+        let metadata = if wants_merges {
             workbook.sheet_metadata(position)?
+        } else if wants_metadata {
+            workbook.sheet_head(position)?
         } else {
             Default::default()
         };
