@@ -12,6 +12,10 @@
 //! the plain read. The sheet has no merged ranges, hidden rows or hidden
 //! columns: what `fill_merged` and the skips cost there is finding that
 //! out (the metadata passes over the sheet's part before its rows).
+//!
+//! For instruction counts on a busy machine: `SHAPES_FILE=path`
+//! `SHAPES_ONLY=fill_merged` `SHAPES_RUNS=1` under
+//! `valgrind --tool=callgrind` reads one variant once.
 
 #[path = "support/workbooks.rs"]
 mod workbooks;
@@ -20,8 +24,6 @@ use std::time::{Duration, Instant};
 
 use sheetstream::Workbook;
 use sheetstream::arrow::{ArrowOptions, Header};
-
-const RUNS: usize = 3;
 
 fn read(path: &std::path::Path, options: &ArrowOptions) -> (Duration, usize) {
     let start = Instant::now();
@@ -35,7 +37,14 @@ fn read(path: &std::path::Path, options: &ArrowOptions) -> (Duration, usize) {
 }
 
 fn main() {
-    let path = workbooks::data_dir().join("one_sheet_1m_x10.xlsx");
+    let path = std::env::var_os("SHAPES_FILE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| workbooks::data_dir().join("one_sheet_1m_x10.xlsx"));
+    let only = std::env::var("SHAPES_ONLY").ok();
+    let runs: usize = std::env::var("SHAPES_RUNS")
+        .ok()
+        .and_then(|runs| runs.parse().ok())
+        .unwrap_or(3);
     if !path.exists() {
         workbooks::ensure_all().expect("write the benchmark workbooks");
     }
@@ -69,9 +78,13 @@ fn main() {
                 .stop_at_empty_row(true),
         ),
     ];
+    let variants: Vec<(&str, ArrowOptions)> = variants
+        .into_iter()
+        .filter(|(name, _)| only.as_deref().is_none_or(|only| only == *name))
+        .collect();
     let mut best = vec![Duration::MAX; variants.len()];
     let mut rows = vec![0; variants.len()];
-    for _ in 0..RUNS {
+    for _ in 0..runs {
         for (at, (_, options)) in variants.iter().enumerate() {
             let (took, read) = read(&path, options);
             best[at] = best[at].min(took);
@@ -79,7 +92,7 @@ fn main() {
         }
     }
     println!(
-        "{}: Arrow batches on one thread, best of {RUNS}",
+        "{}: Arrow batches on one thread, best of {runs}",
         path.display()
     );
     let base = best[0].as_secs_f64();
