@@ -149,6 +149,17 @@ impl<R: Read + Seek> Workbook<R> {
         }
     }
 
+    /// What a sheet says before its cells: its dimension, hidden columns
+    /// and whether rows are hidden by default, without merged ranges,
+    /// hyperlinks or comments. An `.xlsx` part is read up to its cells
+    /// only; the other formats read [`Workbook::sheet_metadata`].
+    pub(crate) fn sheet_head(&mut self, sheet: impl SheetSelector) -> Result<SheetMetadata> {
+        match self.format {
+            FileFormat::Xlsx => self.xlsx_sheet_head(sheet),
+            FileFormat::Xls | FileFormat::Xlsb => self.sheet_metadata(sheet),
+        }
+    }
+
     /// The dimension of a sheet as written (`<dimension ref="A1:E4"/>`),
     /// read from the start of its part only: reading stops at the cells.
     /// None when the sheet does not say (or says something unreadable).

@@ -27,6 +27,7 @@ mod namespaces;
 mod no_silent_loss;
 mod parallel;
 mod serde_rows;
+mod shapes;
 mod sheet;
 mod xls;
 mod xlsb;

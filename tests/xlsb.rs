@@ -12,7 +12,7 @@ use rust_xlsxwriter::{ExcelDateTime, Format, Formula};
 use sheetstream::{ErrorKind, FileFormat, SheetState, Workbook};
 
 #[path = "../benches/support/xlsb_writer.rs"]
-mod xlsb_writer;
+pub(crate) mod xlsb_writer;
 
 use xlsb_writer::{STYLE_DATE, STYLE_DATE_TIME, XlsbCell, XlsbWriter};
 

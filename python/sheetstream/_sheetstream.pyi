@@ -68,7 +68,7 @@ _Value = Union[
 class _SheetOptions(TypedDict, total=False):
     """The options of `Workbook.sheet` (and of `read_excel`)."""
 
-    header_row: Union[int, None, Literal["auto"]]
+    header_row: Union[int, list[int], None, Literal["auto"]]
     skip_rows: int
     n_rows: Optional[int]
     columns: Union[str, Sequence[Union[str, int]], None]
@@ -82,6 +82,13 @@ class _SheetOptions(TypedDict, total=False):
     batch_size: int
     issues_per_batch: int
     keep_rows_before_error: bool
+    # Hand-made sheets (issue 26).
+    fill_merged: bool
+    skip_hidden_rows: bool
+    skip_hidden_columns: bool
+    drop_empty_rows: bool
+    drop_empty_cols: bool
+    stop_at_empty_row: bool
 
 class Error(Exception):
     """Any error from opening or reading a workbook."""
@@ -219,6 +226,14 @@ class BatchReport:
         """The first issues, described (`issues_per_batch` a batch, 100 in a total)."""
     @property
     def is_clean(self) -> bool: ...
+    @property
+    def hidden_rows_skipped(self) -> int:
+        """Hidden rows left out (`skip_hidden_rows`)."""
+    @property
+    def header_row(self) -> Optional[int]:
+        """The 0-based sheet row the header was taken from (the last of a
+        header of several rows; with `header_row="auto"`, the row found);
+        None without a header row."""
 
 @final
 class BatchIterator:

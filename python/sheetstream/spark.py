@@ -70,6 +70,22 @@ option                      default      meaning
                                          most (a sheet is never split)
 ``minPartitions``           cores        partitions at least, where there
                                          are enough sheets
+``headerRow``               (first)      hand-made sheets: the header row,
+                                         0-based (``3``), consecutive rows
+                                         (``2,3``: names joined with a
+                                         space, ``2024 Q1``) or ``auto``
+                                         (found past title rows)
+``fillMerged``              ``false``    every cell of a merged range gets
+                                         its top-left cell's value
+``skipHiddenRows``          ``false``    rows Excel hides (also by an
+                                         autofilter) left out
+``skipHiddenColumns``       ``false``    hidden columns left out
+``dropEmptyRows``           ``false``    empty rows between data rows left
+                                         out (otherwise rows of nulls)
+``dropEmptyCols``           ``false``    columns without a name or a sampled
+                                         value left out
+``stopAtEmptyRow``          ``false``    a sheet's table ends at its first
+                                         empty row after the header
 =========================== ============ =====================================
 
 Modes, for a value that does not fit its column's type (a text in a number
@@ -216,6 +232,15 @@ class Settings:
         self.sheet = parse_sheet_selection(lowered.get("sheet", "0"))
         self.header = self._flag("header", True)
         self.skip_rows = self._count("skiprows", 0)
+        # Hand-made sheets (issue 26): the Python package's keywords.
+        self.shape: Dict[str, Any] = {
+            keyword: True
+            for option, keyword in _SHAPE_FLAGS.items()
+            if self._flag(option, False)
+        }
+        header_row = lowered.get("headerrow", "").strip()
+        if header_row and self.header:
+            self.shape["header_row"] = _parse_header_row(header_row)
         self.columns = lowered.get("columns") or None
         self.infer_schema = self._flag("inferschema", True)
         self.sampling_files = max(1, self._count("samplingfiles", 10))
@@ -365,9 +390,34 @@ class SheetstreamReader(DataSourceReader):
 # Ray users call: sheetstream.planning.read_item wraps it).
 
 
+# Hand-made sheets (issue 26): the Spark options (lowered) and the Python
+# keywords they turn into.
+_SHAPE_FLAGS = {
+    "fillmerged": "fill_merged",
+    "skiphiddenrows": "skip_hidden_rows",
+    "skiphiddencolumns": "skip_hidden_columns",
+    "dropemptyrows": "drop_empty_rows",
+    "dropemptycols": "drop_empty_cols",
+    "stopatemptyrow": "stop_at_empty_row",
+}
+
+
+def _parse_header_row(text: str) -> Any:
+    """``headerRow``: ``auto``, a 0-based row or consecutive rows (``2,3``)."""
+    if text.lower() == "auto":
+        return "auto"
+    try:
+        rows = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(
+            f"sheetstream: option headerRow must be auto, a 0-based row or rows (2,3), not {text!r}"
+        ) from None
+    return rows[0] if len(rows) == 1 else rows
+
+
 def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optional[str],
                sample_rows: Optional[int], batch_size: int, strict: bool,
-               error_values: str = "null") -> Any:
+               error_values: str = "null", shape: Optional[Dict[str, Any]] = None) -> Any:
     """The Arrow layer's reader of the item's sheet (``workbook.sheet``),
     with the options spelled as the Python package spells them
     (``sample_rows`` None: every row). Returns (workbook, sheet reader);
@@ -383,13 +433,15 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
     try:
         selector: Any = item.sheet if item.sheet is not None else item.position
         options: Dict[str, Any] = {
-            "header_row": "auto" if header else None,
             "skip_rows": skip_rows,
             "schema_sample_rows": sample_rows,
             "batch_size": batch_size,
             "on_mismatch": "strict" if strict else "null",
             "on_error_value": error_values if strict else "null",
         }
+        if not header:
+            options["header_row"] = None
+        options.update(shape or {})
         if not strict:
             options["issues_per_batch"] = _ALL_ISSUES
             options["keep_rows_before_error"] = True
@@ -423,6 +475,7 @@ def infer_fields(settings: Settings, items: Sequence[WorkItem]) -> List[Tuple[st
                 sample_rows=settings.sampling_rows,
                 batch_size=settings.batch_size,
                 strict=False,
+                shape=settings.shape,
             )
             try:
                 schema = pa.schema(sheet.schema)
@@ -598,6 +651,7 @@ class BatchConformer:
                 batch_size=settings.batch_size,
                 strict=settings.mode == "FAILFAST",
                 error_values=settings.on_error_value,
+                shape=settings.shape,
             )
         except sheetstream.Error as error:
             message = _name_path(error, item.path)

@@ -11,7 +11,7 @@ use crate::args::non_negative;
 use crate::errors::IntoPyResult;
 
 /// The option names `options_from_kwargs` takes.
-pub(crate) const SHEET_OPTIONS: [&str; 14] = [
+pub(crate) const SHEET_OPTIONS: [&str; 20] = [
     "header_row",
     "skip_rows",
     "n_rows",
@@ -26,6 +26,13 @@ pub(crate) const SHEET_OPTIONS: [&str; 14] = [
     "batch_size",
     "issues_per_batch",
     "keep_rows_before_error",
+    // Hand-made sheets (issue 26).
+    "fill_merged",
+    "skip_hidden_rows",
+    "skip_hidden_columns",
+    "drop_empty_rows",
+    "drop_empty_cols",
+    "stop_at_empty_row",
 ];
 
 /// `**options` into [`ArrowOptions`], starting from `options`; a name that
@@ -122,6 +129,13 @@ pub(crate) fn options_from_kwargs(
                 options.issues_per_batch(non_negative(&value, "issues_per_batch", "")?)
             }
             "keep_rows_before_error" => options.keep_rows_before_error(value.extract()?),
+            // Hand-made sheets (issue 26).
+            "fill_merged" => options.fill_merged(flag(&key, &value)?),
+            "skip_hidden_rows" => options.skip_hidden_rows(flag(&key, &value)?),
+            "skip_hidden_columns" => options.skip_hidden_columns(flag(&key, &value)?),
+            "drop_empty_rows" => options.drop_empty_rows(flag(&key, &value)?),
+            "drop_empty_cols" => options.drop_empty_cols(flag(&key, &value)?),
+            "stop_at_empty_row" => options.stop_at_empty_row(flag(&key, &value)?),
             other => {
                 return Err(PyTypeError::new_err(format!(
                     "unexpected option {other:?}; the options are {}",
@@ -160,19 +174,54 @@ fn choice_error(key: &str, choices: &str, value: &Bound<'_, PyAny>) -> PyErr {
     PyValueError::new_err(format!("{key} must be {choices}, not {given}"))
 }
 
-/// `header_row`: "auto" (the first non-empty row), None (no header), or
-/// a 0-based row index.
+/// A boolean option (a `bool`, not any truthy value).
+fn flag(key: &str, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if !value.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{key} must be True or False, not {}",
+            value.repr()?
+        )));
+    }
+    value.extract()
+}
+
+/// `header_row`: "auto" (the header found past title rows), None (no
+/// header), a 0-based row index, or a list of consecutive ones (a header
+/// of several rows).
 fn header(value: &Bound<'_, PyAny>) -> PyResult<Header> {
     if value.is_none() {
         return Ok(Header::None);
     }
     if let Ok(text) = value.extract::<String>() {
         if text == "auto" {
-            return Ok(Header::FirstNonEmpty);
+            return Ok(Header::Auto);
         }
         return Err(PyValueError::new_err(format!(
-            "header_row must be \"auto\", None or a 0-based row index, not {text:?}"
+            "header_row must be \"auto\", None, a 0-based row index or a list of them, not {text:?}"
         )));
+    }
+    if let Ok(list) = value.cast::<pyo3::types::PyList>() {
+        let mut rows = Vec::with_capacity(list.len());
+        for item in list.iter() {
+            rows.push(non_negative::<u32>(
+                &item,
+                "header_row",
+                " (a list of 0-based row indices)",
+            )?);
+        }
+        return match rows.as_slice() {
+            [] => Err(PyValueError::new_err("header_row=[] names no row")),
+            [row] => Ok(Header::Row(*row)),
+            [first, .., last] if rows.windows(2).all(|pair| pair[1] == pair[0] + 1) => {
+                Ok(Header::Rows {
+                    first: *first,
+                    last: *last,
+                })
+            }
+            _ => Err(PyValueError::new_err(format!(
+                "header_row={rows:?}: the header rows must be consecutive, as [2, 3]"
+            ))),
+        };
     }
     Ok(Header::Row(non_negative(
         value,

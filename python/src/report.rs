@@ -88,6 +88,12 @@ pub(crate) struct PyBatchReport {
     dropped_cells: usize,
     /// The first issues, described (up to `issues_per_batch` a batch).
     issues: Vec<PyCellIssue>,
+    // Hand-made sheets (issue 26).
+    /// Hidden rows left out (`skip_hidden_rows`).
+    hidden_rows_skipped: usize,
+    /// The 0-based sheet row the header was taken from (the last of a
+    /// header of several rows); None without a header row.
+    header_row: Option<u32>,
 }
 
 impl From<&BatchReport> for PyBatchReport {
@@ -102,6 +108,8 @@ impl From<&BatchReport> for PyBatchReport {
             coerced_cells: report.coerced_cells,
             dropped_cells: report.dropped_cells,
             issues: report.issues.iter().map(PyCellIssue::from).collect(),
+            hidden_rows_skipped: report.hidden_rows_skipped,
+            header_row: report.header_row,
         }
     }
 }
@@ -198,6 +206,8 @@ pub(crate) fn add_report(total: &mut BatchReport, batch: &BatchReport) {
     total.error_cells += batch.error_cells;
     total.coerced_cells += batch.coerced_cells;
     total.dropped_cells += batch.dropped_cells;
+    total.hidden_rows_skipped += batch.hidden_rows_skipped;
+    total.header_row = total.header_row.or(batch.header_row);
     let room = MAX_ISSUES_PER_BATCH.saturating_sub(total.issues.len());
     total.issues.extend(batch.issues.iter().take(room).cloned());
 }

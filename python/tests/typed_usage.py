@@ -90,3 +90,21 @@ def lazy_totals(pattern: str) -> polars.DataFrame:
         on_report=lambda report: cells.append(report.cells),
     )
     return lazy.filter(polars.col("amount") > 0).group_by("file").agg(polars.len()).collect()
+
+
+def hand_made(path: str) -> tuple[polars.DataFrame, int, Optional[int]]:
+    """Issue 26's options, typed."""
+    frame = sheetstream.read_excel(
+        path,
+        "Sales",
+        header_row=[2, 3],
+        fill_merged=True,
+        skip_hidden_rows=True,
+        skip_hidden_columns=True,
+        drop_empty_rows=True,
+        drop_empty_cols=True,
+        stop_at_empty_row=False,
+    )
+    sheet = sheetstream.open(path).sheet("Titled", header_row="auto")
+    sheet.to_arrow()
+    return frame, sheet.report.hidden_rows_skipped, sheet.report.header_row

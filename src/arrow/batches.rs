@@ -11,7 +11,8 @@ use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
 
 use super::convert::{ColumnBuilder, Refusal, write_text};
 use super::options::{ArrowOptions, ColumnType, OnErrorValue, OnMismatch};
-use super::prelude::{Prelude, Sampled, SheetColumns, read_prelude};
+use super::prelude::{ColumnsDropped, Prelude, Sampled, SheetColumns, read_prelude};
+use super::shape::{HiddenRows, SheetShape, read_shaped_prelude};
 use super::widen::{Misfit, MisfitColumn, Widening};
 use crate::cell::Value;
 use crate::columns::ColumnSet;
@@ -54,6 +55,13 @@ pub struct BatchReport {
     /// The first of them ([`MAX_ISSUES_PER_BATCH`] unless
     /// [`ArrowOptions::issues_per_batch`] says otherwise), described.
     pub issues: Vec<CellIssue>,
+    // Hand-made sheets (issue 26).
+    /// Hidden rows left out ([`ArrowOptions::skip_hidden_rows`]) while
+    /// this batch was read (the first batch: also those above it).
+    pub hidden_rows_skipped: usize,
+    /// The 0-based sheet row the header was taken from (the last row of a
+    /// header of several rows); None without a header row.
+    pub header_row: Option<u32>,
 }
 
 impl BatchReport {
@@ -181,6 +189,11 @@ struct BatchBuilder {
     report: BatchReport,
     issues_per_batch: usize,
     scratch: String,
+    // Hand-made sheets (issue 26).
+    drop_empty_rows: bool,
+    stop_at_empty_row: bool,
+    /// Rows of a gap that are hidden, not empty (when skipping them).
+    hidden: Option<HiddenRows>,
 }
 
 impl BatchBuilder {
@@ -190,9 +203,23 @@ impl BatchBuilder {
         index: u32,
         cells: impl Iterator<Item = (u32, Value<'v>)>,
     ) -> Result<Offer> {
+        if self.next_index < index
+            && (self.hidden.is_some() || self.drop_empty_rows || self.stop_at_empty_row)
+        {
+            self.gap(index);
+            if self.stop_at_empty_row && self.next_index < index {
+                return Ok(Offer::Stop);
+            }
+        }
         // Rows the sheet skips: nulls, appended in bulk (nothing at all
         // for the Null columns).
         while self.next_index < index {
+            if let Some(hidden) = &self.hidden
+                && hidden.contains_gap_row(self.next_index)
+            {
+                self.next_index += 1;
+                continue;
+            }
             let left = self
                 .n_rows
                 .map_or(u64::MAX, |n| n.saturating_sub(self.produced));
@@ -203,7 +230,10 @@ impl BatchBuilder {
             if room == 0 {
                 return Ok(Offer::Full);
             }
-            let gap = (index - self.next_index) as usize;
+            let gap_end = (self.hidden.as_ref())
+                .and_then(|hidden| hidden.next_in(self.next_index, index))
+                .unwrap_or(index);
+            let gap = (gap_end - self.next_index) as usize;
             let n = gap
                 .min(room)
                 .min(usize::try_from(left).unwrap_or(usize::MAX));
@@ -247,6 +277,17 @@ impl BatchBuilder {
         self.finish_row();
         self.next_index = index.saturating_add(1);
         Ok(Offer::Taken)
+    }
+
+    /// A gap before row `index` (issue 26): passed at once when every row
+    /// of it is hidden or empty rows are dropped; otherwise left for the
+    /// null rows (or, with `stop_at_empty_row`, the end of the table).
+    #[cold]
+    fn gap(&mut self, index: u32) {
+        let hidden = (self.hidden.as_ref()).map_or(0, |h| h.count_in(self.next_index, index));
+        if self.drop_empty_rows || index - self.next_index == hidden {
+            self.next_index = index;
+        }
     }
 
     /// A cell of a column selected more than once, into its other output
@@ -449,6 +490,7 @@ impl BatchBuilder {
         let mut report = BatchReport {
             sheet: self.report.sheet.clone(),
             file: self.report.file.clone(),
+            header_row: self.report.header_row,
             ..BatchReport::default()
         };
         std::mem::swap(&mut report, &mut self.report);
@@ -497,6 +539,8 @@ pub(crate) struct SheetSource<'w> {
     pub formats: Vec<FormatKind>,
     pub sheet: String,
     pub file: Option<String>,
+    /// What the sheet's metadata changes about its rows (issue 26).
+    pub shape: Option<SheetShape>,
 }
 
 /// The record batches of one sheet, read on the calling thread: an Arrow
@@ -532,6 +576,10 @@ pub struct SheetBatches<'w> {
     /// batch had rows, returned after that batch.
     keep_rows_before_error: bool,
     held_error: Option<Error>,
+    // Hand-made sheets (issue 26).
+    shape: Option<SheetShape>,
+    /// The table ended within the rows the prelude read.
+    ended: bool,
     /// What a misfit needs: the header, the samples (read on through the
     /// sheet to widen), the sheet's own columns and the options.
     widening: Widening,
@@ -555,6 +603,7 @@ impl<'w> SheetBatches<'w> {
             formats,
             sheet,
             file,
+            mut shape,
         } = source;
         let known = known.or_else(|| options.widened_columns(file.as_deref(), &sheet));
         debug_assert!(
@@ -567,7 +616,15 @@ impl<'w> SheetBatches<'w> {
             samples,
             next_index,
             columns,
-        } = read_prelude(&mut rows, &formats, options, &sheet, known, true)?;
+            ended,
+            header_row,
+            hidden_skipped,
+        } = match shape.as_mut() {
+            Some(shape) => {
+                read_shaped_prelude(&mut rows, shape, &formats, options, &sheet, known, true)?
+            }
+            None => read_prelude(&mut rows, &formats, options, &sheet, known, true)?,
+        };
         let given = |name: &str| options.dtypes.iter().any(|(own, _)| own == name);
         let outputs: Vec<(String, Option<u32>, ColumnType)> = match target {
             None => {
@@ -603,7 +660,10 @@ impl<'w> SheetBatches<'w> {
                 // lose theirs.
                 let selected: ColumnSet =
                     chosen.iter().filter_map(|(_, source, _)| *source).collect();
-                rows.select_columns(Some(selected.clone()));
+                match shape.as_mut() {
+                    Some(shape) if shape.takes_selection() => shape.select(Some(selected.clone())),
+                    _ => rows.select_columns(Some(selected.clone())),
+                }
                 pending.retain_columns(&selected);
                 chosen
             }
@@ -678,10 +738,15 @@ impl<'w> SheetBatches<'w> {
             report: BatchReport {
                 sheet: sheet.clone(),
                 file: file.clone(),
+                header_row,
+                hidden_rows_skipped: hidden_skipped,
                 ..BatchReport::default()
             },
             issues_per_batch: options.issues_per_batch,
             scratch: String::new(),
+            drop_empty_rows: options.drop_empty_rows,
+            stop_at_empty_row: options.stop_at_empty_row,
+            hidden: shape.as_ref().and_then(|shape| shape.hidden_rows.clone()),
         };
         let widening = Widening {
             header,
@@ -691,6 +756,10 @@ impl<'w> SheetBatches<'w> {
             united: target.is_some(),
             known: known.is_some(),
             options: options.clone(),
+            dropped: ColumnsDropped {
+                empty: options.drop_empty_cols,
+                hidden: shape.as_ref().and_then(SheetShape::hidden_column_set),
+            },
         };
         Ok(SheetBatches {
             rows,
@@ -705,6 +774,8 @@ impl<'w> SheetBatches<'w> {
             finished: false,
             keep_rows_before_error: options.keep_rows_before_error,
             held_error: None,
+            shape,
+            ended,
             widening,
         })
     }
@@ -784,6 +855,9 @@ impl<'w> SheetBatches<'w> {
             if !self.pending.rows.is_empty() {
                 self.pending.clear();
             }
+            if self.ended {
+                return self.finish();
+            }
             if self
                 .builder
                 .n_rows
@@ -806,6 +880,18 @@ impl<'w> SheetBatches<'w> {
                 continue;
             }
             let index = row.index();
+            if let Some(shape) = &mut self.shape {
+                if shape.row_hidden(index) {
+                    self.builder.report.hidden_rows_skipped += 1;
+                    continue;
+                }
+                let gap = shape.fill_gap(index, &mut self.pending);
+                if shape.affects(index) || gap {
+                    // Shaped into the held rows, replayed at the loop's top.
+                    shape.push_row(&row, &self.formats, &mut self.pending);
+                    continue;
+                }
+            }
             let cells = row.cells().iter().map(|cell| (cell.column(), cell.value()));
             let offered = self.builder.offer(index, cells);
             if offered.is_err()

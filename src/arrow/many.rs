@@ -35,6 +35,7 @@ use super::batches::{
 use super::infer::promote;
 use super::options::{ArrowOptions, ColumnType};
 use super::prelude::{SheetColumns, sheet_columns};
+use super::shape::SheetShape;
 use crate::error::{Error, ErrorKind, Result, clip, clip_start};
 use crate::number_format::FormatKind;
 use crate::package::{SheetInfo, SheetKind};
@@ -223,11 +224,14 @@ impl ArrowOptions {
             .for_each_workbook_sheet(|| {
                 |index: usize, sheet: &SheetInfo, rows: Result<SheetRows<'_>>| {
                     let columns = rows.and_then(|rows| {
+                        let shape =
+                            SheetShape::load_shared(&workbooks[index].1, sheet.position(), self)?;
                         let source = SheetSource {
                             rows,
                             formats: workbooks[index].1.format_kinds().to_vec(),
                             sheet: sheet.name().to_owned(),
                             file: Some(labels[index].clone()),
+                            shape,
                         };
                         sheet_columns(source, self)
                     });
@@ -296,6 +300,9 @@ impl ArrowOptions {
                         .iter()
                         .map(|(_, workbook)| workbook.format_kinds())
                         .collect();
+                    let load_shape = |index: usize, position: usize| {
+                        SheetShape::load_shared(&workbooks[index].1, position, &options)
+                    };
                     let run =
                         Parallel::across(workbooks.iter().map(|(_, workbook)| &**workbook))
                             .threads(threads)
@@ -309,6 +316,7 @@ impl ArrowOptions {
                                 known: &known,
                                 schema: &batches_schema,
                                 options: &options,
+                                load_shape: &load_shape,
                                 stop: &coordinator_stop,
                                 sender: sender.clone(),
                             };
@@ -349,6 +357,8 @@ struct SheetReader<'a> {
     /// The batches' schema, shared by every sheet's batches.
     schema: &'a SchemaRef,
     options: &'a ArrowOptions,
+    /// A sheet's shape (issue 26), by workbook index and sheet position.
+    load_shape: &'a (dyn Fn(usize, usize) -> Result<Option<SheetShape>> + Sync),
     stop: &'a AtomicBool,
     sender: SyncSender<Message>,
 }
@@ -367,6 +377,7 @@ impl SheetReader<'_> {
                 formats: self.formats[index].to_vec(),
                 sheet: sheet.name().to_owned(),
                 file: Some(label.clone()),
+                shape: (self.load_shape)(index, sheet.position())?,
             };
             let known = self.known.get(&(index, sheet.position()));
             let mut batches = SheetBatches::open(

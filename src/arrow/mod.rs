@@ -170,6 +170,7 @@ mod many;
 mod options;
 mod prelude;
 mod reader;
+mod shape;
 mod widen;
 
 use std::io::{Read, Seek};
@@ -212,21 +213,25 @@ impl ArrowOptions {
         let name = workbook.sheets()[position].name().to_owned();
         // Types from every row: a first pass for them, none of it held.
         let options = if self.needs_first_pass(None, &name) {
+            let shape = shape::SheetShape::load(workbook, position, self)?;
             let source = SheetSource {
                 rows: workbook.rows(position)?,
                 formats: formats.clone(),
                 sheet: name.clone(),
                 file: None,
+                shape,
             };
             self.with_first_pass(None, &name, sheet_columns(source, self)?)
         } else {
             self.clone()
         };
+        let shape = shape::SheetShape::load(workbook, position, &options)?;
         let source = SheetSource {
             rows: workbook.rows(position)?,
             formats,
             sheet: name,
             file: None,
+            shape,
         };
         SheetBatches::open(source, &options, None, None)
     }

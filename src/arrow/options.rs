@@ -28,6 +28,37 @@ pub enum Header {
     /// No header: the columns are named `column_1`, `column_2`, ... and
     /// the data starts at the first non-empty row.
     None,
+    // Hand-made sheets (issue 26): multi-row and detected headers.
+    /// A header of several rows, `first` to `last` (0-based, inclusive):
+    /// each column's name is its header cells' texts joined with a space
+    /// (`"2024 Q1"`), top row first, empty ones and a text repeating the
+    /// one above (a label merged down) left out; a merged header cell
+    /// counts in every column it spans (filled across first, whether or
+    /// not [`ArrowOptions::fill_merged`] is on). Rows above `first` are
+    /// left out; the data starts after `last`.
+    Rows {
+        /// The top header row (0-based).
+        first: u32,
+        /// The bottom header row (0-based, at least `first`).
+        last: u32,
+    },
+    /// The header is found past any title rows above the table: of the
+    /// first rows with a value (the schema sample, after the skipped
+    /// rows), the first whose non-empty cells cover more than half of the
+    /// columns that the sampled rows below it use. A title in A1 above a
+    /// table of five columns covers one of five and is left out with any
+    /// row above the header. When no row qualifies, the first row with a
+    /// value is the header ([`Header::FirstNonEmpty`]). The row taken is
+    /// in every [`BatchReport::header_row`](super::BatchReport::header_row).
+    Auto,
+}
+
+impl Header {
+    /// Whether this header is one of the hand-made sheets' (several rows,
+    /// or found past titles), read through the shaped prelude.
+    pub(crate) fn is_shaped(self) -> bool {
+        matches!(self, Header::Rows { .. } | Header::Auto)
+    }
 }
 
 /// What happens to a value that does not fit its column's type: a text in
@@ -259,6 +290,14 @@ pub struct ArrowOptions {
     /// Sheets whose columns a read before found wider than their sample
     /// said ([`ArrowOptions::widened_by`]): read with these columns.
     pub(crate) widened: Arc<Vec<WidenedSheet>>,
+    // Hand-made sheets (issue 26): merged cells, hidden rows and columns,
+    // empty rows and columns.
+    pub(crate) fill_merged: bool,
+    pub(crate) skip_hidden_rows: bool,
+    pub(crate) skip_hidden_columns: bool,
+    pub(crate) drop_empty_rows: bool,
+    pub(crate) drop_empty_cols: bool,
+    pub(crate) stop_at_empty_row: bool,
 }
 
 impl Default for ArrowOptions {
@@ -283,6 +322,12 @@ impl Default for ArrowOptions {
             keep_rows_before_error: false,
             output_columns: None,
             widened: Arc::new(Vec::new()),
+            fill_merged: false,
+            skip_hidden_rows: false,
+            skip_hidden_columns: false,
+            drop_empty_rows: false,
+            drop_empty_cols: false,
+            stop_at_empty_row: false,
         }
     }
 }
@@ -645,5 +690,78 @@ impl ArrowOptions {
     pub fn keep_rows_before_error(mut self, keep: bool) -> Self {
         self.keep_rows_before_error = keep;
         self
+    }
+
+    // Hand-made sheets (issue 26): merged cells, hidden rows and columns,
+    // empty rows and columns.
+
+    /// Gives every cell of a merged range the value of its top-left
+    /// (anchor) cell, along rows and down columns (default: off; only the
+    /// anchor holds the value, as the file stores it). The sheet's merged
+    /// ranges are read before its rows (they follow the cells in the
+    /// part: for `.xlsx` and `.xlsb` a pass over the sheet's part that
+    /// skips the cells unread; for `.xls` over the sheet's records); memory
+    /// holds the ranges and the anchors' values. A sheet without merged
+    /// ranges is then read as without the option.
+    pub fn fill_merged(mut self, fill: bool) -> Self {
+        self.fill_merged = fill;
+        self
+    }
+
+    /// Leaves out the rows Excel marks hidden, also those an autofilter
+    /// hides (marked the same way) and, in a sheet whose unused rows are
+    /// hidden, every row it does not write (default: off). The hidden rows
+    /// are listed by a pass over the sheet's row tags before the rows are
+    /// read; each batch's [`BatchReport::hidden_rows_skipped`](super::BatchReport::hidden_rows_skipped)
+    /// counts those left out.
+    pub fn skip_hidden_rows(mut self, skip: bool) -> Self {
+        self.skip_hidden_rows = skip;
+        self
+    }
+
+    /// Leaves out the columns Excel marks hidden (default: off): no output
+    /// column for them, their cells dropped.
+    pub fn skip_hidden_columns(mut self, skip: bool) -> Self {
+        self.skip_hidden_columns = skip;
+        self
+    }
+
+    /// Leaves out the empty rows between data rows (default: off, they are
+    /// rows of nulls, so that rows stay where Excel has them; polars'
+    /// `drop_empty_rows` defaults to on).
+    pub fn drop_empty_rows(mut self, drop: bool) -> Self {
+        self.drop_empty_rows = drop;
+        self
+    }
+
+    /// Leaves out the columns without a header name and without a value in
+    /// the sample (default: off, they are `Null` columns named
+    /// `column_N`; polars' `drop_empty_cols` defaults to on). A value
+    /// later in such a column is a misfit as any cell outside the columns
+    /// is ([`OnMismatch`]): no value is lost.
+    pub fn drop_empty_cols(mut self, drop: bool) -> Self {
+        self.drop_empty_cols = drop;
+        self
+    }
+
+    /// Ends the table at its first empty row after the header (a row
+    /// without a value in any column; hidden rows left out by
+    /// [`ArrowOptions::skip_hidden_rows`] do not count): what follows (a
+    /// second table, notes) is not read (default: off). DuckDB's
+    /// `read_xlsx` calls this `stop_at_empty`.
+    pub fn stop_at_empty_row(mut self, stop: bool) -> Self {
+        self.stop_at_empty_row = stop;
+        self
+    }
+
+    /// Whether any option of the hand-made sheets needs the shaped
+    /// prelude (merges, hidden rows or columns, a header of several rows
+    /// or found past titles).
+    pub(crate) fn is_shaped(&self) -> bool {
+        self.fill_merged
+            || self.skip_hidden_rows
+            || self.skip_hidden_columns
+            || self.stop_at_empty_row
+            || self.header.is_shaped()
     }
 }

@@ -87,6 +87,54 @@ impl Sampled {
         self.rows.push((index, start..self.cells.len()));
     }
 
+    // Hand-made sheets (issue 26): rows shaped cell by cell.
+
+    /// Starts a row of cells pushed one at a time; the position to give
+    /// [`Sampled::end_row`] or [`Sampled::cancel_row`].
+    pub fn begin_row(&mut self) -> (usize, usize) {
+        (self.cells.len(), self.text.len())
+    }
+
+    /// One cell of the row begun.
+    pub fn push_value(&mut self, column: u32, format: FormatKind, value: Value<'_>) {
+        let mut text = |text: &str| {
+            let at = self.text.len();
+            self.text.push_str(text);
+            at..self.text.len()
+        };
+        let value = match value {
+            Value::Number(number) => SampledValue::Number(number),
+            Value::Text(t) => SampledValue::Text(text(t)),
+            Value::Bool(flag) => SampledValue::Bool(flag),
+            Value::Error(code) => SampledValue::Error(text(code)),
+            Value::DateTime(date) => SampledValue::DateTime(date),
+        };
+        self.cells.push(SampledCell {
+            column,
+            format,
+            value,
+        });
+    }
+
+    /// Ends the row begun at `start`, as row `index`.
+    pub fn end_row(&mut self, index: u32, start: (usize, usize)) {
+        self.rows.push((index, start.0..self.cells.len()));
+    }
+
+    /// Drops the row begun at `start`.
+    pub fn cancel_row(&mut self, start: (usize, usize)) {
+        self.cells.truncate(start.0);
+        self.text.truncate(start.1);
+    }
+
+    /// A held row's cells: (sheet column, value, format).
+    pub fn row_cells(&self, row: usize) -> impl Iterator<Item = (u32, Value<'_>, FormatKind)> + '_ {
+        let range = self.rows[row].1.clone();
+        self.cells[range]
+            .iter()
+            .map(|cell| (cell.column, self.value(cell), cell.format))
+    }
+
     pub fn value(&self, cell: &SampledCell) -> Value<'_> {
         match &cell.value {
             SampledValue::Number(number) => Value::Number(*number),
@@ -194,6 +242,13 @@ pub(crate) struct Prelude {
     /// The sheet row the table starts at.
     pub next_index: u32,
     pub columns: SheetColumns,
+    // Hand-made sheets (issue 26).
+    /// The table ended within the rows read ([`ArrowOptions::stop_at_empty_row`]).
+    pub ended: bool,
+    /// The header row taken (the last one of a header of several rows).
+    pub header_row: Option<u32>,
+    /// Hidden rows left out so far.
+    pub hidden_skipped: usize,
 }
 
 /// Reads the header and the sample rows. `known`: the columns a read
@@ -220,6 +275,7 @@ pub(crate) fn read_prelude(
     let mut samples = Samples::new(options);
     let mut header: Vec<(u32, String)> = Vec::new();
     let mut next_index: Option<u32> = None;
+    let mut header_row = None;
     let n_rows = usize::try_from(options.n_rows.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
     let sample_rows = match known {
         Some(_) => 1,
@@ -260,6 +316,7 @@ pub(crate) fn read_prelude(
                         write_text(&mut text, cell.value());
                         header.push((cell.column(), text.trim().to_owned()));
                     }
+                    header_row = Some(row.index());
                     next_index = Some(row.index().saturating_add(1));
                 }
             }
@@ -283,7 +340,7 @@ pub(crate) fn read_prelude(
     }
     let columns = match known {
         Some(known) => known.clone(),
-        None => columns_from(spec, &header, &samples, &[], sheet)?,
+        None => columns_from(spec, &header, &samples, &[], sheet, &drop_filter(options))?,
     };
     Ok(Prelude {
         header,
@@ -291,6 +348,9 @@ pub(crate) fn read_prelude(
         samples,
         next_index: next_index.unwrap_or(options.skip_rows),
         columns,
+        ended: false,
+        header_row,
+        hidden_skipped: 0,
     })
 }
 
@@ -309,6 +369,7 @@ pub(crate) fn columns_from(
     samples: &Samples,
     also: &[u32],
     sheet: &str,
+    drop: &ColumnsDropped,
 ) -> Result<SheetColumns> {
     let sources: Vec<u32> = match spec {
         Some(spec) => resolve(spec, header, sheet)?,
@@ -320,7 +381,20 @@ pub(crate) fn columns_from(
             if min == u32::MAX {
                 Vec::new()
             } else {
-                (min..=max).collect()
+                let named: HashSet<u32> = (header.iter())
+                    .filter(|(_, text)| !text.is_empty())
+                    .map(|(column, _)| *column)
+                    .chain(also.iter().copied())
+                    .collect();
+                let seen: HashSet<u32> = if drop.empty {
+                    samples.seen().collect()
+                } else {
+                    HashSet::new()
+                };
+                (min..=max)
+                    .filter(|column| !drop.hidden.as_ref().is_some_and(|h| h.contains(*column)))
+                    .filter(|column| !drop.empty || named.contains(column) || seen.contains(column))
+                    .collect()
             }
         }
     };
@@ -341,6 +415,25 @@ pub(crate) fn columns_from(
             .collect(),
         sources,
     })
+}
+
+// Hand-made sheets (issue 26): the columns left out of a sheet's table.
+
+/// Which columns in the span of the used ones are left out: those without
+/// a name or a sampled value ([`ArrowOptions::drop_empty_cols`]), the
+/// hidden ones ([`ArrowOptions::skip_hidden_columns`]).
+#[derive(Default)]
+pub(crate) struct ColumnsDropped {
+    pub empty: bool,
+    pub hidden: Option<ColumnSet>,
+}
+
+/// What the options leave out, before the sheet's hidden columns are known.
+pub(crate) fn drop_filter(options: &ArrowOptions) -> ColumnsDropped {
+    ColumnsDropped {
+        empty: options.drop_empty_cols,
+        hidden: None,
+    }
 }
 
 /// Column names from the header's (None: generated, `column_N` for the
@@ -379,13 +472,24 @@ pub(crate) fn sheet_columns(
     if let Some(known) = options.widened_columns(source.file.as_deref(), &source.sheet) {
         return Ok(known.clone());
     }
-    let prelude = read_prelude(
-        &mut source.rows,
-        &source.formats,
-        options,
-        &source.sheet,
-        None,
-        false,
-    )?;
+    let prelude = match source.shape.as_mut() {
+        Some(shape) => super::shape::read_shaped_prelude(
+            &mut source.rows,
+            shape,
+            &source.formats,
+            options,
+            &source.sheet,
+            None,
+            false,
+        )?,
+        None => read_prelude(
+            &mut source.rows,
+            &source.formats,
+            options,
+            &source.sheet,
+            None,
+            false,
+        )?,
+    };
     Ok(prelude.columns)
 }

@@ -215,11 +215,14 @@ fn sheet_source<'scope, 'env, 'a, R: Read + Seek + Clone + Send + 'env>(
     archive: &'a mut Container<R>,
     position: usize,
     scope: Option<&'scope Scope<'scope, 'env>>,
+    options: &ArrowOptions,
 ) -> Result<SheetSource<'a>>
 where
     'env: 'a,
 {
+    let shape = super::shape::SheetShape::load_shared(workbook, position, options)?;
     Ok(SheetSource {
+        shape,
         rows: workbook.rows_through(archive, position, scope)?,
         formats: workbook.format_kinds().to_vec(),
         sheet: workbook.sheets()[position].name().to_owned(),
@@ -247,14 +250,14 @@ where
         // Types from every row: a first pass for them, none of it held.
         let first_pass;
         let options = if options.needs_first_pass(None, sheet) {
-            let source = sheet_source(workbook, &mut archive, position, scope)?;
+            let source = sheet_source(workbook, &mut archive, position, scope, options)?;
             let columns = sheet_columns(source, options)?;
             first_pass = options.with_first_pass(None, sheet, columns);
             &first_pass
         } else {
             options
         };
-        let source = sheet_source(workbook, &mut archive, position, scope)?;
+        let source = sheet_source(workbook, &mut archive, position, scope, options)?;
         let mut batches = SheetBatches::open(source, options, None, None)?;
         if sender.send(Message::Schema(batches.schema())).is_err() {
             return Ok(());

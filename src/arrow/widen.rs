@@ -4,7 +4,7 @@
 //! would take it.
 
 use super::options::{ArrowOptions, ColumnType, OnMismatch};
-use super::prelude::{Samples, SheetColumns, columns_from};
+use super::prelude::{ColumnsDropped, Samples, SheetColumns, columns_from};
 use crate::cell::column_name;
 use crate::error::{Error, Result};
 use crate::number_format::FormatKind;
@@ -51,6 +51,8 @@ pub(crate) struct Widening {
     /// inferred, or widened by a read before).
     pub known: bool,
     pub options: ArrowOptions,
+    /// The columns left out (issue 26: empty, hidden).
+    pub dropped: ColumnsDropped,
 }
 
 /// The output column a misfit is in, as the builder has it.
@@ -151,6 +153,7 @@ impl Widening {
             &self.samples,
             &self.columns.sources,
             sheet,
+            &self.dropped,
         )
         .map(|mut columns| {
             // Columns known before keep what they knew: their types were

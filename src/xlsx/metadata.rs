@@ -250,6 +250,98 @@ impl<R: Read + Seek> Workbook<R> {
         Ok(metadata)
     }
 
+    /// What a sheet part says before its cells (dimension, hidden
+    /// columns, whether rows are hidden by default), read from the start
+    /// of the part only: reading stops at `<sheetData>` (issue 26: the
+    /// hidden columns and rows without a pass over the whole part).
+    pub(crate) fn xlsx_sheet_head(&mut self, sheet: impl SheetSelector) -> Result<SheetMetadata> {
+        let position = sheet.position(self.sheets())?;
+        let limits = self.limits;
+        let info = &self.sheets[position];
+        let (name, part) = (info.name().to_owned(), info.part().to_owned());
+        let locate = |err: Error| err.with_sheet(&name).with_part(&part);
+        let mut reader = self
+            .package()?
+            .open_part(&part, limits.max_part_bytes, &limits)
+            .map_err(locate)?;
+        let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
+        let mut scope = ElementScope::new(Namespace::SpreadsheetMl);
+        let mut metadata = SheetMetadata::default();
+        let mut in_cols = false;
+        loop {
+            let complete = buffer.is_eof();
+            let input = buffer.window();
+            let base = buffer.window_offset();
+            let located = |err: xml::XmlError| locate(err.into_error().shift_offset(base));
+            let mut pos = 0;
+            loop {
+                match xml::next_token(input, pos, complete).map_err(located)? {
+                    Step::Token(
+                        Token::Start {
+                            name,
+                            attributes,
+                            self_closing,
+                        },
+                        next,
+                    ) => {
+                        if scope.start(input, name, attributes, pos).map_err(located)? {
+                            let number = |wanted: &[u8]| {
+                                number_attribute::<u32>(input, attributes, wanted).map_err(located)
+                            };
+                            match xml::local_name(name.of(input)) {
+                                b"dimension" => {
+                                    metadata.dimension = attribute_text(input, attributes, b"ref")
+                                        .map_err(located)?
+                                        .and_then(|text| text.parse().ok());
+                                }
+                                b"sheetFormatPr" => {
+                                    metadata.rows_hidden_by_default =
+                                        flag_attribute(input, attributes, b"zeroHeight")
+                                            .map_err(located)?;
+                                }
+                                b"cols" => in_cols = !self_closing,
+                                b"col" if in_cols => {
+                                    let hidden = flag_attribute(input, attributes, b"hidden")
+                                        .map_err(located)?;
+                                    if let (true, Some(min), Some(max)) =
+                                        (hidden, number(b"min")?, number(b"max")?)
+                                        && min >= 1
+                                        && min <= max
+                                        && min <= MAX_COLUMN + 1
+                                    {
+                                        metadata
+                                            .hidden_columns
+                                            .push(min - 1..=(max - 1).min(MAX_COLUMN));
+                                    }
+                                }
+                                b"sheetData" => return Ok(metadata),
+                                _ => {}
+                            }
+                        }
+                        if self_closing {
+                            scope.end();
+                        }
+                        pos = next;
+                    }
+                    Step::Token(Token::End { name }, next) => {
+                        if xml::local_name(name.of(input)) == b"cols" {
+                            in_cols = false;
+                        }
+                        scope.end();
+                        pos = next;
+                    }
+                    Step::Token(_, next) => pos = next,
+                    Step::Incomplete | Step::End => break,
+                }
+            }
+            if complete {
+                return Ok(metadata);
+            }
+            buffer.consume(pos);
+            buffer.fill_for_rescan(&mut reader).map_err(locate)?;
+        }
+    }
+
     pub(crate) fn xlsx_sheet_dimension(
         &mut self,
         sheet: impl SheetSelector,

@@ -22,7 +22,7 @@ use sheetstream::{ColumnSpec, OpenOptions, Workbook};
 use crate::input;
 use crate::partial::PartialFile;
 use crate::progress::Progress;
-use crate::rows::RowArgs;
+use crate::rows::{HeaderRowArg, RowArgs, ShapeArgs};
 use crate::{Failure, worksheet_positions};
 
 /// Open workbooks, each with its file's path as its label.
@@ -54,6 +54,8 @@ pub struct TableArgs {
     all: bool,
     #[command(flatten)]
     rows: RowArgs,
+    #[command(flatten)]
+    shape: ShapeArgs,
     /// Only these columns, in this order: letters and ranges (A:C,F),
     /// 1-based positions (2-4) or header names ("Amount").
     #[arg(long, value_name = "LIST")]
@@ -190,6 +192,7 @@ impl TableArgs {
             .union_by_name(self.union_by_name)
             .skip_unreadable(self.skip_unreadable)
             .threads(self.threads);
+        options = self.shape.apply(options);
         if let Some(spec) = &self.columns {
             options = options.columns(ColumnSpec::parse(spec)?);
         }
@@ -345,6 +348,10 @@ struct Summary {
     coerced_cells: u64,
     dropped_cells: u64,
     first_issue: Option<String>,
+    // Hand-made sheets (issue 26).
+    hidden_rows_skipped: u64,
+    /// Each sheet's header row as the first batch gave it.
+    header_rows: Vec<(Option<String>, String, Option<u32>)>,
 }
 
 impl Summary {
@@ -353,6 +360,12 @@ impl Summary {
         self.error_cells += report.error_cells as u64;
         self.coerced_cells += report.coerced_cells as u64;
         self.dropped_cells += report.dropped_cells as u64;
+        self.hidden_rows_skipped += report.hidden_rows_skipped as u64;
+        if !(self.header_rows.iter())
+            .any(|(file, sheet, _)| *file == report.file && *sheet == report.sheet)
+        {
+            (self.header_rows).push((report.file.clone(), report.sheet.clone(), report.header_row));
+        }
         if self.first_issue.is_none()
             && let Some(issue) = report.issues.first()
         {
@@ -370,6 +383,8 @@ impl Summary {
         self.error_cells += other.error_cells;
         self.coerced_cells += other.coerced_cells;
         self.dropped_cells += other.dropped_cells;
+        self.hidden_rows_skipped += other.hidden_rows_skipped;
+        self.header_rows.extend(other.header_rows);
         if self.first_issue.is_none() {
             self.first_issue = other.first_issue;
         }
@@ -377,6 +392,37 @@ impl Summary {
 
     /// What became of the cells that did not arrive as values, in words,
     /// on stderr.
+    /// What the hand-made sheets' options did (issue 26), on stderr: the
+    /// hidden rows left out, the header rows `--header-row auto` took.
+    fn print_shapes(&self, quiet: bool, auto_header: bool) {
+        if quiet {
+            return;
+        }
+        if self.hidden_rows_skipped > 0 {
+            eprintln!(
+                "sheetstream: {} hidden row{} left out (--skip-hidden-rows)",
+                self.hidden_rows_skipped,
+                if self.hidden_rows_skipped == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            );
+        }
+        if auto_header {
+            for (file, sheet, row) in &self.header_rows {
+                let file = file.as_deref().map(|f| format!("{f} ")).unwrap_or_default();
+                match row {
+                    Some(row) => eprintln!(
+                        "sheetstream: {file}sheet '{sheet}': header row {} (--header-row auto)",
+                        row + 1
+                    ),
+                    None => eprintln!("sheetstream: {file}sheet '{sheet}': no header row found"),
+                }
+            }
+        }
+    }
+
     fn print(&self, quiet: bool) {
         if quiet || self.error_cells + self.coerced_cells + self.dropped_cells == 0 {
             return;
@@ -539,6 +585,10 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
             })
         })?;
         summary.print(table.quiet);
+        summary.print_shapes(
+            table.quiet,
+            table.rows.header_row == Some(HeaderRowArg::Auto),
+        );
         return Ok(());
     }
     std::fs::create_dir_all(&args.output)?;
@@ -584,6 +634,10 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
         Ok(())
     })?;
     summary.print(table.quiet);
+    summary.print_shapes(
+        table.quiet,
+        table.rows.header_row == Some(HeaderRowArg::Auto),
+    );
     Ok(())
 }
 
@@ -615,6 +669,10 @@ pub fn arrow(args: &ArrowArgs) -> Result<(), Failure> {
     writer.finish().map_err(ipc_error)?;
     writer.into_inner().map_err(ipc_error)?.flush()?;
     summary.print(table.quiet);
+    summary.print_shapes(
+        table.quiet,
+        table.rows.header_row == Some(HeaderRowArg::Auto),
+    );
     Ok(())
 }
 

@@ -5,7 +5,7 @@
 //! arrow layer's [`Header`]).
 
 use clap::Args;
-use sheetstream::arrow::Header;
+use sheetstream::arrow::{ArrowOptions, Header};
 use sheetstream::{ColumnSpec, Row};
 
 use crate::Failure;
@@ -19,9 +19,14 @@ pub struct RowArgs {
     pub skip_rows: u32,
     /// The row holding the column names, counted from 1; rows above it are
     /// left out. Default: the first row with a value, after --skip-rows.
-    #[arg(long, value_name = "ROW", conflicts_with = "no_header",
-          value_parser = clap::value_parser!(u32).range(1..))]
-    pub header_row: Option<u32>,
+    /// The typed commands (parquet, arrow, schema) also take several
+    /// consecutive rows (`2,3` or `2-3`: a two-row header, names joined
+    /// with a space, "2024 Q1") and `auto` (the header found past title
+    /// rows: the first row whose cells cover more than half of the columns
+    /// the sampled rows below it use).
+    #[arg(long, value_name = "ROW|ROWS|auto", conflicts_with = "no_header",
+          value_parser = parse_header_row)]
+    pub header_row: Option<HeaderRowArg>,
     /// No header row: every row is data, and columns are named after
     /// their position (letters A, B, ...; column_1, column_2, ... in typed
     /// columns).
@@ -31,6 +36,44 @@ pub struct RowArgs {
     /// of each sheet; reading the sheet stops there.
     #[arg(long, visible_alias = "max-rows", value_name = "N")]
     pub n_rows: Option<u64>,
+}
+
+/// `--header-row` as given: one row, several (1-based, inclusive), or
+/// `auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderRowArg {
+    Row(u32),
+    Rows(u32, u32),
+    Auto,
+}
+
+/// `N`, `N,N+1,...` or `N-M` (consecutive rows from 1), or `auto`.
+fn parse_header_row(text: &str) -> Result<HeaderRowArg, String> {
+    if text.eq_ignore_ascii_case("auto") {
+        return Ok(HeaderRowArg::Auto);
+    }
+    let number = |part: &str| -> Result<u32, String> {
+        match part.trim().parse::<u32>() {
+            Ok(row) if row >= 1 => Ok(row),
+            _ => Err(format!("`{part}` is not a row number from 1")),
+        }
+    };
+    if let Some((first, last)) = text.split_once('-') {
+        let (first, last) = (number(first)?, number(last)?);
+        if last < first {
+            return Err(format!("the rows {first}-{last} go backwards"));
+        }
+        return Ok(HeaderRowArg::Rows(first, last));
+    }
+    let rows: Vec<u32> = text.split(',').map(number).collect::<Result<_, _>>()?;
+    if rows.windows(2).any(|pair| pair[1] != pair[0] + 1) {
+        return Err("the header rows must be consecutive (2,3,4 or 2-4)".into());
+    }
+    Ok(match rows.as_slice() {
+        [row] => HeaderRowArg::Row(*row),
+        [first, .., last] => HeaderRowArg::Rows(*first, *last),
+        [] => return Err("no row given".into()),
+    })
 }
 
 /// Where the header row is.
@@ -48,13 +91,26 @@ impl RowArgs {
     pub fn header(&self) -> HeaderAt {
         match (self.no_header, self.header_row) {
             (true, _) => HeaderAt::None,
-            (false, Some(row)) => HeaderAt::Row(row - 1),
+            (false, Some(HeaderRowArg::Row(row))) => HeaderAt::Row(row - 1),
+            // The record commands refuse these (`check_columns`).
+            (false, Some(HeaderRowArg::Rows(_, last))) => HeaderAt::Row(last - 1),
+            (false, Some(HeaderRowArg::Auto)) => HeaderAt::FirstWithValue,
             (false, None) => HeaderAt::FirstWithValue,
         }
     }
 
     /// The same header for the arrow layer.
     pub fn arrow_header(&self) -> Header {
+        match (self.no_header, self.header_row) {
+            (false, Some(HeaderRowArg::Rows(first, last))) => {
+                return Header::Rows {
+                    first: first - 1,
+                    last: last - 1,
+                };
+            }
+            (false, Some(HeaderRowArg::Auto)) => return Header::Auto,
+            _ => {}
+        }
         match self.header() {
             HeaderAt::FirstWithValue => Header::FirstNonEmpty,
             HeaderAt::Row(index) => Header::Row(index),
@@ -64,6 +120,14 @@ impl RowArgs {
 
     /// A `--columns` list that names header cells needs a header row.
     pub fn check_columns(&self, spec: Option<&ColumnSpec>) -> Result<(), Failure> {
+        if matches!(
+            self.header_row,
+            Some(HeaderRowArg::Rows(..) | HeaderRowArg::Auto)
+        ) {
+            return Err(Failure::Usage(
+                "--header-row with several rows or `auto` is for the typed commands (parquet, arrow, schema)".into(),
+            ));
+        }
         if self.no_header && spec.is_some_and(ColumnSpec::needs_header) {
             return Err(Failure::Usage(
                 "--columns names header cells, but --no-header says there is no header row".into(),
@@ -150,5 +214,49 @@ impl Roles {
             self.data += 1;
         }
         Role::Data
+    }
+}
+
+// Hand-made sheets (issue 26): merged cells, hidden rows and columns,
+// empty rows and columns; the typed commands (parquet, arrow, schema).
+
+/// What the typed commands do with a sheet's merged, hidden and empty
+/// cells.
+#[derive(Args, Clone, Debug, Default)]
+pub struct ShapeArgs {
+    /// Give every cell of a merged range its top-left cell's value.
+    #[arg(long)]
+    pub fill_merged: bool,
+    /// Leave out the rows Excel marks hidden (also by an autofilter); the
+    /// number left out is reported on stderr.
+    #[arg(long)]
+    pub skip_hidden_rows: bool,
+    /// Leave out the columns Excel marks hidden.
+    #[arg(long)]
+    pub skip_hidden_columns: bool,
+    /// Leave out the empty rows between data rows (by default they are
+    /// rows of nulls).
+    #[arg(long)]
+    pub drop_empty_rows: bool,
+    /// Leave out the columns without a header name and without a value in
+    /// the sampled rows.
+    #[arg(long)]
+    pub drop_empty_cols: bool,
+    /// End each table at its first empty row after the header (DuckDB's
+    /// `stop_at_empty`).
+    #[arg(long)]
+    pub stop_at_empty_row: bool,
+}
+
+impl ShapeArgs {
+    /// These options on the arrow layer's.
+    pub fn apply(&self, options: ArrowOptions) -> ArrowOptions {
+        options
+            .fill_merged(self.fill_merged)
+            .skip_hidden_rows(self.skip_hidden_rows)
+            .skip_hidden_columns(self.skip_hidden_columns)
+            .drop_empty_rows(self.drop_empty_rows)
+            .drop_empty_cols(self.drop_empty_cols)
+            .stop_at_empty_row(self.stop_at_empty_row)
     }
 }
