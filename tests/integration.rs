@@ -28,5 +28,6 @@ mod no_silent_loss;
 mod parallel;
 mod serde_rows;
 mod sheet;
+mod tables;
 mod xls;
 mod xlsb;

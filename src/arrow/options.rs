@@ -6,7 +6,9 @@ use arrow_schema::{DataType, TimeUnit};
 
 use super::prelude::SheetColumns;
 use super::widen::WidenedSheet;
+use super::window::{GivenHeader, ResolvedTable};
 use crate::columns::ColumnSpec;
+use crate::range::SheetRange;
 
 /// The default number of rows per record batch.
 pub const DEFAULT_BATCH_SIZE: usize = 65_536;
@@ -259,6 +261,19 @@ pub struct ArrowOptions {
     /// Sheets whose columns a read before found wider than their sample
     /// said ([`ArrowOptions::widened_by`]): read with these columns.
     pub(crate) widened: Arc<Vec<WidenedSheet>>,
+    // Tables and ranges (see `window.rs`).
+    /// [`ArrowOptions::range`].
+    pub(crate) range: Option<SheetRange>,
+    /// [`ArrowOptions::table`].
+    pub(crate) table: Option<String>,
+    /// [`ArrowOptions::include_totals_row`].
+    pub(crate) include_totals_row: bool,
+    /// The table as each workbook read defines it.
+    pub(crate) tables: Arc<Vec<ResolvedTable>>,
+    /// A table's column names, in place of a header row read.
+    pub(crate) given_header: Option<GivenHeader>,
+    /// The first and last column of the range or table being read.
+    pub(crate) window_columns: Option<(u32, u32)>,
 }
 
 impl Default for ArrowOptions {
@@ -283,6 +298,12 @@ impl Default for ArrowOptions {
             keep_rows_before_error: false,
             output_columns: None,
             widened: Arc::new(Vec::new()),
+            range: None,
+            table: None,
+            include_totals_row: false,
+            tables: Arc::new(Vec::new()),
+            given_header: None,
+            window_columns: None,
         }
     }
 }
@@ -640,6 +661,56 @@ impl ArrowOptions {
     /// fails the open either way.
     pub fn keep_rows_before_error(mut self, keep: bool) -> Self {
         self.keep_rows_before_error = keep;
+        self
+    }
+
+    // Tables and ranges.
+
+    /// Reads only this range of the sheet (see [`SheetRange`] for `B3:F100`,
+    /// `A5:`, `B:F`, `Sheet1!B3:F100`): its first row is the header (unless
+    /// [`ArrowOptions::header`] says another row, or none), rows above it
+    /// are skipped, columns outside it are never resolved, and reading
+    /// stops after its last row. A sheet named in the range must be the
+    /// sheet read. Letters and positions in [`ArrowOptions::columns`]
+    /// still count from the sheet's column A.
+    ///
+    /// ```
+    /// use sheetstream::arrow::ArrowOptions;
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let options = ArrowOptions::new().range(Some("Data!A1:B3".parse()?));
+    /// let (schema, batches) = options.read_sheet_table(&mut workbook, "Data")?;
+    /// let names: Vec<&String> = schema.fields().iter().map(|f| f.name()).collect();
+    /// assert_eq!(names, ["Item", "Amount"]);
+    /// assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 2);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn range(mut self, range: Option<SheetRange>) -> Self {
+        self.range = range;
+        self
+    }
+
+    /// Reads the Excel table (ListObject) of this name (case-insensitive)
+    /// instead of a sheet's used cells: its columns named by the table's
+    /// definition, its rows from below its header to its last data row
+    /// (the totals row left out unless
+    /// [`ArrowOptions::include_totals_row`]), only its columns resolved and
+    /// reading stopped after its last row. The sheet read must be the
+    /// table's ([`ArrowOptions::read_table`] finds it). An unknown name is
+    /// an [`ErrorKind::TableNotFound`](crate::ErrorKind::TableNotFound)
+    /// error listing the workbook's tables. Overrides
+    /// [`ArrowOptions::range`] and the header options.
+    pub fn table(mut self, name: Option<impl Into<String>>) -> Self {
+        self.table = name.map(Into::into);
+        self
+    }
+
+    /// Reading a table: keep its totals row as the last row (default:
+    /// left out).
+    pub fn include_totals_row(mut self, include: bool) -> Self {
+        self.include_totals_row = include;
         self
     }
 }
