@@ -159,20 +159,32 @@ impl Table {
 /// The table of this name among `tables`, or an error listing those
 /// there are.
 pub(crate) fn find_table<'t>(tables: &'t [Table], name: &str) -> crate::Result<&'t Table> {
-    tables
-        .iter()
-        .find(|table| table.is_named(name))
-        .ok_or_else(|| {
-            let known: Vec<&str> = tables.iter().map(|table| table.name.as_str()).collect();
-            let known = if known.is_empty() {
-                "the workbook has no tables".to_owned()
-            } else {
-                format!("the workbook's tables: {}", known.join(", "))
-            };
-            crate::Error::new(crate::ErrorKind::TableNotFound(format!(
-                "named '{name}' ({known})"
-            )))
-        })
+    Table::find(tables, name)
+}
+
+impl Table {
+    /// The table of this name (case-insensitive) among `tables`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::TableNotFound`](crate::ErrorKind::TableNotFound),
+    /// listing the tables there are.
+    pub fn find<'t>(tables: &'t [Table], name: &str) -> crate::Result<&'t Table> {
+        tables
+            .iter()
+            .find(|table| table.is_named(name))
+            .ok_or_else(|| {
+                let known: Vec<&str> = tables.iter().map(|table| table.name.as_str()).collect();
+                let known = if known.is_empty() {
+                    "the workbook has no tables".to_owned()
+                } else {
+                    format!("the workbook's tables: {}", known.join(", "))
+                };
+                crate::Error::new(crate::ErrorKind::TableNotFound(format!(
+                    "named '{name}' ({known})"
+                )))
+            })
+    }
 }
 
 /// The tables of a package's workbook, by its format.
@@ -225,9 +237,13 @@ impl<R: Read + Seek> Workbook<R> {
         }
     }
 
-    /// [`Workbook::tables`] of a shared workbook, read through a clone
-    /// of its container.
-    pub(crate) fn tables_shared(&self) -> Result<Vec<Table>>
+    /// [`Workbook::tables`] of a shared workbook (one behind an `Arc`),
+    /// read through a clone of its file handle.
+    ///
+    /// # Errors
+    ///
+    /// As [`Workbook::tables`].
+    pub fn tables_shared(&self) -> Result<Vec<Table>>
     where
         R: Clone,
     {

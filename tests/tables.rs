@@ -482,3 +482,80 @@ fn corpus_tables_list_and_read() {
         files.len()
     );
 }
+
+#[test]
+fn the_cli_lists_tables_and_reads_one_or_a_range() {
+    let file = common::temp_file("tables", &report());
+    let path = file.0.to_str().unwrap();
+    let run = common::run_cli_args(&["tables", path]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "name\tsheet\trange\theader_rows\ttotals_rows\tcolumns\n\
+         Sales\tReport\tB4:D8\t1\t1\t[\"Region\",\"Units\",\"Price\"]\n\
+         Costs\tReport\tH4:I6\t1\t0\t[\"Item\",\"Cost\"]\n\
+         Ids\tOther\tA1:B3\t0\t0\t[\"Column1\",\"Column2\"]\n"
+    );
+    let run = common::run_cli_args(&["tables", "--json", path]);
+    let first: serde_json::Value =
+        serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(first["name"], "Sales");
+    assert_eq!(first["sheet_position"], 0);
+    assert_eq!(first["totals_rows"], 1);
+    assert_eq!(
+        first["columns"],
+        serde_json::json!(["Region", "Units", "Price"])
+    );
+
+    // The table's sheet found without --sheet; its columns only.
+    let run = common::run_cli_args(&["schema", "--table", "ids", path]);
+    assert_eq!(
+        run.stdout, "sheet Other\n  Column1\tInt64\n  Column2\tUtf8\n",
+        "{}",
+        run.stderr
+    );
+    let run = common::run_cli_args(&["schema", "--range", "'Report'!H4:I6", path]);
+    assert_eq!(
+        run.stdout, "sheet Report\n  Item\tUtf8\n  Cost\tInt64\n",
+        "{}",
+        run.stderr
+    );
+
+    let out = common::temp_dir("tables_parquet");
+    let parquet = out.0.join("sales.parquet");
+    let run = common::run_cli_args(&[
+        "parquet",
+        "--table",
+        "Sales",
+        "--include-totals-row",
+        "-q",
+        "-o",
+        parquet.to_str().unwrap(),
+        path,
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(&parquet).unwrap(),
+    )
+    .unwrap()
+    .build()
+    .unwrap();
+    let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 4);
+
+    let run = common::run_cli_args(&["arrow", "--table", "Salez", path]);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr
+            .contains("no table named 'Salez' (the workbook's tables: Sales, Costs, Ids)"),
+        "{}",
+        run.stderr
+    );
+    let run = common::run_cli_args(&["schema", "--range", "B3:F100x", path]);
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr.contains("`B3:F100x` is not a range"),
+        "{}",
+        run.stderr
+    );
+}
