@@ -237,6 +237,30 @@ impl<R: Read + Seek> Workbook<R> {
         }
     }
 
+    /// A second handle on this workbook for the metadata readers (defined
+    /// names, [`Workbook::sheet_metadata`], [`Workbook::hidden_rows`],
+    /// [`Workbook::tables`]), which take `&mut self`, when the workbook is
+    /// shared behind an `Arc`: the same file through a clone of its
+    /// handle. It holds no shared strings or styles (those readers use
+    /// none), so it is for metadata only: reading rows through it fails on
+    /// the first shared string.
+    #[doc(hidden)]
+    pub fn metadata_handle(&self) -> Workbook<R>
+    where
+        R: Clone,
+    {
+        Workbook {
+            container: self.container.clone(),
+            format: self.format,
+            workbook_part: self.workbook_part.clone(),
+            sheets: self.sheets.clone(),
+            shared_strings: None,
+            styles: crate::styles::Styles::default(),
+            date_system: self.date_system,
+            limits: self.limits,
+        }
+    }
+
     /// [`Workbook::tables`] of a shared workbook (one behind an `Arc`),
     /// read through a clone of its file handle.
     ///

@@ -713,4 +713,14 @@ impl ArrowOptions {
         self.include_totals_row = include;
         self
     }
+
+    /// The table these options read ([`ArrowOptions::table`]), if any.
+    pub fn get_table(&self) -> Option<&str> {
+        self.table.as_deref()
+    }
+
+    /// The range these options read ([`ArrowOptions::range`]), if any.
+    pub fn get_range(&self) -> Option<&SheetRange> {
+        self.range.as_ref()
+    }
 }
