@@ -360,7 +360,7 @@ impl PyWorkbook {
 
     /// A sheet's dimension, hidden columns, merged ranges, hyperlinks and
     /// comments, read without its cells.
-    #[pyo3(signature = (sheet = SheetRef::Position(0)))]
+    #[pyo3(signature = (sheet = SheetRef::Position(0)), text_signature = "(self, /, sheet=0)")]
     fn sheet_metadata(
         &self,
         py: Python<'_>,
@@ -370,7 +370,7 @@ impl PyWorkbook {
     }
 
     /// A sheet's hidden rows (0-based), read from its row tags only.
-    #[pyo3(signature = (sheet = SheetRef::Position(0)))]
+    #[pyo3(signature = (sheet = SheetRef::Position(0)), text_signature = "(self, /, sheet=0)")]
     fn hidden_rows(&self, py: Python<'_>, sheet: SheetRef) -> PyResult<Vec<u32>> {
         crate::metadata::hidden_rows(py, self, sheet)
     }
