@@ -136,7 +136,7 @@ impl Table {
             self.totals_row_count
         };
         let last = self.range.last.row.checked_sub(totals)?;
-        (first <= last).then(|| CellRange {
+        (first <= last).then_some(CellRange {
             first: CellRef {
                 row: first,
                 column: self.range.first.column,
