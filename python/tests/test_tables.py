@@ -166,3 +166,25 @@ def test_sheet_metadata_is_typed(annotated: pathlib.Path) -> None:
         assert names["Local"] == (1, "Second")
         assert names["Everything"] == (None, None)
         assert workbook.sheet_metadata(1).merged == []
+
+
+def test_a_table_on_another_sheet_in_each_file(tmp_path: pathlib.Path) -> None:
+    paths = []
+    for at, sheet_of_table in enumerate([0, 1]):
+        path = tmp_path / f"book{at}.xlsx"
+        book = xlsxwriter.Workbook(str(path))
+        sheets = [book.add_worksheet("A"), book.add_worksheet("B")]
+        sheets[1 - sheet_of_table].write("A1", "not this")
+        sheets[sheet_of_table].add_table(
+            "C3:D4", {"name": "T", "data": [[at, f"row of {at}"]],
+                      "columns": [{"header": "n"}, {"header": "text"}]}
+        )
+        book.close()
+        paths.append(path)
+    frame = sheetstream.read_excel(paths, table="t", file_column="file", sheet_column="sheet")
+    assert frame.rows() == [
+        (str(paths[0]), "A", 0, "row of 0"),
+        (str(paths[1]), "B", 1, "row of 1"),
+    ]
+    with pytest.raises(sheetstream.TableNotFoundError, match="the table is on sheet 'B'"):
+        sheetstream.read_excel(paths[1], sheet="A", table="T")
