@@ -559,3 +559,19 @@ fn the_cli_lists_tables_and_reads_one_or_a_range() {
         run.stderr
     );
 }
+
+#[test]
+fn skipped_rows_inside_a_range_move_its_header_down() {
+    let mut workbook = Workbook::from_bytes(report()).unwrap();
+    // B3:D7 starts on an empty row; skipping 3 rows makes row 4 the header.
+    let options = ArrowOptions::new()
+        .range(Some("B3:D7".parse().unwrap()))
+        .skip_rows(3);
+    let (schema, batches) = options.read_sheet_table(&mut workbook, "Report").unwrap();
+    let names: Vec<&String> = schema.fields().iter().map(|f| f.name()).collect();
+    assert_eq!(names, ["Region", "Units", "Price"]);
+    assert_eq!(
+        ints(&concat(&batches), "Units"),
+        [Some(10), Some(20), Some(30)]
+    );
+}

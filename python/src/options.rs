@@ -157,6 +157,11 @@ pub(crate) fn options_from_kwargs(
             }
         };
     }
+    if options.get_table().is_some() && options.get_range().is_some() {
+        return Err(PyTypeError::new_err(
+            "give table or range, not both (a table is read where it lies)",
+        ));
+    }
     Ok(options)
 }
 

@@ -188,3 +188,8 @@ def test_a_table_on_another_sheet_in_each_file(tmp_path: pathlib.Path) -> None:
     ]
     with pytest.raises(sheetstream.TableNotFoundError, match="the table is on sheet 'B'"):
         sheetstream.read_excel(paths[1], sheet="A", table="T")
+
+
+def test_table_and_range_together_are_refused(report: pathlib.Path) -> None:
+    with pytest.raises(TypeError, match="give table or range, not both"):
+        sheetstream.read_excel(report, table="Sales", range="B4:D7")

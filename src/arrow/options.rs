@@ -667,8 +667,10 @@ impl ArrowOptions {
     // Tables and ranges.
 
     /// Reads only this range of the sheet (see [`SheetRange`] for `B3:F100`,
-    /// `A5:`, `B:F`, `Sheet1!B3:F100`): its first row is the header (unless
-    /// [`ArrowOptions::header`] says another row, or none), rows above it
+    /// `A5:`, `B:F`, `Sheet1!B3:F100`): its first row is the header (its
+    /// first row not skipped with [`ArrowOptions::skip_rows`], which counts
+    /// from the sheet's row 1; unless [`ArrowOptions::header`] says another
+    /// row, or none), rows above it
     /// are skipped, columns outside it are never resolved, and reading
     /// stops after its last row. A sheet named in the range must be the
     /// sheet read. Letters and positions in [`ArrowOptions::columns`]

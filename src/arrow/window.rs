@@ -125,6 +125,8 @@ impl ArrowOptions {
         };
         let mut options = self.clone();
         source.rows.stop_after_row(range.last_row);
+        // Rows skipped count from the sheet's row 1: the header is the
+        // first row of the range not skipped.
         options.skip_rows = options.skip_rows.max(range.first_row);
         match given {
             Some(given) => {
@@ -133,7 +135,7 @@ impl ArrowOptions {
             }
             None => {
                 if options.header == Header::FirstNonEmpty {
-                    options.header = Header::Row(range.first_row);
+                    options.header = Header::Row(options.skip_rows);
                 }
             }
         }
