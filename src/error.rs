@@ -76,6 +76,9 @@ pub enum ErrorKind {
     },
     /// The requested sheet does not exist.
     SheetNotFound(String),
+    /// No Excel table has the requested name; the message lists the
+    /// workbook's tables.
+    TableNotFound(String),
     /// A typed reader (feature `arrow`) cannot go on: an error cell under
     /// `OnErrorValue::Strict`, a second value for one column in one row
     /// under `OnMismatch::Strict`, a batch that cannot be assembled; the
@@ -352,6 +355,7 @@ impl fmt::Display for ErrorKind {
                 write!(f, "limit exceeded: {limit} (maximum {max}; see Limits)")
             }
             ErrorKind::SheetNotFound(name) => write!(f, "no sheet {}", Shown(name)),
+            ErrorKind::TableNotFound(name) => write!(f, "no table {}", Shown(name)),
             ErrorKind::Conversion(message) => {
                 write!(f, "cannot convert a cell: {}", Shown(message))
             }

@@ -1,6 +1,7 @@
 //! Workbook and sheet metadata that streaming readers usually miss:
 //! defined names, the sheet dimension, hidden columns and rows, merged
-//! ranges, hyperlinks and comments (notes). The types are the same for
+//! ranges, hyperlinks and comments (notes), and the workbook's Excel
+//! tables ([`Table`], from `xlsx::tables`). The types are the same for
 //! every format; each format reads them from its own parts
 //! (`xlsx::metadata`, `xlsb::metadata`, `xls::metadata`).
 
@@ -99,7 +100,196 @@ impl SheetMetadata {
     }
 }
 
+/// An Excel table (a ListObject: Insert > Table in Excel), read by
+/// [`Workbook::tables`] from its own part without reading any cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Table {
+    /// The table's name (`Table1`, `Sales`), as formulas refer to it.
+    pub name: String,
+    /// The name Excel shows (the same as `name` in files Excel writes).
+    pub display_name: String,
+    /// The sheet holding it: its position in [`Workbook::sheets`].
+    pub sheet: usize,
+    /// That sheet's name.
+    pub sheet_name: String,
+    /// The whole table: header row, data rows and totals row.
+    pub range: CellRange,
+    /// Header rows at the top of the range (1, or 0 for a table whose
+    /// header row is hidden).
+    pub header_row_count: u32,
+    /// Totals rows at the bottom of the range (0 or 1).
+    pub totals_row_count: u32,
+    /// The column names, left to right, as the table defines them.
+    pub columns: Vec<String>,
+}
+
+impl Table {
+    /// The rows and columns of its data: the range without the header
+    /// row, and without the totals row unless `include_totals_row`. None
+    /// for a table without data rows.
+    pub fn data_range(&self, include_totals_row: bool) -> Option<CellRange> {
+        let first = self.range.first.row + self.header_row_count;
+        let totals = if include_totals_row {
+            0
+        } else {
+            self.totals_row_count
+        };
+        let last = self.range.last.row.checked_sub(totals)?;
+        (first <= last).then_some(CellRange {
+            first: CellRef {
+                row: first,
+                column: self.range.first.column,
+            },
+            last: CellRef {
+                row: last,
+                column: self.range.last.column,
+            },
+        })
+    }
+
+    /// Whether `name` names this table: Excel's table names are
+    /// case-insensitive, and either its name or its display name counts.
+    pub fn is_named(&self, name: &str) -> bool {
+        let name = name.to_lowercase();
+        self.name.to_lowercase() == name || self.display_name.to_lowercase() == name
+    }
+}
+
+/// The table of this name among `tables`, or an error listing those
+/// there are.
+pub(crate) fn find_table<'t>(tables: &'t [Table], name: &str) -> crate::Result<&'t Table> {
+    Table::find(tables, name)
+}
+
+impl Table {
+    /// The table of this name (case-insensitive) among `tables`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::TableNotFound`](crate::ErrorKind::TableNotFound),
+    /// listing the tables there are.
+    pub fn find<'t>(tables: &'t [Table], name: &str) -> crate::Result<&'t Table> {
+        tables
+            .iter()
+            .find(|table| table.is_named(name))
+            .ok_or_else(|| {
+                let known: Vec<&str> = tables.iter().map(|table| table.name.as_str()).collect();
+                let known = if known.is_empty() {
+                    "the workbook has no tables".to_owned()
+                } else {
+                    format!("the workbook's tables: {}", known.join(", "))
+                };
+                crate::Error::new(crate::ErrorKind::TableNotFound(format!(
+                    "named '{name}' ({known})"
+                )))
+            })
+    }
+}
+
+/// The tables of a package's workbook, by its format.
+fn read_tables<R: Read + Seek>(
+    format: FileFormat,
+    archive: &mut crate::package::archive::Archive<R>,
+    sheets: &[crate::SheetInfo],
+    limits: &crate::Limits,
+) -> Result<Vec<Table>> {
+    match format {
+        FileFormat::Xlsx => crate::xlsx::tables::read_tables(archive, sheets, limits),
+        FileFormat::Xls => Ok(Vec::new()),
+        FileFormat::Xlsb => Err(crate::Error::new(crate::ErrorKind::Unsupported(
+            "Excel tables of an .xlsb workbook (its xl/tables/*.bin parts) are not read".into(),
+        ))),
+    }
+}
+
 impl<R: Read + Seek> Workbook<R> {
+    /// The workbook's Excel tables (ListObjects), in sheet order: name,
+    /// sheet, range, header and totals row counts, column names. Each is
+    /// read from its own part (`xl/tables/tableN.xml`, found through the
+    /// sheet's relationships); no sheet's cells are read. An `.xls`
+    /// workbook has none in what is read of it (an empty list); for an
+    /// `.xlsb` workbook, whose tables are binary parts not read yet, it is
+    /// an [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// for table in workbook.tables()? {
+    ///     println!("{} on {} at {}: {:?}", table.name, table.sheet_name, table.range, table.columns);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A sheet's relationships or a table part are missing or malformed;
+    /// an `.xlsb` workbook.
+    pub fn tables(&mut self) -> Result<Vec<Table>> {
+        let limits = self.limits;
+        let format = self.format;
+        match &mut self.container {
+            crate::workbook::Container::Package(archive) => {
+                read_tables(format, archive, &self.sheets, &limits)
+            }
+            crate::workbook::Container::Compound(_) => Ok(Vec::new()),
+        }
+    }
+
+    /// A second handle on this workbook for the metadata readers (defined
+    /// names, [`Workbook::sheet_metadata`], [`Workbook::hidden_rows`],
+    /// [`Workbook::tables`]), which take `&mut self`, when the workbook is
+    /// shared behind an `Arc`: the same file through a clone of its
+    /// handle. It holds no shared strings or styles (those readers use
+    /// none), so it is for metadata only: reading rows through it fails on
+    /// the first shared string.
+    #[doc(hidden)]
+    pub fn metadata_handle(&self) -> Workbook<R>
+    where
+        R: Clone,
+    {
+        Workbook {
+            container: self.container.clone(),
+            format: self.format,
+            workbook_part: self.workbook_part.clone(),
+            sheets: self.sheets.clone(),
+            shared_strings: None,
+            styles: crate::styles::Styles::default(),
+            date_system: self.date_system,
+            limits: self.limits,
+        }
+    }
+
+    /// [`Workbook::tables`] of a shared workbook (one behind an `Arc`),
+    /// read through a clone of its file handle.
+    ///
+    /// # Errors
+    ///
+    /// As [`Workbook::tables`].
+    pub fn tables_shared(&self) -> Result<Vec<Table>>
+    where
+        R: Clone,
+    {
+        match self.container.clone() {
+            crate::workbook::Container::Package(mut archive) => {
+                read_tables(self.format, &mut archive, &self.sheets, &self.limits)
+            }
+            crate::workbook::Container::Compound(_) => Ok(Vec::new()),
+        }
+    }
+
+    /// The table of this name (case-insensitive, as Excel's names are).
+    ///
+    /// # Errors
+    ///
+    /// As [`Workbook::tables`]; no table of that name (the error lists the
+    /// tables there are).
+    pub fn table(&mut self, name: &str) -> Result<Table> {
+        let tables = self.tables()?;
+        find_table(&tables, name).cloned()
+    }
+
     /// The defined names of the workbook, in file order.
     ///
     /// ```

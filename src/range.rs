@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::cell::{CellRef, parse_reference};
+use crate::cell::{CellRef, MAX_COLUMN, MAX_ROW, parse_reference, parse_row_number};
 use crate::error::{Error, ErrorKind};
 
 impl FromStr for CellRef {
@@ -114,9 +114,264 @@ impl FromStr for CellRange {
     }
 }
 
+/// The cells of a sheet to read: a rectangle, possibly open to the right
+/// or below, possibly naming its sheet. The `range` option of every
+/// interface (and Spark's `dataAddress`) parses into one.
+///
+/// | Text                        | Rows             | Columns        |
+/// |-----------------------------|------------------|----------------|
+/// | `B3:F100`                   | 3 to 100         | B to F         |
+/// | `A5:`                       | 5 to the last    | A to the last  |
+/// | `C5` (spark-excel's start)  | 5 to the last    | C to the last  |
+/// | `A5:F`                      | 5 to the last    | A to F         |
+/// | `B:F`                       | every row        | B to F         |
+/// | `3:10`                      | 3 to 10          | every column   |
+///
+/// A sheet may come first: `Sheet1!B3:F100`, or quoted as Excel writes a
+/// name with spaces, `'My Sheet'!C5:H10` (a `'` inside doubled). `$`
+/// signs are allowed and mean nothing.
+///
+/// ```
+/// use sheetstream::SheetRange;
+///
+/// let range: SheetRange = "'Q1 ''24'!$B$3:F100".parse()?;
+/// assert_eq!(range.sheet.as_deref(), Some("Q1 '24"));
+/// assert_eq!((range.first_row, range.last_row), (2, Some(99)));
+/// assert_eq!((range.first_column, range.last_column), (1, Some(5)));
+/// let open: SheetRange = "A5:".parse()?;
+/// assert_eq!((open.first_row, open.last_row, open.last_column), (4, None, None));
+/// assert!("B3:F100x".parse::<SheetRange>().is_err());
+/// # Ok::<(), sheetstream::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct SheetRange {
+    /// The sheet the range names, if it names one.
+    pub sheet: Option<String>,
+    /// The first row (0-based).
+    pub first_row: u32,
+    /// The last row (0-based, included); None: to the sheet's end.
+    pub last_row: Option<u32>,
+    /// The first column (0-based).
+    pub first_column: u32,
+    /// The last column (0-based, included); None: every column from the
+    /// first on.
+    pub last_column: Option<u32>,
+}
+
+impl SheetRange {
+    /// The range of these cells, on no named sheet.
+    pub fn new(range: CellRange) -> SheetRange {
+        SheetRange {
+            sheet: None,
+            first_row: range.first.row,
+            last_row: Some(range.last.row),
+            first_column: range.first.column,
+            last_column: Some(range.last.column),
+        }
+    }
+
+    /// The same range on the named sheet.
+    pub fn on_sheet(mut self, sheet: Option<String>) -> SheetRange {
+        self.sheet = sheet;
+        self
+    }
+
+    /// Whether a column (0-based) is inside.
+    pub fn contains_column(&self, column: u32) -> bool {
+        column >= self.first_column && self.last_column.is_none_or(|last| column <= last)
+    }
+}
+
+impl fmt::Display for SheetRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(sheet) = &self.sheet {
+            write!(f, "'{}'!", sheet.replace('\'', "''"))?;
+        }
+        let first = CellRef {
+            row: self.first_row,
+            column: self.first_column,
+        };
+        match (self.last_row, self.last_column) {
+            (Some(row), Some(column)) => write!(f, "{first}:{}", CellRef { row, column }),
+            (None, None) => write!(f, "{first}:"),
+            (None, Some(column)) => {
+                let last = CellRef { row: 0, column }.to_string();
+                write!(f, "{first}:{}", last.trim_end_matches('1'))
+            }
+            (Some(row), None) => write!(f, "{first}:XFD{}", row + 1),
+        }
+    }
+}
+
+/// One end of a range: a cell, column letters, row digits, or nothing.
+enum End {
+    Cell(CellRef),
+    Column(u32),
+    Row(u32),
+    Open,
+}
+
+impl FromStr for SheetRange {
+    type Err = Error;
+
+    /// Parses the forms [`SheetRange`] lists; anything else is an
+    /// [`ErrorKind::CellReference`] error saying what is read.
+    fn from_str(text: &str) -> Result<SheetRange, Error> {
+        let bad = |why: &str| {
+            Error::new(ErrorKind::CellReference(format!(
+                "`{text}` is not a range: {why} (ranges read: B3:F100, A5:, B:F, 3:10, C5, \
+                 Sheet1!B3:F100, 'My Sheet'!B3:F100)"
+            )))
+        };
+        let (sheet, area) = split_sheet(text.trim()).map_err(bad)?;
+        if area.trim().is_empty() {
+            return Err(bad("no cells"));
+        }
+        let area = area.replace('$', "");
+        let end = |text: &str| -> Result<End, Error> {
+            let text = text.trim();
+            if text.is_empty() {
+                return Ok(End::Open);
+            }
+            if text.bytes().all(|b| b.is_ascii_digit()) {
+                return parse_row_number(text.as_bytes())
+                    .map(End::Row)
+                    .ok_or_else(|| bad("a row number is 1 to 1048576"));
+            }
+            match parse_reference(text.as_bytes()) {
+                Some((Some(row), column)) => Ok(End::Cell(CellRef { row, column })),
+                Some((None, column)) => Ok(End::Column(column)),
+                None => Err(bad(&format!("`{text}` is no cell, column or row"))),
+            }
+        };
+        let (a, b) = match area.split_once(':') {
+            Some((a, b)) => (end(a)?, Some(end(b)?)),
+            None => (end(&area)?, None),
+        };
+        let (first_row, last_row, first_column, last_column) = match (a, b) {
+            (End::Cell(a), None | Some(End::Open)) => (a.row, None, a.column, None),
+            (End::Cell(a), Some(End::Cell(b))) => {
+                let range = CellRange::new(a, b);
+                (
+                    range.first.row,
+                    Some(range.last.row),
+                    range.first.column,
+                    Some(range.last.column),
+                )
+            }
+            (End::Cell(a), Some(End::Column(b))) => {
+                (a.row, None, a.column.min(b), Some(a.column.max(b)))
+            }
+            (End::Column(a), Some(End::Column(b))) => (0, None, a.min(b), Some(a.max(b))),
+            (End::Row(a), Some(End::Row(b))) => (a.min(b), Some(a.max(b)), 0, None),
+            (End::Open, _) => return Err(bad("no first cell")),
+            (End::Column(_) | End::Row(_), None) => {
+                return Err(bad("a lone column or row needs both ends (B:B, 3:3)"));
+            }
+            _ => return Err(bad("its two ends are not of one kind")),
+        };
+        debug_assert!(first_row <= MAX_ROW && first_column <= MAX_COLUMN);
+        Ok(SheetRange {
+            sheet,
+            first_row,
+            last_row,
+            first_column,
+            last_column,
+        })
+    }
+}
+
+/// Splits `Sheet1!A1:B2` or `'My Sheet'!A1:B2` into the sheet (unquoted)
+/// and the cells.
+fn split_sheet(text: &str) -> Result<(Option<String>, &str), &'static str> {
+    if let Some(quoted) = text.strip_prefix('\'') {
+        let mut name = String::new();
+        let mut chars = quoted.char_indices();
+        while let Some((at, c)) = chars.next() {
+            if c != '\'' {
+                name.push(c);
+                continue;
+            }
+            if quoted[at + 1..].starts_with('\'') {
+                name.push('\'');
+                chars.next();
+                continue;
+            }
+            return match quoted[at + 1..].strip_prefix('!') {
+                Some(area) if !name.is_empty() => Ok((Some(name), area)),
+                Some(_) => Err("an empty sheet name"),
+                None => Err("a quoted sheet name must be followed by `!`"),
+            };
+        }
+        return Err("the sheet name's quote is not closed");
+    }
+    match text.rsplit_once('!') {
+        Some(("", _)) => Err("an empty sheet name"),
+        Some((sheet, area)) => Ok((Some(sheet.to_owned()), area)),
+        None => Ok((None, text)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parts(text: &str) -> (Option<String>, u32, Option<u32>, u32, Option<u32>) {
+        let r: SheetRange = text.parse().unwrap();
+        (
+            r.sheet,
+            r.first_row,
+            r.last_row,
+            r.first_column,
+            r.last_column,
+        )
+    }
+
+    #[test]
+    fn parses_sheet_ranges() {
+        assert_eq!(parts("B3:F100"), (None, 2, Some(99), 1, Some(5)));
+        assert_eq!(
+            parts("Sheet1!F100:B3"),
+            (Some("Sheet1".into()), 2, Some(99), 1, Some(5))
+        );
+        assert_eq!(
+            parts("'My ''Sheet'''!C5:H10").0.as_deref(),
+            Some("My 'Sheet'")
+        );
+        let quoted: SheetRange = "'My ''Sheet'''!C5:H10".parse().unwrap();
+        assert_eq!(quoted.to_string(), "'My ''Sheet'''!C5:H10");
+        assert_eq!(parts("A5:"), (None, 4, None, 0, None));
+        assert_eq!("A5:".parse::<SheetRange>().unwrap().to_string(), "A5:");
+        assert_eq!(parts("C5"), (None, 4, None, 2, None));
+        assert_eq!(parts("b:f"), (None, 0, None, 1, Some(5)));
+        assert_eq!(parts("A5:F"), (None, 4, None, 0, Some(5)));
+        assert_eq!("A5:F".parse::<SheetRange>().unwrap().to_string(), "A5:F");
+        assert_eq!(parts("3:10"), (None, 2, Some(9), 0, None));
+        assert_eq!(parts("$B$3:$F$100"), parts("B3:F100"));
+        for bad in [
+            "",
+            "!A1",
+            "Sheet1!",
+            "'Sheet1",
+            "'Sheet1'A1",
+            ":B3",
+            "B:3",
+            "A0:B2",
+            "B3:F100x",
+            "XFE1",
+            "B",
+            "3",
+            "A1:B2:C3",
+        ] {
+            let err = bad.parse::<SheetRange>().unwrap_err();
+            assert!(
+                matches!(err.kind(), ErrorKind::CellReference(_)),
+                "{bad}: {err}"
+            );
+            assert!(err.to_string().contains("is not a range"), "{bad}: {err}");
+        }
+    }
 
     #[test]
     fn parses_and_shows_ranges() {

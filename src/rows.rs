@@ -120,6 +120,10 @@ impl PartSource<'_> {
 /// ```
 pub struct SheetRows<'a> {
     reader: FormatRows<'a>,
+    /// [`SheetRows::stop_after_row`]: the last row handed out.
+    last_row: u32,
+    /// A row past `last_row` was met: no more rows.
+    stopped: bool,
 }
 
 /// The format's own row reader.
@@ -133,29 +137,38 @@ impl<'a> SheetRows<'a> {
     pub(crate) fn xlsx(rows: XlsxRows<'a>) -> Self {
         SheetRows {
             reader: FormatRows::Xlsx(Box::new(rows)),
+            last_row: u32::MAX,
+            stopped: false,
         }
     }
 
     pub(crate) fn xls(rows: XlsRows<'a>) -> Self {
         SheetRows {
             reader: FormatRows::Xls(Box::new(rows)),
+            last_row: u32::MAX,
+            stopped: false,
         }
     }
 
     pub(crate) fn xlsb(rows: XlsbRows<'a>) -> Self {
         SheetRows {
             reader: FormatRows::Xlsb(Box::new(rows)),
+            last_row: u32::MAX,
+            stopped: false,
         }
     }
 
     /// Replaces the window with one of `chunk_size` bytes (for tests and
     /// fuzzing: small windows make rows straddle chunk boundaries).
     pub(crate) fn with_chunk_size(self, chunk_size: usize, limits: &Limits) -> Self {
-        match self.reader {
+        let last_row = self.last_row;
+        let mut rows = match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_chunk_size(chunk_size, limits)),
             FormatRows::Xls(rows) => SheetRows::xls(*rows),
             FormatRows::Xlsb(rows) => SheetRows::xlsb(rows.with_chunk_size(chunk_size, limits)),
-        }
+        };
+        rows.last_row = last_row;
+        rows
     }
 
     /// Also decode formula text, available through [`Cell::formula`](crate::Cell::formula).
@@ -167,11 +180,35 @@ impl<'a> SheetRows<'a> {
     /// reader yields no rows), and an `.xlsb` sheet's first formula cell
     /// is. Formulas' cached values are read without it as in every format.
     pub fn with_formulas(self, formulas: bool) -> Self {
-        match self.reader {
+        let last_row = self.last_row;
+        let mut rows = match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_formulas(formulas)),
             FormatRows::Xls(rows) => SheetRows::xls(rows.with_formulas(formulas)),
             FormatRows::Xlsb(rows) => SheetRows::xlsb(rows.with_formulas(formulas)),
-        }
+        };
+        rows.last_row = last_row;
+        rows
+    }
+
+    /// Stops reading after this row (0-based; None: read to the end):
+    /// the first row past it ends the rows, and nothing after it is read.
+    /// A range's or a table's last row pushed down.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let mut rows = workbook.rows("Data")?;
+    /// rows.stop_after_row(Some(1));
+    /// let mut seen = Vec::new();
+    /// while let Some(row) = rows.next_row()? {
+    ///     seen.push(row.index());
+    /// }
+    /// assert_eq!(seen, [0, 1]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn stop_after_row(&mut self, last: Option<u32>) {
+        self.last_row = last.unwrap_or(u32::MAX);
     }
 
     /// From the next row on, resolves and hands out only the cells of
@@ -217,6 +254,18 @@ impl<'a> SheetRows<'a> {
         }
     }
 
+    /// Only values in these columns (first to last, 0-based) make a row
+    /// exist ([`Row::holds_values`]) when a selection leaves them out: a
+    /// range's or table's columns, so that a row with values only beside
+    /// the range is no row of its table.
+    pub(crate) fn set_column_window(&mut self, first: u32, last: u32) {
+        match &mut self.reader {
+            FormatRows::Xlsx(rows) => rows.set_column_window(first, last),
+            FormatRows::Xls(rows) => rows.set_column_window(first, last),
+            FormatRows::Xlsb(rows) => rows.set_column_window(first, last),
+        }
+    }
+
     /// The next row, or None after the last. Rows without cells (written
     /// only for their formatting) are returned too, with no cells.
     ///
@@ -229,10 +278,34 @@ impl<'a> SheetRows<'a> {
     /// no more rows.
     #[inline]
     pub fn next_row(&mut self) -> Result<Option<Row<'_>>> {
-        match &mut self.reader {
+        if self.stopped {
+            return Ok(None);
+        }
+        let row = match &mut self.reader {
             FormatRows::Xlsx(rows) => rows.next_row(),
             FormatRows::Xls(rows) => rows.next_row(),
             FormatRows::Xlsb(rows) => rows.next_row(),
+        };
+        match row {
+            Ok(Some(row)) if row.index() > self.last_row => {
+                // Past the last row wanted: nothing more is read.
+                self.stopped = true;
+                Ok(None)
+            }
+            // A row past the last one wanted is none of the reader's
+            // business: its damage (found while its cells were resolved)
+            // ends the rows as the row itself would have.
+            Err(err)
+                if self.last_row != u32::MAX
+                    && err
+                        .location()
+                        .row
+                        .is_some_and(|row| row > self.last_row.saturating_add(1)) =>
+            {
+                self.stopped = true;
+                Ok(None)
+            }
+            row => row,
         }
     }
 }

@@ -160,8 +160,8 @@ fn the_top_level_help_lists_every_command() {
     assert_eq!(
         listed,
         [
-            "sheets", "csv", "jsonl", "stats", "count", "parquet", "arrow", "schema", "cells",
-            "help"
+            "sheets", "tables", "csv", "jsonl", "stats", "count", "parquet", "arrow", "schema",
+            "cells", "help"
         ]
     );
     for command in &listed {
@@ -215,6 +215,15 @@ fn one_vocabulary_across_commands() {
             .unwrap()
             .contains("[alias: --max-rows]")
     );
+    // The table and range options, on every typed command.
+    let typed = ["parquet", "arrow", "schema"];
+    for flag in ["--range", "--table", "--include-totals-row"] {
+        let helps: Vec<Option<String>> = typed.iter().map(|c| option_help(c, flag)).collect();
+        assert!(helps[0].is_some(), "parquet has no {flag}");
+        for (command, help) in typed.iter().zip(&helps) {
+            assert_eq!(help, &helps[0], "{command} {flag}");
+        }
+    }
     for command in [
         "csv", "jsonl", "stats", "count", "cells", "parquet", "arrow", "schema",
     ] {

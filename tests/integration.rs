@@ -29,5 +29,6 @@ mod parallel;
 mod serde_rows;
 mod shapes;
 mod sheet;
+mod tables;
 mod xls;
 mod xlsb;

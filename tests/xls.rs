@@ -852,3 +852,9 @@ fn the_same_data_as_xls_and_xlsx_dumps_the_same() {
         library_dump(&mut from_xlsx).unwrap()
     );
 }
+
+#[test]
+fn an_xls_workbook_has_no_tables_in_what_is_read() {
+    let mut workbook = sheetstream::Workbook::from_bytes(every_value_kind()).unwrap();
+    assert!(workbook.tables().unwrap().is_empty());
+}

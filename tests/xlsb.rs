@@ -558,3 +558,16 @@ fn a_damaged_workbook_part_is_refused_at_open() {
     assert_eq!(err.location().part.as_deref(), Some("xl/workbook.bin"));
     assert_eq!(err.location().offset, Some(at as u64));
 }
+
+#[test]
+fn tables_of_an_xlsb_workbook_are_unsupported_not_an_empty_list() {
+    let err = Workbook::from_bytes(xlsb_bytes())
+        .unwrap()
+        .tables()
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Unsupported(_)), "{err}");
+    assert!(
+        err.to_string().contains("tables of an .xlsb workbook"),
+        "{err}"
+    );
+}

@@ -29,6 +29,12 @@ __all__ = [
     "ReadError",
     "SheetInfo",
     "SheetNotFoundError",
+    "TableNotFoundError",
+    "Table",
+    "CellRange",
+    "Hyperlink",
+    "Comment",
+    "SheetMetadata",
     "SkippedSheet",
     "SkippedWarning",
     "Workbook",
@@ -89,6 +95,18 @@ class _SheetOptions(TypedDict, total=False):
     drop_empty_rows: bool
     drop_empty_cols: bool
     stop_at_empty_row: bool
+    # Tables and ranges.
+    range: Optional[str]
+    """Only these cells: "B3:F100", "A5:", "B:F", "3:10", "C5" (from C5 on),
+    "Sheet1!B3:F100" or "'My Sheet'!B3:F100"; its first row is the header
+    unless header_row says otherwise; with sheet 0 (the default), a sheet
+    in the range is the sheet read."""
+    table: Optional[str]
+    """The Excel table of this name (case-insensitive), on its own sheet
+    (with sheet 0, the default): its columns named by the table, its totals
+    row left out."""
+    include_totals_row: bool
+    """With table: keep the table's totals row."""
 
 class Error(Exception):
     """Any error from opening or reading a workbook."""
@@ -145,6 +163,9 @@ class CoercionWarning(UserWarning):
 class LimitError(Error): ...
 class SheetNotFoundError(Error): ...
 
+class TableNotFoundError(Error):
+    """No Excel table of that name; the message lists the workbook's tables."""
+
 @final
 class SheetInfo:
     """A sheet as the workbook lists it."""
@@ -171,6 +192,101 @@ class DefinedName:
         """The position of the sheet the name is local to; None when workbook-wide."""
     @property
     def hidden(self) -> bool: ...
+    @property
+    def sheet_name(self) -> Optional[str]:
+        """The name of the sheet the name is local to; None when workbook-wide."""
+
+@final
+class CellRange:
+    """A rectangle of cells, 0-based and inclusive; str() gives "B2:D8".
+    Equal to another CellRange of the same cells, or to its A1 text."""
+
+    @property
+    def first_row(self) -> int: ...
+    @property
+    def first_column(self) -> int: ...
+    @property
+    def last_row(self) -> int: ...
+    @property
+    def last_column(self) -> int: ...
+    def __contains__(self, cell: tuple[int, int], /) -> bool:
+        """Whether a (row, column) cell, 0-based, is inside."""
+    def __hash__(self) -> int: ...
+
+@final
+class Table:
+    """An Excel table (Insert > Table), as `Workbook.tables()` lists it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def display_name(self) -> str: ...
+    @property
+    def sheet(self) -> str:
+        """The name of the sheet holding it."""
+    @property
+    def sheet_position(self) -> int: ...
+    @property
+    def range(self) -> CellRange:
+        """The whole table: header, data and totals rows."""
+    @property
+    def header_row_count(self) -> int: ...
+    @property
+    def totals_row_count(self) -> int: ...
+    @property
+    def columns(self) -> list[str]: ...
+
+@final
+class Hyperlink:
+    """A hyperlink on a cell or range."""
+
+    @property
+    def range(self) -> CellRange: ...
+    @property
+    def target(self) -> Optional[str]:
+        """A URL, a file path, or a package part; None with only a location."""
+    @property
+    def location(self) -> Optional[str]:
+        """A place in the workbook (Sheet2!A1), or an external target's fragment."""
+    @property
+    def display(self) -> Optional[str]: ...
+    @property
+    def tooltip(self) -> Optional[str]: ...
+
+@final
+class Comment:
+    """A cell comment (a note)."""
+
+    @property
+    def cell(self) -> str:
+        """The cell in A1 form ("B3")."""
+    @property
+    def row(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+    @property
+    def author(self) -> Optional[str]: ...
+    @property
+    def text(self) -> str: ...
+
+@final
+class SheetMetadata:
+    """What a sheet says besides its cells (`Workbook.sheet_metadata`)."""
+
+    @property
+    def dimension(self) -> Optional[CellRange]:
+        """The used range as the file states it."""
+    @property
+    def hidden_columns(self) -> list[tuple[int, int]]:
+        """Hidden columns as (first, last) 0-based inclusive pairs."""
+    @property
+    def rows_hidden_by_default(self) -> bool: ...
+    @property
+    def merged(self) -> list[CellRange]: ...
+    @property
+    def hyperlinks(self) -> list[Hyperlink]: ...
+    @property
+    def comments(self) -> list[Comment]: ...
 
 @final
 class CellIssue:
@@ -287,6 +403,13 @@ class Workbook:
     @property
     def defined_names(self) -> list[DefinedName]: ...
     def sheet(self, sheet: _SheetRef = 0, **options: Unpack[_SheetOptions]) -> Sheet: ...
+    def tables(self) -> list[Table]:
+        """The Excel tables, read from their own parts (no cell read)."""
+    def table(self, name: str) -> Table:
+        """The table of this name (case-insensitive), or TableNotFoundError."""
+    def sheet_metadata(self, sheet: _SheetRef = 0) -> SheetMetadata: ...
+    def hidden_rows(self, sheet: _SheetRef = 0) -> list[int]:
+        """The hidden rows, 0-based."""
     def close(self) -> None: ...
     def __enter__(self) -> "Workbook": ...
     def __exit__(self, exc_type: object, exc_value: object, traceback: object) -> None: ...

@@ -144,6 +144,7 @@ def plan(
     *,
     recursive: bool = False,
     on_error: str = "raise",
+    table: Optional[str] = None,
 ) -> Iterator[WorkItem]:
     """Yields a :class:`WorkItem` for each selected sheet of each workbook
     :func:`list_files` finds, in file order, then sheet order.
@@ -155,6 +156,10 @@ def plan(
     :class:`sheetstream.Error` (its message starts with the path), while
     ``on_error="keep"`` yields one item with ``sheet=None`` and the message
     in ``error`` instead, and ``on_error="skip"`` leaves the file out.
+
+    ``table``: an Excel table's name; with ``sheet`` 0 (the default), each
+    workbook's item is the sheet holding that table (a workbook without it
+    is an error, as above).
     """
     if on_error not in ("raise", "keep", "skip"):
         raise ValueError(f"on_error must be 'raise', 'keep' or 'skip', not {on_error!r}")
@@ -163,7 +168,10 @@ def plan(
         try:
             with sheetstream.open(path) as workbook:
                 infos = workbook.sheets
-            chosen = _select(infos, sheet)
+                if table is not None and sheet == 0:
+                    chosen = [infos[workbook.table(table).sheet_position]]
+                else:
+                    chosen = _select(infos, sheet)
         except sheetstream.Error as error:
             message = _name_path(error, path)
             if on_error == "raise":

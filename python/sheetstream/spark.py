@@ -86,6 +86,20 @@ option                      default      meaning
                                          value left out
 ``stopAtEmptyRow``          ``false``    a sheet's table ends at its first
                                          empty row after the header
+``dataAddress``             none         spark-excel's spelling of a range:
+                                         ``'Sheet 1'!B3:F100``, ``B3:F100``,
+                                         ``A5:``, ``B:F``, ``C5`` (from C5
+                                         on); a sheet in it picks the sheet
+                                         when ``sheet`` is not given; or a
+                                         table: ``Sales[#All]`` (with its
+                                         totals row), ``Sales[#Data]``
+``range``                   none         the same as ``dataAddress``
+``table``                   none         an Excel table by name (its sheet
+                                         found in each file when ``sheet``
+                                         is not given; columns named by the
+                                         table; rows and columns outside it
+                                         never read)
+``includeTotalsRow``        ``false``    with ``table``: keep its totals row
 =========================== ============ =====================================
 
 Modes, for a value that does not fit its column's type (a text in a number
@@ -214,6 +228,37 @@ def register(spark: "SparkSession") -> None:
     spark.dataSource.register(source)
 
 
+def _table_address(address: str) -> Optional[Tuple[str, bool]]:
+    """A table as spark-excel's dataAddress names one: ``Sales[#All]``
+    (with its totals row) or ``Sales[#Data]``; None for a range."""
+    text = address.strip()
+    for suffix, totals in (("[#all]", True), ("[#data]", False)):
+        if text.lower().endswith(suffix) and "!" not in text:
+            return text[: -len(suffix)].strip(), totals
+    return None
+
+
+def _range_sheet(address: str) -> Optional[str]:
+    """The sheet a range names (``'My Sheet'!B3:F100``, ``Data!A1:B2``),
+    unquoted; None when it names none. The Arrow layer parses the rest."""
+    text = address.strip()
+    if text.startswith("'"):
+        end = 1
+        name = []
+        while end < len(text):
+            if text[end] == "'":
+                if text[end + 1 : end + 2] == "'":
+                    name.append("'")
+                    end += 2
+                    continue
+                return "".join(name) if text[end + 1 : end + 2] == "!" else None
+            name.append(text[end])
+            end += 1
+        return None
+    sheet, bang, _ = text.rpartition("!")
+    return sheet if bang and sheet else None
+
+
 class Settings:
     """The options of one read, parsed and checked once."""
 
@@ -230,6 +275,28 @@ class Settings:
             raise ValueError("sheetstream: no path given (load(path) or option('path', ...))")
         self.paths = paths
         self.sheet = parse_sheet_selection(lowered.get("sheet", "0"))
+        # Tables and ranges: `table`, or a range as `dataAddress` (spark-excel)
+        # or `range` spells it, whose sheet picks the sheet when none is given.
+        # Option values keep their case (only the names are lowered).
+        self.table: Optional[str] = lowered.get("table") or None
+        self.include_totals_row = self._flag("includetotalsrow", False)
+        address = lowered.get("dataaddress") or lowered.get("range") or None
+        if lowered.get("dataaddress") and lowered.get("range"):
+            raise ValueError("sheetstream: give dataAddress or range, not both (the same option)")
+        self.range: Optional[str] = None
+        if address is not None:
+            table = _table_address(address)
+            if table is not None:
+                if self.table is not None:
+                    raise ValueError("sheetstream: give table or a table's dataAddress, not both")
+                self.table, self.include_totals_row = table
+            else:
+                self.range = address
+                range_sheet = _range_sheet(address)
+                if range_sheet is not None and "sheet" not in lowered:
+                    self.sheet = range_sheet
+        if self.table is not None and self.range is not None:
+            raise ValueError("sheetstream: give table or a range (dataAddress), not both")
         self.header = self._flag("header", True)
         self.skip_rows = self._count("skiprows", 0)
         # Hand-made sheets (issue 26): the Python package's keywords.
@@ -300,7 +367,19 @@ class Settings:
     def items(self) -> List[WorkItem]:
         """The planned work items (driver side)."""
         on_error = "raise" if self.mode == "FAILFAST" else "keep"
-        return list(plan(self.paths, self.sheet, recursive=self.recursive, on_error=on_error))
+        return list(
+            plan(self.paths, self.sheet, recursive=self.recursive, on_error=on_error, table=self.table)
+        )
+
+    def window(self) -> Dict[str, Any]:
+        """The table or range options, as the Python package names them."""
+        window: Dict[str, Any] = {}
+        if self.table is not None:
+            window["table"] = self.table
+            window["include_totals_row"] = self.include_totals_row
+        if self.range is not None:
+            window["range"] = self.range
+        return window
 
     def extra_columns(self) -> List[str]:
         """The columns this source fills itself, in schema order."""
@@ -417,7 +496,8 @@ def _parse_header_row(text: str) -> Any:
 
 def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optional[str],
                sample_rows: Optional[int], batch_size: int, strict: bool,
-               error_values: str = "null", shape: Optional[Dict[str, Any]] = None) -> Any:
+               error_values: str = "null", shape: Optional[Dict[str, Any]] = None,
+               window: Optional[Dict[str, Any]] = None) -> Any:
     """The Arrow layer's reader of the item's sheet (``workbook.sheet``),
     with the options spelled as the Python package spells them
     (``sample_rows`` None: every row). Returns (workbook, sheet reader);
@@ -426,7 +506,8 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
     cell when ``error_values`` is ``"strict"``. Not strict, such values
     are null (``on_mismatch="null"``), every bad cell and error cell of a
     batch is described in its report and a damaged sheet hands out the
-    rows before the damage."""
+    rows before the damage. ``window``: the table or range options
+    (``table``, ``include_totals_row``, ``range``)."""
     import sheetstream
 
     workbook = sheetstream.open(item.path)
@@ -447,6 +528,8 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
             options["keep_rows_before_error"] = True
         if columns:
             options["columns"] = columns
+        if window:
+            options.update(window)
         return workbook, workbook.sheet(selector, **options)
     except BaseException:
         workbook.close()
@@ -476,6 +559,7 @@ def infer_fields(settings: Settings, items: Sequence[WorkItem]) -> List[Tuple[st
                 batch_size=settings.batch_size,
                 strict=False,
                 shape=settings.shape,
+                window=settings.window(),
             )
             try:
                 schema = pa.schema(sheet.schema)
@@ -652,6 +736,7 @@ class BatchConformer:
                 strict=settings.mode == "FAILFAST",
                 error_values=settings.on_error_value,
                 shape=settings.shape,
+                window=settings.window(),
             )
         except sheetstream.Error as error:
             message = _name_path(error, item.path)

@@ -79,6 +79,12 @@ create_exception!(
     Error,
     "The workbook has no such sheet."
 );
+create_exception!(
+    sheetstream,
+    TableNotFoundError,
+    Error,
+    "The workbook has no Excel table of that name (the message lists those it has)."
+);
 
 /// Adds the exception classes to the module.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -94,6 +100,7 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("ColumnError", py.get_type::<ColumnError>())?;
     module.add("LimitError", py.get_type::<LimitError>())?;
     module.add("SheetNotFoundError", py.get_type::<SheetNotFoundError>())?;
+    module.add("TableNotFoundError", py.get_type::<TableNotFoundError>())?;
     module.add("SkippedWarning", py.get_type::<SkippedWarning>())?;
     module.add(
         "FileNotFoundError",
@@ -229,6 +236,7 @@ pub(crate) fn to_py_err_hinted(
         | ErrorKind::CellReference(_) => CellError::new_err(message),
         ErrorKind::LimitExceeded { .. } => LimitError::new_err(message),
         ErrorKind::SheetNotFound(_) => SheetNotFoundError::new_err(message),
+        ErrorKind::TableNotFound(_) => TableNotFoundError::new_err(message),
         ErrorKind::Conversion(_) | ErrorKind::Mismatch { .. } => ConversionError::new_err(message),
         ErrorKind::ColumnSelection(_) => ColumnError::new_err(message),
         _ => Error::new_err(message),

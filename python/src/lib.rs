@@ -6,6 +6,7 @@
 mod args;
 mod arrow_ffi;
 mod errors;
+mod metadata;
 mod options;
 mod read;
 mod report;
@@ -18,6 +19,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _sheetstream(module: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(module)?;
+    metadata::register(module)?;
     module.add_class::<workbook::PyWorkbook>()?;
     module.add_class::<workbook::PySheetInfo>()?;
     module.add_class::<workbook::PyDefinedName>()?;

@@ -11,7 +11,7 @@ use crate::args::non_negative;
 use crate::errors::IntoPyResult;
 
 /// The option names `options_from_kwargs` takes.
-pub(crate) const SHEET_OPTIONS: [&str; 20] = [
+pub(crate) const SHEET_OPTIONS: [&str; 23] = [
     "header_row",
     "skip_rows",
     "n_rows",
@@ -33,6 +33,10 @@ pub(crate) const SHEET_OPTIONS: [&str; 20] = [
     "drop_empty_rows",
     "drop_empty_cols",
     "stop_at_empty_row",
+    // Tables and ranges.
+    "range",
+    "table",
+    "include_totals_row",
 ];
 
 /// `**options` into [`ArrowOptions`], starting from `options`; a name that
@@ -136,6 +140,29 @@ pub(crate) fn options_from_kwargs(
             "drop_empty_rows" => options.drop_empty_rows(flag(&key, &value)?),
             "drop_empty_cols" => options.drop_empty_cols(flag(&key, &value)?),
             "stop_at_empty_row" => options.stop_at_empty_row(flag(&key, &value)?),
+            // Tables and ranges.
+            "range" => {
+                if value.is_none() {
+                    options.range(None)
+                } else {
+                    let text: String = value.extract().map_err(|_| {
+                        PyTypeError::new_err(
+                            "range must be a string such as \"B3:F100\" or \"Sheet1!B3:F100\"",
+                        )
+                    })?;
+                    let range = text
+                        .parse::<sheetstream::SheetRange>()
+                        .map_err(|err| PyValueError::new_err(err.to_string()))?;
+                    options.range(Some(range))
+                }
+            }
+            "table" => {
+                let name: Option<String> = value.extract().map_err(|_| {
+                    PyTypeError::new_err("table must be a table's name (str), or None")
+                })?;
+                options.table(name)
+            }
+            "include_totals_row" => options.include_totals_row(value.extract()?),
             other => {
                 return Err(PyTypeError::new_err(format!(
                     "unexpected option {other:?}; the options are {}",
@@ -143,6 +170,11 @@ pub(crate) fn options_from_kwargs(
                 )));
             }
         };
+    }
+    if options.get_table().is_some() && options.get_range().is_some() {
+        return Err(PyTypeError::new_err(
+            "give table or range, not both (a table is read where it lies)",
+        ));
     }
     Ok(options)
 }
@@ -328,4 +360,31 @@ pub(crate) fn whole_table_batch_rows(columns: usize) -> Option<usize> {
             .get_batch_size()
             .saturating_mul(columns.div_ceil(WIDE_SHEET_COLUMNS))
     })
+}
+
+/// The sheet to read when a table or a range with a sheet is asked for:
+/// `sheet` 0 (the default) is the table's or the range's sheet; any other
+/// is read as given (and must be that sheet: the Arrow layer checks).
+pub(crate) fn window_sheet<R>(
+    py: Python<'_>,
+    workbook: &sheetstream::Workbook<R>,
+    sheet: crate::sheet::SheetRef,
+    options: &ArrowOptions,
+) -> PyResult<crate::sheet::SheetRef>
+where
+    R: std::io::Read + std::io::Seek + Clone + Send + Sync,
+{
+    use crate::sheet::SheetRef;
+    if !matches!(sheet, SheetRef::Position(0)) {
+        return Ok(sheet);
+    }
+    if let Some(name) = options.get_table() {
+        let tables = py.detach(|| workbook.tables_shared()).or_raise(py)?;
+        let table = sheetstream::Table::find(&tables, name).or_raise(py)?;
+        return Ok(SheetRef::Position(table.sheet));
+    }
+    if let Some(sheet) = options.get_range().and_then(|range| range.sheet.clone()) {
+        return Ok(SheetRef::Name(sheet));
+    }
+    Ok(sheet)
 }

@@ -209,6 +209,21 @@ pub(crate) fn read_excel<'py>(
             Err(err) => return Err(to_py_err(py, &err)),
         }
     }
+    // A table (or a range naming its sheet) read with the default sheet
+    // (0): each workbook's table's sheet, or the range's.
+    let default_sheet = matches!(&choice, SheetChoice::These(refs) if matches!(refs.as_slice(), [SheetRef::Position(0)]));
+    let mut choice = choice;
+    let mut tables_first = false;
+    if default_sheet {
+        if options.get_table().is_some() {
+            // The Arrow layer finds each workbook's table (or fails naming
+            // the file, or skips it with skip_unreadable).
+            tables_first = true;
+            choice = SheetChoice::All;
+        } else if let Some(sheet) = options.get_range().and_then(|range| range.sheet.clone()) {
+            choice = SheetChoice::These(vec![SheetRef::Name(sheet)]);
+        }
+    }
     let order = SheetOrder::new(&workbooks, &choice);
     // A chart sheet asked for by position or name has no cells (every
     // worksheet, `sheet=None`, leaves chart sheets out).
@@ -229,6 +244,7 @@ pub(crate) fn read_excel<'py>(
     }
     .unwrap_or_else(|| "every sheet read".to_owned());
     let sheets = match choice {
+        _ if tables_first => ManySheets::First,
         SheetChoice::All => ManySheets::All,
         SheetChoice::These(refs) => ManySheets::Named(
             refs.into_iter()

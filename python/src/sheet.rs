@@ -448,6 +448,8 @@ pub(crate) fn open_sheet(
     let options =
         options_from_kwargs(py, ArrowOptions::new(), options)?.output_columns(output_columns);
     let workbook = workbook.workbook()?;
+    // A table's or a range's sheet.
+    let sheet = with_workbook!(&workbook, shared => crate::options::window_sheet(py, shared, sheet, &options))?;
     let position = sheet_position(py, &workbook, &sheet)?;
     crate::args::readable_sheet(py, &workbook.sheets()[position], None)?;
     let reader = py

@@ -231,6 +231,8 @@ pub(crate) struct PyDefinedName {
     /// The position of the sheet the name is local to, or None for a
     /// workbook-wide name.
     sheet: Option<usize>,
+    /// The name of that sheet, or None for a workbook-wide name.
+    sheet_name: Option<String>,
     /// Whether the name is hidden from the user.
     hidden: bool,
 }
@@ -242,9 +244,10 @@ impl PyDefinedName {
             .sheet
             .map_or("None".to_owned(), |sheet| sheet.to_string());
         format!(
-            "DefinedName(name={:?}, refers_to={:?}, sheet={sheet}, hidden={})",
+            "DefinedName(name={:?}, refers_to={:?}, sheet={sheet}, sheet_name={:?}, hidden={})",
             self.name,
             self.refers_to,
+            self.sheet_name,
             if self.hidden { "True" } else { "False" }
         )
     }
@@ -315,12 +318,16 @@ impl PyWorkbook {
             .defined_names
             .as_ref()
             .map_err(|err| crate::errors::to_py_err(py, err))?;
+        let sheets = opened.workbook.sheets();
         Ok(names
             .iter()
             .map(|name| PyDefinedName {
                 name: name.name.clone(),
                 refers_to: name.refers_to.clone(),
                 sheet: name.sheet,
+                sheet_name: (name.sheet)
+                    .and_then(|at| sheets.get(at))
+                    .map(|info| info.name().to_owned()),
                 hidden: name.hidden,
             })
             .collect())
@@ -336,6 +343,36 @@ impl PyWorkbook {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PySheet> {
         crate::sheet::open_sheet(py, self, sheet, options)
+    }
+
+    /// The workbook's Excel tables (Insert > Table), in sheet order, read
+    /// from their own parts without reading any cell. An .xls workbook
+    /// has none; an .xlsb workbook's are not read (an error says so).
+    fn tables(&self, py: Python<'_>) -> PyResult<Vec<crate::metadata::PyTable>> {
+        crate::metadata::tables(py, self)
+    }
+
+    /// The table of this name (case-insensitive); an unknown name is a
+    /// `TableNotFoundError` listing the tables there are.
+    fn table(&self, py: Python<'_>, name: &str) -> PyResult<crate::metadata::PyTable> {
+        crate::metadata::table(py, self, name)
+    }
+
+    /// A sheet's dimension, hidden columns, merged ranges, hyperlinks and
+    /// comments, read without its cells.
+    #[pyo3(signature = (sheet = SheetRef::Position(0)), text_signature = "(self, /, sheet=0)")]
+    fn sheet_metadata(
+        &self,
+        py: Python<'_>,
+        sheet: SheetRef,
+    ) -> PyResult<crate::metadata::PySheetMetadata> {
+        crate::metadata::sheet_metadata(py, self, sheet)
+    }
+
+    /// A sheet's hidden rows (0-based), read from its row tags only.
+    #[pyo3(signature = (sheet = SheetRef::Position(0)), text_signature = "(self, /, sheet=0)")]
+    fn hidden_rows(&self, py: Python<'_>, sheet: SheetRef) -> PyResult<Vec<u32>> {
+        crate::metadata::hidden_rows(py, self, sheet)
     }
 
     /// Releases the file; the workbook cannot be used afterwards. Sheets

@@ -598,6 +598,9 @@ impl<'w> SheetBatches<'w> {
         target: Option<(&[(String, ColumnType)], &SchemaRef)>,
         known: Option<&SheetColumns>,
     ) -> Result<SheetBatches<'w>> {
+        let mut source = source;
+        let windowed = options.for_sheet(&mut source)?;
+        let options = &*windowed;
         let SheetSource {
             mut rows,
             formats,

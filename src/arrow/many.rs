@@ -183,12 +183,67 @@ impl ArrowOptions {
     where
         R: Read + Seek + Clone + Send + Sync + 'static,
     {
+        if self.table.is_none() {
+            return self.read_chosen(workbooks, sheets, Vec::new());
+        }
+        // A table: each workbook's own definition of it, and its sheet.
+        let mut options = self.clone();
+        let mut kept = Vec::new();
         let mut skipped = Vec::new();
+        for (label, workbook) in workbooks {
+            let resolved = (|| {
+                let wanted = match &sheets {
+                    SheetChoice::First => None,
+                    chosen => match choose(&workbook, chosen, None)?.as_slice() {
+                        [one] => Some(*one),
+                        _ => {
+                            return Err(Error::new(ErrorKind::TableNotFound(format!(
+                                "named '{}' on more than one sheet: a table is on one sheet",
+                                self.table.as_deref().unwrap_or_default()
+                            ))));
+                        }
+                    },
+                };
+                let tables = workbook.tables_shared();
+                options.with_table(Some(&label), tables, workbook.sheets(), wanted)
+            })();
+            match resolved.map_err(|err| err.with_file(&label)) {
+                Ok((with_table, _)) => {
+                    options = with_table;
+                    kept.push((label, workbook));
+                }
+                Err(error) if self.skip_unreadable => skipped.push(SkippedSheet {
+                    file: label,
+                    sheet: String::new(),
+                    error,
+                }),
+                Err(err) => return Err(err),
+            }
+        }
+        options.read_chosen(kept, sheets, skipped)
+    }
+
+    /// [`ArrowOptions::read_workbooks`], a table these options name
+    /// resolved in each workbook; `skipped`: the workbooks left out so far.
+    fn read_chosen<R>(
+        &self,
+        workbooks: Vec<(String, Arc<Workbook<R>>)>,
+        sheets: SheetChoice,
+        mut skipped: Vec<SkippedSheet>,
+    ) -> Result<ManySheetsReader>
+    where
+        R: Read + Seek + Clone + Send + Sync + 'static,
+    {
         let mut jobs: Vec<(usize, usize)> = Vec::new();
         // Each job's rank: files as given, then sheets as chosen.
         let mut ranks: HashMap<(usize, usize), usize> = HashMap::new();
         for (index, (label, workbook)) in workbooks.iter().enumerate() {
-            match choose(workbook, &sheets).map_err(|err| err.with_file(label)) {
+            let table = self.table.is_some().then(|| {
+                (self.tables.iter())
+                    .find(|known| known.file.as_deref() == Some(label.as_str()))
+                    .map_or(usize::MAX, |known| known.table.sheet)
+            });
+            match choose(workbook, &sheets, table).map_err(|err| err.with_file(label)) {
                 Ok(positions) => {
                     for position in positions {
                         // A sheet named twice is read once.
@@ -416,8 +471,16 @@ impl SheetReader<'_> {
     }
 }
 
-/// The positions of the chosen sheets of a workbook.
-fn choose<R>(workbook: &Workbook<R>, sheets: &SheetChoice) -> Result<Vec<usize>> {
+/// The positions of the chosen sheets of a workbook; `table`: the sheet
+/// of the table read, which is the one chosen.
+fn choose<R>(
+    workbook: &Workbook<R>,
+    sheets: &SheetChoice,
+    table: Option<usize>,
+) -> Result<Vec<usize>> {
+    if let Some(table) = table {
+        return Ok(vec![table]);
+    }
     let worksheets = workbook
         .sheets()
         .iter()

@@ -172,6 +172,7 @@ mod prelude;
 mod reader;
 mod shape;
 mod widen;
+mod window;
 
 use std::io::{Read, Seek};
 use std::sync::Arc;
@@ -209,6 +210,44 @@ impl ArrowOptions {
         sheet: impl SheetSelector,
     ) -> Result<SheetBatches<'w>> {
         let position = sheet.position(workbook.sheets())?;
+        // A table: these options knowing it, on its sheet.
+        let resolved;
+        let this = if self.table.is_some() {
+            let tables = workbook.tables();
+            resolved = self
+                .with_table(None, tables, workbook.sheets(), Some(position))?
+                .0;
+            &resolved
+        } else {
+            self
+        };
+        this.read_resolved(workbook, position)
+    }
+
+    /// [`ArrowOptions::read_sheet`] of the Excel table of this name, on
+    /// whichever sheet holds it (see [`ArrowOptions::table`]).
+    ///
+    /// # Errors
+    ///
+    /// No table of that name (the error lists the workbook's tables);
+    /// [`Workbook::tables`]' errors; as [`ArrowOptions::read_sheet`].
+    pub fn read_table<'w, R: Read + Seek>(
+        &self,
+        workbook: &'w mut Workbook<R>,
+        name: &str,
+    ) -> Result<SheetBatches<'w>> {
+        let options = self.clone().table(Some(name));
+        let tables = workbook.tables();
+        let (options, position) = options.with_table(None, tables, workbook.sheets(), None)?;
+        options.read_resolved(workbook, position)
+    }
+
+    /// [`ArrowOptions::read_sheet`], a table these options name resolved.
+    fn read_resolved<'w, R: Read + Seek>(
+        &self,
+        workbook: &'w mut Workbook<R>,
+        position: usize,
+    ) -> Result<SheetBatches<'w>> {
         let formats = workbook.format_kinds().to_vec();
         let name = workbook.sheets()[position].name().to_owned();
         // Types from every row: a first pass for them, none of it held.
@@ -302,7 +341,14 @@ impl ArrowOptions {
         R: Read + Seek + Clone + Send + Sync + 'static,
     {
         let position = sheet.position(workbook.sheets())?;
-        SheetBatchReader::spawn(workbook, position, self.clone())
+        let options = if self.table.is_some() {
+            let tables = workbook.tables_shared();
+            self.with_table(None, tables, workbook.sheets(), Some(position))?
+                .0
+        } else {
+            self.clone()
+        };
+        SheetBatchReader::spawn(workbook, position, options)
     }
 
     /// The schema a sheet's batches would have: reads the header and the

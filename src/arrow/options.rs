@@ -6,7 +6,9 @@ use arrow_schema::{DataType, TimeUnit};
 
 use super::prelude::SheetColumns;
 use super::widen::WidenedSheet;
+use super::window::{GivenHeader, ResolvedTable};
 use crate::columns::ColumnSpec;
+use crate::range::SheetRange;
 
 /// The default number of rows per record batch.
 pub const DEFAULT_BATCH_SIZE: usize = 65_536;
@@ -298,6 +300,19 @@ pub struct ArrowOptions {
     pub(crate) drop_empty_rows: bool,
     pub(crate) drop_empty_cols: bool,
     pub(crate) stop_at_empty_row: bool,
+    // Tables and ranges (see `window.rs`).
+    /// [`ArrowOptions::range`].
+    pub(crate) range: Option<SheetRange>,
+    /// [`ArrowOptions::table`].
+    pub(crate) table: Option<String>,
+    /// [`ArrowOptions::include_totals_row`].
+    pub(crate) include_totals_row: bool,
+    /// The table as each workbook read defines it.
+    pub(crate) tables: Arc<Vec<ResolvedTable>>,
+    /// A table's column names, in place of a header row read.
+    pub(crate) given_header: Option<GivenHeader>,
+    /// The first and last column of the range or table being read.
+    pub(crate) window_columns: Option<(u32, u32)>,
 }
 
 impl Default for ArrowOptions {
@@ -328,6 +343,12 @@ impl Default for ArrowOptions {
             drop_empty_rows: false,
             drop_empty_cols: false,
             stop_at_empty_row: false,
+            range: None,
+            table: None,
+            include_totals_row: false,
+            tables: Arc::new(Vec::new()),
+            given_header: None,
+            window_columns: None,
         }
     }
 }
@@ -763,5 +784,67 @@ impl ArrowOptions {
             || self.skip_hidden_columns
             || self.stop_at_empty_row
             || self.header.is_shaped()
+    }
+
+    // Tables and ranges.
+
+    /// Reads only this range of the sheet (see [`SheetRange`] for `B3:F100`,
+    /// `A5:`, `B:F`, `Sheet1!B3:F100`): its first row is the header (its
+    /// first row not skipped with [`ArrowOptions::skip_rows`], which counts
+    /// from the sheet's row 1; unless [`ArrowOptions::header`] says another
+    /// row, or none), rows above it
+    /// are skipped, columns outside it are never resolved, and reading
+    /// stops after its last row. A sheet named in the range must be the
+    /// sheet read. Letters and positions in [`ArrowOptions::columns`]
+    /// still count from the sheet's column A.
+    ///
+    /// ```
+    /// use sheetstream::arrow::ArrowOptions;
+    ///
+    /// # fn main() -> Result<(), sheetstream::Error> {
+    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+    /// let options = ArrowOptions::new().range(Some("Data!A1:B3".parse()?));
+    /// let (schema, batches) = options.read_sheet_table(&mut workbook, "Data")?;
+    /// let names: Vec<&String> = schema.fields().iter().map(|f| f.name()).collect();
+    /// assert_eq!(names, ["Item", "Amount"]);
+    /// assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 2);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn range(mut self, range: Option<SheetRange>) -> Self {
+        self.range = range;
+        self
+    }
+
+    /// Reads the Excel table (ListObject) of this name (case-insensitive)
+    /// instead of a sheet's used cells: its columns named by the table's
+    /// definition, its rows from below its header to its last data row
+    /// (the totals row left out unless
+    /// [`ArrowOptions::include_totals_row`]), only its columns resolved and
+    /// reading stopped after its last row. The sheet read must be the
+    /// table's ([`ArrowOptions::read_table`] finds it). An unknown name is
+    /// an [`ErrorKind::TableNotFound`](crate::ErrorKind::TableNotFound)
+    /// error listing the workbook's tables. Overrides
+    /// [`ArrowOptions::range`] and the header options.
+    pub fn table(mut self, name: Option<impl Into<String>>) -> Self {
+        self.table = name.map(Into::into);
+        self
+    }
+
+    /// Reading a table: keep its totals row as the last row (default:
+    /// left out).
+    pub fn include_totals_row(mut self, include: bool) -> Self {
+        self.include_totals_row = include;
+        self
+    }
+
+    /// The table these options read ([`ArrowOptions::table`]), if any.
+    pub fn get_table(&self) -> Option<&str> {
+        self.table.as_deref()
+    }
+
+    /// The range these options read ([`ArrowOptions::range`]), if any.
+    pub fn get_range(&self) -> Option<&SheetRange> {
+        self.range.as_ref()
     }
 }

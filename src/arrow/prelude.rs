@@ -269,6 +269,7 @@ pub(crate) fn read_prelude(
         && !spec.needs_header()
     {
         let wanted = spec.resolve(&[])?;
+        options.check_in_window(&wanted, sheet)?;
         rows.select_columns(Some(wanted.into_iter().collect::<ColumnSet>()));
     }
     let mut held = Sampled::default();
@@ -294,6 +295,11 @@ pub(crate) fn read_prelude(
         samples.add_row(row.cells(), formats);
         1
     };
+    // A table's column names, from its definition.
+    if let Some(given) = &options.given_header {
+        header.clone_from(&given.names);
+        next_index = Some(given.data_row);
+    }
     // The header.
     if options.header != Header::None {
         while let Some(row) = rows.next_row()? {
@@ -327,6 +333,7 @@ pub(crate) fn read_prelude(
         && spec.needs_header()
     {
         let wanted = resolve(spec, &header, sheet)?;
+        options.check_in_window(&wanted, sheet)?;
         rows.select_columns(Some(wanted.into_iter().collect::<ColumnSet>()));
     }
     // The sample.
@@ -472,6 +479,7 @@ pub(crate) fn sheet_columns(
     if let Some(known) = options.widened_columns(source.file.as_deref(), &source.sheet) {
         return Ok(known.clone());
     }
+    let options = &*options.for_sheet(&mut source)?;
     let prelude = match source.shape.as_mut() {
         Some(shape) => super::shape::read_shaped_prelude(
             &mut source.rows,

@@ -38,6 +38,9 @@ pub(crate) struct XlsRows<'a> {
     sheet_name: &'a str,
     part: &'a str,
     columns: Option<ColumnSet>,
+    /// The columns whose values make a row exist when the selection
+    /// leaves them out (a range's or table's columns); all by default.
+    window: (u32, u32),
     formulas: bool,
     state: SheetState,
     /// An error to give at the first row (opening the sheet failed where
@@ -80,6 +83,7 @@ impl<'a> XlsRows<'a> {
             sheet_name,
             part,
             columns: None,
+            window: (0, u32::MAX),
             formulas: false,
             state: SheetState {
                 worksheet_bof,
@@ -124,6 +128,10 @@ impl<'a> XlsRows<'a> {
         self.columns = columns;
     }
 
+    pub(crate) fn set_column_window(&mut self, first: u32, last: u32) {
+        self.window = (first, last);
+    }
+
     pub(crate) fn next_row(&mut self) -> Result<Option<Row<'_>>> {
         if self.state.finished {
             return Ok(None);
@@ -151,6 +159,7 @@ impl<'a> XlsRows<'a> {
             context: self.context,
             codec: self.codec,
             columns: self.columns.as_ref(),
+            window: self.window,
             max_text: self.max_row_bytes,
         };
         match reader.read(records, &mut self.state) {
@@ -173,6 +182,7 @@ struct RowReader<'r, 'c> {
     context: SheetContext<'r>,
     codec: TextCodec,
     columns: Option<&'c ColumnSet>,
+    window: (u32, u32),
     max_text: u64,
 }
 
@@ -318,6 +328,11 @@ impl<'r> RowReader<'r, '_> {
         self.columns.is_none_or(|columns| columns.contains(column))
     }
 
+    /// Whether a value in this column makes its row exist.
+    fn in_window(&self, column: u32) -> bool {
+        (self.window.0..=self.window.1).contains(&column)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn cell_record(
         &self,
@@ -336,7 +351,7 @@ impl<'r> RowReader<'r, '_> {
                 let column = first + i as u32;
                 check_column(column)?;
                 if !self.selected(column) {
-                    *elsewhere = true;
+                    *elsewhere |= self.in_window(column);
                     continue;
                 }
                 let style = u32::from(u16::from_le_bytes([entry[0], entry[1]]));
@@ -351,7 +366,7 @@ impl<'r> RowReader<'r, '_> {
         let style = u32::from(u16_at(data, 4)?);
         let at = CellAt { row, column, style };
         if !self.selected(column) {
-            *elsewhere = true;
+            *elsewhere |= self.in_window(column);
             return Ok(());
         }
         let locate = |err: Error| err.with_column(column + 1);

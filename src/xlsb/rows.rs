@@ -65,6 +65,9 @@ pub(crate) struct XlsbRows<'a> {
     formulas: bool,
     /// The columns resolved and handed out; None for all.
     columns: Option<ColumnSet>,
+    /// The columns whose values make a row exist when the selection
+    /// leaves them out (a range's or table's columns); all by default.
+    window: (u32, u32),
     /// No more rows: the sheet data ended, the part ended, or an error.
     finished: bool,
     max_row_bytes: u64,
@@ -91,6 +94,7 @@ impl<'a> XlsbRows<'a> {
             last_row: None,
             formulas: false,
             columns: None,
+            window: (0, u32::MAX),
             finished: false,
             max_row_bytes: limits.max_row_bytes,
         }
@@ -117,6 +121,10 @@ impl<'a> XlsbRows<'a> {
     /// length), but their values are not decoded or looked up.
     pub(crate) fn select_columns(&mut self, columns: Option<ColumnSet>) {
         self.columns = columns;
+    }
+
+    pub(crate) fn set_column_window(&mut self, first: u32, last: u32) {
+        self.window = (first, last);
     }
 
     pub(crate) fn next_row(&mut self) -> Result<Option<Row<'_>>> {
@@ -202,6 +210,7 @@ impl<'a> XlsbRows<'a> {
                     .with_offset(record.offset));
             }
             let offset = record.offset;
+            let elsewhere_before = values_elsewhere;
             let column = read_cell(
                 &record,
                 index,
@@ -223,6 +232,13 @@ impl<'a> XlsbRows<'a> {
                     None => err,
                 }
             })?;
+            // A value outside the window does not make the row exist.
+            if !elsewhere_before
+                && values_elsewhere
+                && !(self.window.0..=self.window.1).contains(&column)
+            {
+                values_elsewhere = false;
+            }
             previous_column = Some(column);
         }
         Ok(Some((index, values_elsewhere)))

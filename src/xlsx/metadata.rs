@@ -27,7 +27,7 @@ use crate::package::{read_relationships, type_suffix};
 use crate::range::CellRange;
 use crate::workbook::{SheetSelector, Workbook};
 
-fn xml_error(part: &str) -> impl Fn(xml::XmlError) -> Error + '_ {
+pub(super) fn xml_error(part: &str) -> impl Fn(xml::XmlError) -> Error + '_ {
     move |err| err.into_error().with_part(part)
 }
 
@@ -59,7 +59,7 @@ fn push_text(
 }
 
 /// The decoded value of an attribute, if present.
-fn attribute_text(
+pub(super) fn attribute_text(
     input: &[u8],
     attributes: Span,
     wanted: &[u8],
@@ -71,7 +71,7 @@ fn attribute_text(
 
 /// A number attribute, its references decoded; None when missing or not
 /// a number.
-fn number_attribute<T: std::str::FromStr>(
+pub(super) fn number_attribute<T: std::str::FromStr>(
     input: &[u8],
     attributes: Span,
     wanted: &[u8],

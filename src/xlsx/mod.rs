@@ -17,5 +17,6 @@ pub(crate) mod rows;
 pub(crate) mod scan;
 pub(crate) mod shared_strings;
 pub(crate) mod styles;
+pub(crate) mod tables;
 pub(crate) mod workbook_part;
 pub(crate) mod xml;

@@ -36,6 +36,9 @@ pub(crate) struct XlsxRows<'a> {
     formulas: bool,
     /// The columns resolved and handed out; None for all.
     columns: Option<ColumnSet>,
+    /// The columns whose values make a row exist when the selection
+    /// leaves them out (a range's or table's columns); all by default.
+    window: (u32, u32),
     finished: bool,
     max_row_bytes: u64,
 }
@@ -60,6 +63,7 @@ impl<'a> XlsxRows<'a> {
             pending: 0,
             formulas: false,
             columns: None,
+            window: (0, u32::MAX),
             finished: false,
             max_row_bytes: limits.max_row_bytes,
         }
@@ -85,6 +89,10 @@ impl<'a> XlsxRows<'a> {
         self.columns = columns;
     }
 
+    pub(crate) fn set_column_window(&mut self, first: u32, last: u32) {
+        self.window = (first, last);
+    }
+
     pub(crate) fn next_row(&mut self) -> Result<Option<Row<'_>>> {
         if self.finished {
             return Ok(None);
@@ -106,6 +114,7 @@ impl<'a> XlsxRows<'a> {
                     self.context,
                     self.formulas,
                     columns,
+                    self.window,
                 )
                 .map(Some)
                 .map_err(|err| {
@@ -206,6 +215,7 @@ fn build_row<'r>(
     context: SheetContext<'r>,
     formulas: bool,
     columns: Option<&ColumnSet>,
+    column_window: (u32, u32),
 ) -> Result<Row<'r>> {
     let selected = |cell: &&RawCell| columns.is_none_or(|columns| columns.contains(cell.column));
     if raw.ascii_only {
@@ -235,7 +245,8 @@ fn build_row<'r>(
                 return Ok(Row {
                     index: raw.index,
                     cells,
-                    values_elsewhere: cells.is_empty() && values_elsewhere(raw, columns),
+                    values_elsewhere: cells.is_empty()
+                        && values_elsewhere(raw, columns, column_window),
                 });
             }
             Err(Some(err)) => return Err(err),
@@ -269,7 +280,7 @@ fn build_row<'r>(
     let cells = cells.into_bump_slice();
     Ok(Row {
         index: raw.index,
-        values_elsewhere: cells.is_empty() && values_elsewhere(raw, columns),
+        values_elsewhere: cells.is_empty() && values_elsewhere(raw, columns, column_window),
         cells,
     })
 }
@@ -278,12 +289,13 @@ fn build_row<'r>(
 /// `<v>` or an inline string; its value is not resolved, so an empty
 /// `<v></v>` of a number cell, which is no value, counts too).
 #[cold]
-fn values_elsewhere(raw: &RawRow, columns: Option<&ColumnSet>) -> bool {
+fn values_elsewhere(raw: &RawRow, columns: Option<&ColumnSet>, window: (u32, u32)) -> bool {
     let Some(columns) = columns else {
         return false;
     };
     raw.cells.iter().any(|cell| {
         !columns.contains(cell.column)
+            && (window.0..=window.1).contains(&cell.column)
             && cell.value.is_some_and(|range| {
                 range.start < range.end
                     || !matches!(cell.parsed, Parsed::No)

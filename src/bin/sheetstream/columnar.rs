@@ -22,7 +22,7 @@ use sheetstream::{ColumnSpec, OpenOptions, Workbook};
 use crate::input;
 use crate::partial::PartialFile;
 use crate::progress::Progress;
-use crate::rows::{HeaderRowArg, RowArgs, ShapeArgs};
+use crate::rows::{HeaderRowArg, RowArgs, ShapeArgs, WindowArgs};
 use crate::{Failure, worksheet_positions};
 
 /// Open workbooks, each with its file's path as its label.
@@ -56,6 +56,8 @@ pub struct TableArgs {
     rows: RowArgs,
     #[command(flatten)]
     shape: ShapeArgs,
+    #[command(flatten)]
+    window: WindowArgs,
     /// Only these columns, in this order: letters and ranges (A:C,F),
     /// 1-based positions (2-4) or header names ("Amount").
     #[arg(long, value_name = "LIST")]
@@ -196,6 +198,7 @@ impl TableArgs {
         if let Some(spec) = &self.columns {
             options = options.columns(ColumnSpec::parse(spec)?);
         }
+        options = self.window.apply(options)?;
         for item in &self.dtype {
             let Some((name, ty)) = item.rsplit_once('=') else {
                 return Err(Failure::Usage(format!(
@@ -216,7 +219,9 @@ impl TableArgs {
     /// (which finds a name, or a position when no sheet has that name):
     /// call [`TableArgs::check_sheets`] on each workbook first.
     fn choice(&self) -> SheetChoice {
-        if self.all {
+        if let Some(sheet) = self.range_sheet() {
+            SheetChoice::Named(vec![sheet])
+        } else if self.all {
             SheetChoice::All
         } else if !self.sheet.is_empty() {
             SheetChoice::Named(self.sheet.clone())
@@ -237,6 +242,16 @@ impl TableArgs {
     /// digits are the name of another sheet, is refused here.
     fn positions(&self, workbook: &Workbook) -> Result<Vec<usize>, Failure> {
         let worksheets = || worksheet_positions(workbook).into_iter().map(|(p, _)| p);
+        // A table's sheet, or the range's, when no option chose one.
+        if let Some(name) = &self.window.table
+            && !self.chose_sheets()
+        {
+            let tables = workbook.tables_shared()?;
+            return Ok(vec![sheetstream::Table::find(&tables, name)?.sheet]);
+        }
+        if let Some(sheet) = self.range_sheet() {
+            return Ok(vec![crate::find_sheet(workbook, &sheet)?]);
+        }
         if self.all {
             return Ok(worksheets().collect());
         }
@@ -273,6 +288,22 @@ impl TableArgs {
             chosen.extend(worksheets().take(1));
         }
         Ok(chosen)
+    }
+
+    /// Whether an option chose the sheets.
+    fn chose_sheets(&self) -> bool {
+        self.all
+            || !self.sheet.is_empty()
+            || !self.sheet_name.is_empty()
+            || !self.sheet_index.is_empty()
+    }
+
+    /// The sheet `--range` names, when no option chose sheets.
+    fn range_sheet(&self) -> Option<String> {
+        if self.chose_sheets() {
+            return None;
+        }
+        self.window.range().ok().flatten()?.sheet
     }
 
     /// Opens every input (files, globs, `-`), counting their compressed

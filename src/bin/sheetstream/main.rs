@@ -11,6 +11,7 @@ mod partial;
 mod progress;
 mod rows;
 mod stats;
+mod tables;
 
 use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
@@ -154,6 +155,11 @@ enum Command {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
     },
+    /// List the Excel tables (Insert > Table): name, sheet, range, header
+    /// and totals row counts, column names (a JSON array). Read from the
+    /// table parts only, no cell read. With several files, a first column
+    /// names the file. Read one with `--table NAME` (parquet, arrow, schema).
+    Tables(tables::TablesArgs),
     /// Convert a sheet (or every sheet) to CSV or TSV.
     Csv(export::CsvArgs),
     /// Convert a sheet to JSON lines: one object per row, keyed by the header row.
@@ -220,6 +226,7 @@ fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
     let result = match cli.command {
         Command::Sheets { files } => sheets(files),
+        Command::Tables(args) => tables::tables(&args),
         Command::Csv(args) => export::csv(&args),
         Command::Jsonl(args) => export::jsonl(&args),
         Command::Stats(args) => stats::stats(&args),

@@ -260,3 +260,52 @@ impl ShapeArgs {
             .stop_at_empty_row(self.stop_at_empty_row)
     }
 }
+
+// Tables and ranges: which rectangle of a sheet the typed commands read.
+
+/// `--range`, `--table` and `--include-totals-row`: a rectangle of the
+/// sheet, or an Excel table by name, read as a pushdown (rows above
+/// skipped, columns outside never read, reading stopped after the last
+/// row).
+#[derive(Args, Clone, Debug, Default)]
+pub struct WindowArgs {
+    /// Read only this range: B3:F100, A5: (to the end), B:F (whole
+    /// columns), 3:10 (whole rows), C5 (from C5 on), with an optional
+    /// sheet (Sheet1!B3:F100, 'My Sheet'!B3:F100) that picks the sheet
+    /// when no --sheet does. Its first row is the header unless
+    /// --header-row or --no-header says otherwise.
+    #[arg(long, value_name = "RANGE", conflicts_with = "table")]
+    pub range: Option<String>,
+    /// Read the Excel table (Insert > Table) of this name, as `tables`
+    /// lists them (case-insensitive), from whichever sheet holds it: its
+    /// columns named by the table, its totals row left out.
+    #[arg(long, value_name = "NAME")]
+    pub table: Option<String>,
+    /// With --table: keep the table's totals row.
+    #[arg(long, requires = "table")]
+    pub include_totals_row: bool,
+}
+
+impl WindowArgs {
+    /// The range asked for, parsed.
+    pub fn range(&self) -> Result<Option<sheetstream::SheetRange>, Failure> {
+        self.range
+            .as_deref()
+            .map(|text| {
+                text.parse()
+                    .map_err(|err: sheetstream::Error| Failure::Usage(format!("--range: {err}")))
+            })
+            .transpose()
+    }
+
+    /// These options on the arrow layer's options.
+    pub fn apply(
+        &self,
+        options: sheetstream::arrow::ArrowOptions,
+    ) -> Result<sheetstream::arrow::ArrowOptions, Failure> {
+        Ok(options
+            .range(self.range()?)
+            .table(self.table.clone())
+            .include_totals_row(self.include_totals_row))
+    }
+}
