@@ -11,7 +11,6 @@
 //! cargo run --example write_xlsb_sample -- target/xlsb-sample.xlsb
 //! ```
 
-#[allow(dead_code)]
 #[path = "../benches/support/xlsb_writer.rs"]
 mod xlsb_writer;
 
@@ -32,6 +31,9 @@ enum Expected {
     Bool(bool),
     Error(&'static str),
 }
+
+/// Row, column and value of a cell written.
+type WrittenCell = (u32, u32, Expected);
 
 const ERRORS: &[(u8, &str)] = &[
     (0x00, "#NULL!"),
@@ -101,7 +103,7 @@ fn main() {
         -17.5,
         1e-300,
         1e300,
-        3.141_592_653_589_793,
+        std::f64::consts::PI,
         123_456_789.012_345_68,
         -0.000_123,
         2.0_f64.powi(53),
@@ -123,12 +125,12 @@ fn main() {
         (STYLE_DATE, 2_958_465.0),
         (STYLE_DATE_TIME, 40000.5),
         (STYLE_DATE_TIME, 45000.0 + 1.0 / 1440.0),
-        (STYLE_DATE_TIME, 44197.999_988_425_93),
+        (STYLE_DATE_TIME, 44_197.999_988_425_93),
         (STYLE_BUILTIN_DATE, 61.0),
         (STYLE_BUILTIN_DATE, 43831.0),
     ];
     let mut writer = XlsbWriter::new();
-    let mut sheets: Vec<(String, Vec<(u32, u32, Expected)>)> = Vec::new();
+    let mut sheets: Vec<(String, Vec<WrittenCell>)> = Vec::new();
     for (name, state) in [("Values", 0), ("Hidden sheet", 1)] {
         writer.add_sheet(name, state);
         let mut cells = Vec::new();
