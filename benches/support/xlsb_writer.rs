@@ -201,9 +201,14 @@ impl XlsbWriter {
         let mut body = Vec::with_capacity(24);
         body.extend_from_slice(&column.to_le_bytes());
         body.extend_from_slice(&(style & 0x00FF_FFFF).to_le_bytes());
-        let formula_tail = |body: &mut Vec<u8>| {
+        // The formula of a formula cell is its value as a constant
+        // (PtgNum, PtgStr, PtgBool, PtgErr), so that a reader that reads
+        // or recalculates formulas (LibreOffice drops a formula cell whose
+        // formula is empty) gets the cached value again.
+        let formula_tail = |body: &mut Vec<u8>, rgce: &[u8]| {
             body.extend_from_slice(&0u16.to_le_bytes()); // grbitFlags
-            body.extend_from_slice(&0u32.to_le_bytes()); // cce
+            body.extend_from_slice(&(rgce.len() as u32).to_le_bytes()); // cce
+            body.extend_from_slice(rgce);
             body.extend_from_slice(&0u32.to_le_bytes()); // cb
         };
         let kind = match value {
@@ -250,22 +255,31 @@ impl XlsbWriter {
             XlsbCell::Blank => 0x0001,
             XlsbCell::FormulaNumber(number) => {
                 body.extend_from_slice(&number.to_le_bytes());
-                formula_tail(&mut body);
+                let mut rgce = vec![0x1F]; // PtgNum
+                rgce.extend_from_slice(&number.to_le_bytes());
+                formula_tail(&mut body, &rgce);
                 0x0009
             }
             XlsbCell::FormulaText(text) => {
                 wide(&mut body, text);
-                formula_tail(&mut body);
+                // PtgStr: at most 255 UTF-16 units, a count of 2 bytes.
+                let units: Vec<u16> = text.encode_utf16().take(255).collect();
+                let mut rgce = vec![0x17];
+                rgce.extend_from_slice(&(units.len() as u16).to_le_bytes());
+                for unit in units {
+                    rgce.extend_from_slice(&unit.to_le_bytes());
+                }
+                formula_tail(&mut body, &rgce);
                 0x0008
             }
             XlsbCell::FormulaBool(flag) => {
                 body.push(u8::from(flag));
-                formula_tail(&mut body);
+                formula_tail(&mut body, &[0x1D, u8::from(flag)]); // PtgBool
                 0x000A
             }
             XlsbCell::FormulaError(code) => {
                 body.push(code);
-                formula_tail(&mut body);
+                formula_tail(&mut body, &[0x1C, code]); // PtgErr
                 0x000B
             }
         };
@@ -376,20 +390,24 @@ impl XlsbWriter {
             record(&mut out, 0x002C, &body);
         }
         record(&mut out, 0x0268, &[]); // BrtEndFmts
-        let xf = |format: u16| {
+        // xfGrbitAtr (byte 14): in a cell XF, fAtrNum set says its own
+        // number format applies (LibreOffice takes the style's otherwise;
+        // Excel sets it); in a style XF the bit means the reverse.
+        let xf = |format: u16, parent: u16, attributes: u8| {
             let mut body = Vec::new();
-            body.extend_from_slice(&0xFFFFu16.to_le_bytes()); // ixfeParent
+            body.extend_from_slice(&parent.to_le_bytes()); // ixfeParent
             body.extend_from_slice(&format.to_le_bytes());
             body.extend_from_slice(&[0; 12]);
+            body[14] = attributes;
             body
         };
         // The style XFs (their formats must not count as cell formats).
         record(&mut out, 0x0272, &1u32.to_le_bytes()); // BrtBeginCellStyleXFs
-        record(&mut out, 0x002F, &xf(14));
+        record(&mut out, 0x002F, &xf(14, 0xFFFF, 0));
         record(&mut out, 0x0273, &[]);
         record(&mut out, 0x0269, &5u32.to_le_bytes()); // BrtBeginCellXFs
         for format in [0u16, 164, 165, 14, 2] {
-            record(&mut out, 0x002F, &xf(format));
+            record(&mut out, 0x002F, &xf(format, 0, 0x01));
         }
         record(&mut out, 0x026A, &[]); // BrtEndCellXFs
         record(&mut out, 0x0117, &[]); // BrtEndStyleSheet
