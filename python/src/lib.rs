@@ -8,6 +8,7 @@ mod arrow_ffi;
 mod errors;
 mod options;
 mod read;
+mod remote;
 mod report;
 mod sheet;
 mod values;
