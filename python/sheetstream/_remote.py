@@ -167,8 +167,7 @@ def _object(fs: Any, path: str, url: str) -> RemoteObject:
     except Exception as err:
         raise _named(err, url) from err
     if info.get("type") == "directory":
-        err = IsADirectoryError(21, f"{url}: is a folder (a prefix), not a workbook")
-        raise err
+        raise IsADirectoryError(21, f"{url}: is a folder (a prefix), not a workbook")
     size = info.get("size")
     if size is None:
         # No size (an HTTP server without Content-Length): fetched whole.
@@ -213,9 +212,9 @@ def glob_url(url: str, storage_options: Optional[dict[str, Any]] = None) -> list
     if not objects:
         from . import _sheetstream
 
-        err = _sheetstream.FileNotFoundError(2, f"no object matches the pattern {url!r}")
-        err.file = url
-        raise err
+        missing = _sheetstream.FileNotFoundError(2, f"no object matches the pattern {url!r}")
+        missing.file = url
+        raise missing
     return objects
 
 
