@@ -63,7 +63,8 @@ def filesystem(url: str, storage_options: Optional[dict[str, Any]]) -> tuple[Any
     missing."""
     fsspec = _import_fsspec(url)
     try:
-        return fsspec.core.url_to_fs(url, **(storage_options or {}))
+        fs, path = fsspec.core.url_to_fs(url, **(storage_options or {}))
+        return fs, str(path)
     except ImportError as err:
         package = _PROTOCOL_PACKAGES.get(_protocol(url))
         hint = f"pip install fsspec {package}" if package else str(err)

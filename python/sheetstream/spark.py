@@ -150,7 +150,7 @@ import datetime
 import json
 import os
 import warnings
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from .planning import (
     WorkItem,
@@ -203,7 +203,7 @@ def _storage_options(options: Dict[str, str]) -> Optional[Dict[str, Any]]:
     return found or None
 
 
-_COMPARISONS = {
+_COMPARISONS: Dict[str, Callable[[str, str], bool]] = {
     "EqualTo": lambda left, right: left == right,
     "EqualNullSafe": lambda left, right: left == right,
     "GreaterThan": lambda left, right: left > right,
@@ -216,7 +216,7 @@ _COMPARISONS = {
 }
 
 
-def _pushable(found: Any, columns: set) -> bool:
+def _pushable(found: Any, columns: "set[str]") -> bool:
     """Whether a pushed filter reads only the file or sheet column with
     string values this source can evaluate as Spark would."""
     kind = type(found).__name__
@@ -239,7 +239,7 @@ def _column(found: Any) -> Optional[str]:
     return str(found.attribute[0])
 
 
-def _holds(found: Any, values: Dict[Optional[str], Optional[str]]) -> Optional[bool]:
+def _holds(found: Any, values: Mapping[Optional[str], Optional[str]]) -> Optional[bool]:
     """A pushed filter on an item's column values, in Spark's three-valued
     logic (None: null). Strings compare by code point, as Spark compares
     UTF-8 bytes."""
