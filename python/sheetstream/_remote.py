@@ -116,6 +116,9 @@ class RemoteObject:
         self.size = size
 
     def read_range(self, start: int, end: int) -> bytes:
+        whole: Optional[bytes] = getattr(self, "_whole", None)
+        if whole is not None:
+            return whole[start:end]
         try:
             if start == 0 and end >= self.size:
                 data = self._fs.cat_file(self._path)
@@ -123,6 +126,15 @@ class RemoteObject:
                 data = self._fs.cat_file(self._path, start=start, end=end)
         except Exception as err:
             raise _named(err, self.url) from err
+        if len(data) > end - start:
+            if len(data) != self.size:
+                raise OSError(
+                    f"{self.url}: asked for bytes {start}..{end}, the server sent {len(data)}"
+                )
+            # A server that ignores Range requests sent the whole object:
+            # kept, and every later range cut from it.
+            self._whole = bytes(data)
+            return self._whole[start:end]
         return bytes(data)
 
     def __repr__(self) -> str:

@@ -106,7 +106,13 @@ impl RemoteObject {
         let data = Python::attach(|py| -> PyResult<Vec<u8>> {
             let data = self.ranges.call_method1(py, "read_range", (start, end))?;
             let data = data.bind(py).cast::<PyBytes>()?.as_bytes();
-            Ok(data[..data.len().min(wanted)].to_vec())
+            if data.len() > wanted {
+                return Err(pyo3::exceptions::PyOSError::new_err(format!(
+                    "{} bytes came for a range of {wanted}",
+                    data.len()
+                )));
+            }
+            Ok(data.to_vec())
         })
         .map_err(|err| {
             io::Error::other(format!(

@@ -63,7 +63,8 @@ class RangeServer:
     """Serves the files of a folder over HTTP with Range requests (one
     range, `bytes=a-b`), counting the body bytes sent. `/denied/...` is a
     403; `/truncated/NAME` announces NAME's size but sends half of any
-    range past the first half of it."""
+    range past the first half of it; `/norange/NAME` ignores Range (the
+    whole file, status 200)."""
 
     def __init__(self, root: pathlib.Path) -> None:
         self.root = root
@@ -83,6 +84,8 @@ class RangeServer:
                 truncated = path.startswith("/truncated/")
                 if truncated:
                     path = path[len("/truncated") :]
+                if path.startswith("/norange/"):
+                    path = path[len("/norange") :]
                 file = server.root / path.lstrip("/")
                 if not file.is_file():
                     self.send_error(404, "Not Found")
@@ -105,6 +108,8 @@ class RangeServer:
                 data = file.read_bytes()
                 wanted = self.headers.get("Range")
                 server.requests.append(f"{self.path} {wanted}")
+                if self.path.startswith("/norange/"):
+                    wanted = None
                 match = re.fullmatch(r"bytes=(\d+)-(\d*)", wanted or "")
                 if match:
                     start = int(match.group(1))

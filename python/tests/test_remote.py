@@ -194,6 +194,15 @@ def test_a_truncated_object_names_the_url(http: RangeServer) -> None:
     assert url in str(caught.value)
 
 
+def test_a_server_that_ignores_ranges(http: RangeServer, files: pathlib.Path) -> None:
+    # The whole object came for the first range: kept, and every other
+    # range cut from it (no wrong bytes, one download).
+    before = http.sent
+    with sheetstream.open(f"{http.url}/norange/eight.xlsx") as workbook:
+        assert workbook.sheet("S4").to_polars()["c0"].to_list() == expected_sheet(4)
+    assert http.sent - before == (files / "eight.xlsx").stat().st_size
+
+
 def test_a_prefix_is_no_workbook(s3: S3Server) -> None:
     with pytest.raises(IsADirectoryError, match="s3://books/reports"):
         sheetstream.open("s3://books/reports", storage_options=s3.storage_options)
