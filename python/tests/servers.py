@@ -69,6 +69,7 @@ class RangeServer:
     def __init__(self, root: pathlib.Path) -> None:
         self.root = root
         self.sent = 0
+        self.sent_for: dict[str, int] = {}
         self.requests: list[str] = []
         server = self
 
@@ -127,6 +128,7 @@ class RangeServer:
                 self.end_headers()
                 self.wfile.write(body)
                 server.sent += len(body)
+                server.sent_for[self.path] = server.sent_for.get(self.path, 0) + len(body)
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.httpd.server_address[1]

@@ -108,7 +108,7 @@ def test_one_sheet_of_eight_fetches_about_an_eighth_over_s3(s3: S3Server, files:
 
 def test_every_sheet_over_http_by_ranges_in_parallel(http: RangeServer, files: pathlib.Path) -> None:
     size = (files / "eight.xlsx").stat().st_size
-    before = http.sent
+    before = http.sent_for.get("/eight.xlsx", 0)
     frame = sheetstream.read_excel(f"{http.url}/eight.xlsx", sheet=None, sheet_column="sheet", threads=4)
     assert frame.height == 8 * EIGHT_SHEET_ROWS
     for index in range(8):
@@ -116,7 +116,7 @@ def test_every_sheet_over_http_by_ranges_in_parallel(http: RangeServer, files: p
         assert rows == expected_sheet(index)
     # Every part once (a read-ahead never runs into the next part), not
     # the file many times over.
-    assert size * 0.9 < http.sent - before < size * 1.2
+    assert size * 0.9 < http.sent_for["/eight.xlsx"] - before < size * 1.2
     assert all("bytes=" in request for request in http.requests)
 
 
@@ -197,10 +197,9 @@ def test_a_truncated_object_names_the_url(http: RangeServer) -> None:
 def test_a_server_that_ignores_ranges(http: RangeServer, files: pathlib.Path) -> None:
     # The whole object came for the first range: kept, and every other
     # range cut from it (no wrong bytes, one download).
-    before = http.sent
     with sheetstream.open(f"{http.url}/norange/eight.xlsx") as workbook:
         assert workbook.sheet("S4").to_polars()["c0"].to_list() == expected_sheet(4)
-    assert http.sent - before == (files / "eight.xlsx").stat().st_size
+    assert http.sent_for["/norange/eight.xlsx"] == (files / "eight.xlsx").stat().st_size
 
 
 def test_a_prefix_is_no_workbook(s3: S3Server) -> None:
