@@ -32,6 +32,15 @@ Readers, each run in a process of its own with a fresh SparkSession
   workbook read at all. The sheetstream source can come no closer to
   Spark's floor than this.
 
+``--marginal N`` measures what decides a data-lake job instead: each of
+the sheetstream source, ``sheetstream parquet``, and ``mapInPandas`` with
+pandas' calamine and openpyxl engines reads the first N and then 2N files
+of the same set (``--files`` is set to 2N), in the same run, and the table
+gives ``t(2N) - t(N)`` per reader (the cost of N more files, Spark's fixed
+cost cancelled) beside the totals; ``spark-empty-source`` gives Spark's
+fixed cost, and the source reading one workbook the Python worker's peak
+RSS on it. The targets are checked on the marginal costs.
+
 Printed per reader: wall seconds (from the session being up to the job's
 end; session start-up is printed apart), the peak RSS of the largest Spark
 Python worker (the executors' Python side, where the workbooks are read),
@@ -203,7 +212,9 @@ def run_reader(reader: str, directory: str, paths: list) -> dict:
                 import sheetstream.spark
 
                 sheetstream.spark.register(session)
-                df = session.read.format("sheetstream").load(directory)
+                listed = sorted(name for name in os.listdir(directory) if name.endswith(".xlsx"))
+                everything = len(paths) == len(listed)
+                df = session.read.format("sheetstream").load(directory if everything else paths)
             elif reader in ("spark-empty-source", "spark-arrow-source"):
                 df = reference_source(session, reader, prepared)
             else:
@@ -365,9 +376,17 @@ def main() -> None:
         "to all files, marked so and left out of the targets (scaling counts Spark's fixed "
         "cost again for each share, so it overestimates)",
     )
+    parser.add_argument(
+        "--marginal",
+        type=int,
+        default=0,
+        help="N: each reader on N and 2N files, t(2N) - t(N) per reader (sets --files to 2N)",
+    )
     parser.add_argument("--subset", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.marginal:
+        args.files = 2 * args.marginal
     directory = os.path.join(REPO, "target", "spark-bench-data", f"{args.files}x{args.rows}")
     if args.child:
         paths = sorted(os.path.join(directory, name) for name in os.listdir(directory) if name.endswith(".xlsx"))
@@ -379,6 +398,9 @@ def main() -> None:
     paths = generate(directory, args.files, args.rows)
     print(f"{len(paths)} workbooks of {args.rows} x 10 in {directory} "
           f"({sum(os.path.getsize(p) for p in paths) / 1e6:.1f} MB; ready in {time.perf_counter() - begin:.1f} s)")
+    if args.marginal:
+        marginal(args, paths)
+        return
     readers = [
         "sheetstream",
         "sheetstream-no-spark",
@@ -440,6 +462,68 @@ def main() -> None:
             for reader in ("pandas-calamine", "pandas-openpyxl"):
                 if reader in results:
                     print(f"  {reader} is {results[reader]['wall'] / arrow['wall']:.1f}x the ready-made batches")
+
+
+def run_child(args: argparse.Namespace, reader: str, subset: int) -> Optional[dict]:
+    child = subprocess.run(
+        [sys.executable, __file__, "--files", str(args.files), "--rows", str(args.rows),
+         "--child", reader, "--subset", str(subset)],
+        capture_output=True,
+        text=True,
+    )
+    lines = [line for line in child.stdout.splitlines() if line.startswith("{")]
+    if child.returncode != 0 or not lines:
+        print(f"{reader}: failed (exit {child.returncode})\n{child.stderr[-3000:]}")
+        return None
+    return json.loads(lines[-1])
+
+
+def marginal(args: argparse.Namespace, paths: list) -> None:
+    """Each reader on N and 2N files; t(2N) - t(N) per reader."""
+    n = args.marginal
+    size = sum(os.path.getsize(path) for path in paths[:n]) / 1e6
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+          f"N = {n} files ({size:.0f} MB), 2N = {2 * n}")
+    readers = ["sheetstream", "sheetstream-parquet", "pandas-calamine", "pandas-openpyxl"]
+    rows = {}
+    for reader in readers:
+        if reader in args.skip:
+            continue
+        first = run_child(args, reader, n)
+        second = run_child(args, reader, 2 * n)
+        if first is None or second is None:
+            continue
+        rows[reader] = (first, second)
+        print(f"  {reader}: {first['wall']:.2f} s for N, {second['wall']:.2f} s for 2N", flush=True)
+    empty = run_child(args, "spark-empty-source", 1)
+    one = run_child(args, "sheetstream", 1)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print()
+    base = rows.get("sheetstream")
+    base_cost = base[1]["wall"] - base[0]["wall"] if base else None
+    print(f"{'reader':<22}{'t(N) s':>9}{'t(2N) s':>9}{'t(2N)-t(N) s':>14}{'per file s':>12}"
+          f"{'vs source':>11}{'worker MiB':>12}")
+    for reader, (first, second) in rows.items():
+        cost = second["wall"] - first["wall"]
+        ratio = f"{cost / base_cost:.1f}x" if base_cost and base_cost > 0 else "-"
+        print(f"{reader:<22}{first['wall']:>9.2f}{second['wall']:>9.2f}{cost:>14.2f}{cost / n:>12.3f}"
+              f"{ratio:>11}{second['python_peak_mib']:>12.0f}")
+    if empty:
+        print(f"Spark's fixed cost (a Python source yielding nothing): {empty['wall']:.2f} s")
+    if one:
+        print(f"the source reading one workbook ({os.path.getsize(paths[0]) / 1e6:.1f} MB): "
+              f"{one['wall']:.2f} s, Python worker peak RSS {one['python_peak_mib']:.0f} MiB")
+    if base_cost and base_cost > 0:
+        parquet = rows.get("sheetstream-parquet")
+        if parquet:
+            overhead = base_cost / (parquet[1]["wall"] - parquet[0]["wall"])
+            print(f"target: source marginal <= 1.5x `sheetstream parquet`'s: {overhead:.2f}x "
+                  f"({'met' if overhead <= 1.5 else 'not met'})")
+        for reader, target in (("pandas-calamine", 10), ("pandas-openpyxl", 40)):
+            if reader in rows:
+                speedup = (rows[reader][1]["wall"] - rows[reader][0]["wall"]) / base_cost
+                print(f"target: source marginal >= {target}x faster than {reader}'s: {speedup:.1f}x "
+                      f"({'met' if speedup >= target else 'not met'})")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import os as _os
 from concurrent.futures import ThreadPoolExecutor as _ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, Union
 
-from . import _sheetstream
+from . import _remote, _sheetstream
 from ._sheetstream import (
     BatchIterator,
     BatchReport,
@@ -58,34 +58,39 @@ if TYPE_CHECKING:
 else:
 
     def read_excel(source: Any, sheet: Any = 0, **options: Any) -> Any:
-        return _sheetstream.read_excel(_expand_sources(source), sheet, **options)
+        expanded = _expand_sources(source, options.get("storage_options"))
+        return _sheetstream.read_excel(expanded, sheet, **options)
 
     read_excel.__doc__ = _sheetstream.read_excel.__doc__
 
 from ._scan import scan_excel
 
 
-def _expand_sources(source: Any) -> Any:
+def _expand_sources(source: Any, storage_options: Optional[dict[str, Any]] = None) -> Any:
     """``read_excel``'s sources with glob patterns expanded, as polars'
     readers expand them: a ``str`` or path (or each of a list or tuple)
     holding ``*``, ``?`` or ``[`` that is not itself a file becomes the
     files it matches, sorted (``**`` matches any depth of folders); a
-    pattern that matches nothing is a ``FileNotFoundError``. Bytes and file
-    objects pass as they are."""
+    pattern that matches nothing is a ``FileNotFoundError``. A URL
+    (``s3://``, ``https://``, any fsspec protocol) is opened through fsspec
+    with ``storage_options``, a pattern over a bucket prefix through
+    fsspec's ``glob``. Bytes and file objects pass as they are."""
     if isinstance(source, (list, tuple)):
         expanded: list[Any] = []
         for item in source:
-            matched = _expand_one(item)
+            matched = _expand_one(item, storage_options)
             if isinstance(matched, list):
                 expanded.extend(matched)
             else:
                 expanded.append(matched)
         return expanded
-    matched = _expand_one(source)
+    matched = _expand_one(source, storage_options)
     return matched
 
 
-def _expand_one(source: Any) -> Any:
+def _expand_one(source: Any, storage_options: Optional[dict[str, Any]]) -> Any:
+    if _remote.is_url(source):
+        return _remote.resolve(source, storage_options)
     if not isinstance(source, (str, _os.PathLike)):
         return source
     text = _os.fspath(source)
@@ -110,6 +115,7 @@ def read_excel_sheets(
     *,
     to: Literal["polars", "pyarrow", "pandas"] = "polars",
     threads: int = 0,
+    storage_options: Optional[dict[str, Any]] = None,
     **options: Any,
 ) -> dict[str, Any]:
     """Sheets of one workbook, each into a frame of its own: a dict by sheet
@@ -131,7 +137,7 @@ def read_excel_sheets(
         raise TypeError(f"threads must be an int (0 or more), not {type(threads).__name__}")
     if threads < 0:
         raise ValueError(f"threads must be 0 or more; 0 is one per core, not {threads}")
-    with open(source) as workbook:
+    with open(source, storage_options=storage_options) as workbook:
         if sheet is None:
             chosen: list[Union[int, str]] = [
                 info.position for info in workbook.sheets if info.kind == "worksheet"

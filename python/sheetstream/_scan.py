@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
-from . import _sheetstream
+from . import _remote, _sheetstream
 
 if TYPE_CHECKING:
     import polars
@@ -108,6 +108,8 @@ def _labels(sources: Sequence[Any]) -> list[str]:
     for source in sources:
         if isinstance(source, (bytes, bytearray, memoryview)):
             label = f"<{len(source)} bytes>"
+        elif hasattr(source, "read_range"):
+            label = source.url
         else:
             label = os.fspath(source)
             if isinstance(label, bytes):
@@ -122,6 +124,11 @@ def _in_memory(source: Any) -> Any:
     collected many times); other sources as they are."""
     if isinstance(source, (str, os.PathLike, bytes, bytearray, memoryview)):
         return source
+    if hasattr(source, "read_range"):
+        return source  # a URL, read by ranges at each collect
+    ranges = _remote.file_ranges(source) if hasattr(source, "fs") else None
+    if ranges is not None:
+        return ranges  # an fsspec file object: by ranges through its filesystem
     read = getattr(source, "read", None)
     if read is None:
         raise TypeError(
@@ -501,6 +508,7 @@ def scan_excel(
     sheet_column: Optional[str] = None,
     threads: int = 0,
     on_report: Optional[Callable[["BatchReport"], None]] = None,
+    storage_options: Optional[dict[str, Any]] = None,
     **options: "Unpack[_SheetOptions]",
 ) -> "polars.LazyFrame":
     """Sheets of one or many workbooks as a polars ``LazyFrame``, read only
@@ -542,7 +550,7 @@ def scan_excel(
             )
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise ValueError(f"threads must be 0 or more (0: one per core), not {threads!r}")
-    expanded = _expand_sources(source)
+    expanded = _expand_sources(source, storage_options)
     sources = expanded if isinstance(expanded, list) else [expanded]
     sources = [_in_memory(item) for item in sources]
     if not sources:

@@ -402,6 +402,10 @@ class Workbook:
     def sheet_names(self) -> list[str]: ...
     @property
     def defined_names(self) -> list[DefinedName]: ...
+    @property
+    def bytes_fetched(self) -> Optional[int]:
+        """Bytes fetched so far from a URL or a seekable file object (None
+        for a path or bytes)."""
     def sheet(self, sheet: _SheetRef = 0, **options: Unpack[_SheetOptions]) -> Sheet: ...
     def tables(self) -> list[Table]:
         """The Excel tables, read from their own parts (no cell read)."""
@@ -414,8 +418,10 @@ class Workbook:
     def __enter__(self) -> "Workbook": ...
     def __exit__(self, exc_type: object, exc_value: object, traceback: object) -> None: ...
 
-def open(source: _Source) -> Workbook:
-    """Opens a workbook: a path, bytes, or a binary file object (read into memory)."""
+def open(source: _Source, *, storage_options: Optional[dict[str, Any]] = None) -> Workbook:
+    """Opens a workbook: a path, a URL (s3://, gs://, az://, https://, any
+    fsspec protocol; with storage_options), bytes, or a binary file object
+    (read by ranges when seekable, else into memory)."""
 
 # A glob pattern is a str or a path too (read_excel).
 _Sources = Union[_Source, Sequence[_Source]]
@@ -431,6 +437,7 @@ def read_excel(
     sheet_column: Optional[str] = None,
     threads: int = 0,
     skip_unreadable: bool = False,
+    storage_options: Optional[dict[str, Any]] = None,
     **options: Unpack[_SheetOptions],
 ) -> "polars.DataFrame": ...
 @overload
@@ -444,6 +451,7 @@ def read_excel(
     sheet_column: Optional[str] = None,
     threads: int = 0,
     skip_unreadable: bool = False,
+    storage_options: Optional[dict[str, Any]] = None,
     **options: Unpack[_SheetOptions],
 ) -> "pyarrow.Table": ...
 @overload
@@ -457,5 +465,6 @@ def read_excel(
     sheet_column: Optional[str] = None,
     threads: int = 0,
     skip_unreadable: bool = False,
+    storage_options: Optional[dict[str, Any]] = None,
     **options: Unpack[_SheetOptions],
 ) -> "pandas.DataFrame": ...

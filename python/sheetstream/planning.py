@@ -22,9 +22,10 @@ import glob
 import heapq
 import os
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 import sheetstream
+from sheetstream import _remote
 
 __all__ = [
     "SheetSelection",
@@ -64,6 +65,7 @@ def list_files(
     *,
     recursive: bool = False,
     extensions: Sequence[str] = (".xlsx", ".xlsm", ".xlsb", ".xls"),
+    storage_options: Optional[Dict[str, Any]] = None,
 ) -> List[str]:
     """The workbook files named by ``paths``: files, directories (their
     workbooks, subdirectories too when ``recursive``) and glob patterns
@@ -75,12 +77,20 @@ def list_files(
     markers, Excel's lock files) are left out, as Spark leaves them out of
     its listings. The result is sorted, without duplicates. A path that
     names nothing is an error (``FileNotFoundError`` naming it).
+
+    A URL (``s3://bucket/prefix/``, ``gs://...``, ``https://...``, any
+    fsspec protocol) is listed through fsspec with ``storage_options``: an
+    object, a prefix (as a directory) or a pattern over a prefix; the
+    result holds full URLs.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     found: set[str] = set()
     for entry in paths:
         path = os.fspath(entry)
+        if _remote.is_url(path) and not path.startswith("file://"):
+            found.update(_list_url(path, recursive, extensions, storage_options))
+            continue
         if path.startswith("file://"):
             path = path[len("file://") :]
         if os.path.isfile(path):
@@ -107,6 +117,42 @@ def list_files(
             raise FileNotFoundError(f"{path}: the pattern matches no workbook")
         found.update(matched)
     return sorted(found)
+
+
+def _list_url(
+    url: str, recursive: bool, extensions: Sequence[str], storage_options: Optional[Dict[str, Any]]
+) -> List[str]:
+    """:func:`list_files` for one URL, through fsspec."""
+    fs, path = _remote.filesystem(url, storage_options)
+    try:
+        if _remote.has_magic(url):
+            infos = fs.glob(path, detail=True)
+        elif fs.isfile(path):
+            return [url]
+        elif fs.isdir(path):
+            infos = fs.find(path, maxdepth=None if recursive else 1, detail=True)
+        else:
+            raise FileNotFoundError(f"{url}: no such object or prefix")
+    except FileNotFoundError:
+        raise
+    except Exception as error:
+        raise OSError(f"{url}: {error}") from error
+    matched = [
+        _remote._protocol_url(fs, name)
+        for name, info in infos.items()
+        if info.get("type") != "directory"
+        and _is_workbook_name(name.rsplit("/", 1)[-1], extensions)
+    ]
+    if not matched and _remote.has_magic(url):
+        raise FileNotFoundError(f"{url}: the pattern matches no workbook")
+    return matched
+
+
+def _size(path: str, storage_options: Optional[Dict[str, Any]]) -> int:
+    if _remote.is_url(path) and not path.startswith("file://"):
+        fs, inner = _remote.filesystem(path, storage_options)
+        return int(fs.size(inner) or 0)
+    return os.path.getsize(path)
 
 
 def _walk(directory: str, recursive: bool) -> List[str]:
@@ -145,6 +191,8 @@ def plan(
     recursive: bool = False,
     on_error: str = "raise",
     table: Optional[str] = None,
+    storage_options: Optional[Dict[str, Any]] = None,
+    keep_file: Optional[Callable[[str], bool]] = None,
 ) -> Iterator[WorkItem]:
     """Yields a :class:`WorkItem` for each selected sheet of each workbook
     :func:`list_files` finds, in file order, then sheet order.
@@ -160,13 +208,18 @@ def plan(
     ``table``: an Excel table's name; with ``sheet`` 0 (the default), each
     workbook's item is the sheet holding that table (a workbook without it
     is an error, as above).
+    URLs are listed and opened through fsspec with ``storage_options``.
+    A file that ``keep_file`` (given its path) rejects is left out before
+    it is opened.
     """
     if on_error not in ("raise", "keep", "skip"):
         raise ValueError(f"on_error must be 'raise', 'keep' or 'skip', not {on_error!r}")
-    for path in list_files(paths, recursive=recursive):
-        size = os.path.getsize(path)
+    for path in list_files(paths, recursive=recursive, storage_options=storage_options):
+        if keep_file is not None and not keep_file(path):
+            continue
+        size = _size(path, storage_options)
         try:
-            with sheetstream.open(path) as workbook:
+            with sheetstream.open(path, storage_options=storage_options) as workbook:
                 infos = workbook.sheets
                 if table is not None and sheet == 0:
                     chosen = [infos[workbook.table(table).sheet_position]]

@@ -180,7 +180,7 @@ import datetime
 import json
 import os
 import warnings
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from .planning import (
     WorkItem,
@@ -206,6 +206,90 @@ __all__ = ["SheetstreamDataSource", "register"]
 
 _MODES = ("FAILFAST", "PERMISSIVE", "DROPMALFORMED")
 
+_STORAGE_PREFIX = "storageoptions."
+_PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
+
+
+def _storage_options(options: Dict[str, str]) -> Optional[Dict[str, Any]]:
+    """fsspec's ``storage_options`` from the Spark options: ``storageOptions``
+    as one JSON object, and each ``storageOptions.KEY`` option as one key
+    (Spark lower-cases option names, so KEY is lower case; a value that is
+    JSON, an object, a list, a number, ``true``/``false``, is decoded)."""
+    found: Dict[str, Any] = {}
+    for key, value in options.items():
+        lowered = str(key).lower()
+        if lowered == "storageoptions":
+            decoded = json.loads(value)
+            if not isinstance(decoded, dict):
+                raise ValueError("sheetstream: option storageOptions must be a JSON object")
+            found.update(decoded)
+    for key, value in options.items():
+        lowered = str(key).lower()
+        if lowered.startswith(_STORAGE_PREFIX):
+            try:
+                found[lowered[len(_STORAGE_PREFIX) :]] = json.loads(value)
+            except ValueError:
+                found[lowered[len(_STORAGE_PREFIX) :]] = value
+    return found or None
+
+
+_COMPARISONS: Dict[str, Callable[[str, str], bool]] = {
+    "EqualTo": lambda left, right: left == right,
+    "EqualNullSafe": lambda left, right: left == right,
+    "GreaterThan": lambda left, right: left > right,
+    "GreaterThanOrEqual": lambda left, right: left >= right,
+    "LessThan": lambda left, right: left < right,
+    "LessThanOrEqual": lambda left, right: left <= right,
+    "StringStartsWith": lambda left, right: left.startswith(right),
+    "StringEndsWith": lambda left, right: left.endswith(right),
+    "StringContains": lambda left, right: right in left,
+}
+
+
+def _pushable(found: Any, columns: "set[str]") -> bool:
+    """Whether a pushed filter reads only the file or sheet column with
+    string values this source can evaluate as Spark would."""
+    kind = type(found).__name__
+    if kind == "Not":
+        return _pushable(found.child, columns)
+    attribute = getattr(found, "attribute", None)
+    if not isinstance(attribute, tuple) or len(attribute) != 1 or attribute[0] not in columns:
+        return False
+    if kind in ("IsNull", "IsNotNull"):
+        return True
+    if kind == "In":
+        return all(isinstance(value, str) for value in found.value)
+    return kind in _COMPARISONS and isinstance(found.value, str)
+
+
+def _column(found: Any) -> Optional[str]:
+    """The column a pushed filter reads."""
+    while type(found).__name__ == "Not":
+        found = found.child
+    return str(found.attribute[0])
+
+
+def _holds(found: Any, values: Mapping[Optional[str], Optional[str]]) -> Optional[bool]:
+    """A pushed filter on an item's column values, in Spark's three-valued
+    logic (None: null). Strings compare by code point, as Spark compares
+    UTF-8 bytes."""
+    kind = type(found).__name__
+    if kind == "Not":
+        inner = _holds(found.child, values)
+        return None if inner is None else not inner
+    value = values.get(found.attribute[0])
+    if kind == "IsNull":
+        return value is None
+    if kind == "IsNotNull":
+        return value is not None
+    if kind == "EqualNullSafe" and value is None:
+        return False
+    if value is None:
+        return None
+    if kind == "In":
+        return value in found.value
+    return bool(_COMPARISONS[kind](value, found.value))
+
 
 def register(spark: "SparkSession") -> None:
     """Registers the ``sheetstream`` format with ``spark``, so that
@@ -216,14 +300,22 @@ def register(spark: "SparkSession") -> None:
         parallelism = int(spark.sparkContext.defaultParallelism)
     except Exception:  # Spark Connect has no SparkContext
         parallelism = None
+    try:
+        pushdown = str(spark.conf.get(_PUSHDOWN_CONF, "false")).lower() == "true"
+    except Exception:
+        pushdown = False
     source: type = SheetstreamDataSource
-    if parallelism:
-        # A class made here is pickled by value with its attribute; the
-        # module's own class would be pickled by reference, without it.
+    if parallelism or pushdown:
+        # A class made here is pickled by value with its attributes; the
+        # module's own class would be pickled by reference, without them.
         source = type(
             "SheetstreamDataSource",
             (SheetstreamDataSource,),
-            {"default_parallelism": parallelism, "__module__": __name__},
+            {
+                "default_parallelism": parallelism,
+                "filter_pushdown": pushdown,
+                "__module__": __name__,
+            },
         )
     spark.dataSource.register(source)
 
@@ -341,6 +433,10 @@ class Settings:
         self.min_partitions = max(
             1, self._count("minpartitions", default_parallelism or (os.cpu_count() or 1))
         )
+        self.storage_options = _storage_options(options)
+        #: Filters on the file and sheet columns that Spark pushed down
+        #: (``pushFilters``): work items they reject are never opened.
+        self.item_filters: List[Any] = []
 
     def _flag(self, key: str, default: bool) -> bool:
         value = self.options.get(key)
@@ -367,9 +463,32 @@ class Settings:
     def items(self) -> List[WorkItem]:
         """The planned work items (driver side)."""
         on_error = "raise" if self.mode == "FAILFAST" else "keep"
-        return list(
-            plan(self.paths, self.sheet, recursive=self.recursive, on_error=on_error, table=self.table)
+        items = plan(
+            self.paths,
+            self.sheet,
+            recursive=self.recursive,
+            on_error=on_error,
+            storage_options=self.storage_options,
+            keep_file=self.keeps_file,
+            table=self.table,
         )
+        return [item for item in items if self.keeps(item)]
+
+    def keeps_file(self, path: str) -> bool:
+        """Whether the pushed filters on the file column alone hold for a
+        file (checked before it is opened to list its sheets)."""
+        values = {self.file_column: path}
+        return all(
+            _holds(found, values) is True
+            for found in self.item_filters
+            if _column(found) == self.file_column
+        )
+
+    def keeps(self, item: WorkItem) -> bool:
+        """Whether every pushed filter holds for the item's file and sheet
+        columns (Spark's null logic: a comparison with null is not true)."""
+        values = {self.file_column: item.path, self.sheet_column: item.sheet}
+        return all(_holds(found, values) is True for found in self.item_filters)
 
     def window(self) -> Dict[str, Any]:
         """The table or range options, as the Python package names them."""
@@ -394,6 +513,10 @@ class SheetstreamDataSource(DataSource):
 
     #: The default of ``minPartitions`` (set by :func:`register`).
     default_parallelism: Optional[int] = None
+    #: Whether the session had ``spark.sql.python.filterPushdown.enabled``
+    #: on at :func:`register` (Spark refuses a reader with ``pushFilters``
+    #: when it is off).
+    filter_pushdown: bool = False
 
     @classmethod
     def name(cls) -> str:
@@ -422,7 +545,9 @@ class SheetstreamDataSource(DataSource):
         )
 
     def reader(self, schema: "StructType") -> "DataSourceReader":
-        return SheetstreamReader(self._settings(), schema)
+        settings = self._settings()
+        pushdown = settings._flag("pushfilters", self.filter_pushdown)
+        return (FilteringReader if pushdown else SheetstreamReader)(settings, schema)
 
 
 class SheetPartition(InputPartition):
@@ -464,6 +589,23 @@ class SheetstreamReader(DataSourceReader):
             yield from conformer.read_item(item)
 
 
+class FilteringReader(SheetstreamReader):
+    """:class:`SheetstreamReader` with filter pushdown (Spark 4.1's
+    ``pushFilters``, when ``spark.sql.python.filterPushdown.enabled``)."""
+
+    def pushFilters(self, filters: List[Any]) -> Iterator[Any]:
+        """Takes the filters on the file and sheet columns (comparisons,
+        ``IN``, string prefix/suffix/contains, null checks, ``NOT`` of
+        these): work items they reject are left out before any workbook
+        is opened. Every other filter goes back to Spark."""
+        columns = {name for name in (self.settings.file_column, self.settings.sheet_column) if name}
+        for found in filters:
+            if columns and _pushable(found, columns):
+                self.settings.item_filters.append(found)
+            else:
+                yield found
+
+
 # ---------------------------------------------------------------------------
 # Reading one work item through the Arrow layer (this is also what Dask and
 # Ray users call: sheetstream.planning.read_item wraps it).
@@ -497,7 +639,8 @@ def _parse_header_row(text: str) -> Any:
 def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optional[str],
                sample_rows: Optional[int], batch_size: int, strict: bool,
                error_values: str = "null", shape: Optional[Dict[str, Any]] = None,
-               window: Optional[Dict[str, Any]] = None) -> Any:
+               window: Optional[Dict[str, Any]] = None,
+               storage_options: Optional[Dict[str, Any]] = None) -> Any:
     """The Arrow layer's reader of the item's sheet (``workbook.sheet``),
     with the options spelled as the Python package spells them
     (``sample_rows`` None: every row). Returns (workbook, sheet reader);
@@ -510,7 +653,7 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
     (``table``, ``include_totals_row``, ``range``)."""
     import sheetstream
 
-    workbook = sheetstream.open(item.path)
+    workbook = sheetstream.open(item.path, storage_options=storage_options)
     try:
         selector: Any = item.sheet if item.sheet is not None else item.position
         options: Dict[str, Any] = {
@@ -560,6 +703,7 @@ def infer_fields(settings: Settings, items: Sequence[WorkItem]) -> List[Tuple[st
                 strict=False,
                 shape=settings.shape,
                 window=settings.window(),
+                storage_options=settings.storage_options,
             )
             try:
                 schema = pa.schema(sheet.schema)
@@ -737,6 +881,7 @@ class BatchConformer:
                 error_values=settings.on_error_value,
                 shape=settings.shape,
                 window=settings.window(),
+                storage_options=settings.storage_options,
             )
         except sheetstream.Error as error:
             message = _name_path(error, item.path)

@@ -9,6 +9,7 @@ mod errors;
 mod metadata;
 mod options;
 mod read;
+mod remote;
 mod report;
 mod sheet;
 mod values;

@@ -144,6 +144,7 @@ fn warn_skipped(py: Python<'_>, skipped: Vec<PySkippedSheet>) -> PyResult<()> {
     sheet_column = None,
     threads = 0,
     skip_unreadable = false,
+    storage_options = None,
     **options
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -157,6 +158,7 @@ pub(crate) fn read_excel<'py>(
     sheet_column: Option<String>,
     threads: i64,
     skip_unreadable: bool,
+    storage_options: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let threads = usize::try_from(threads).map_err(|_| {
@@ -182,10 +184,10 @@ pub(crate) fn read_excel<'py>(
     let sources: Vec<Source> = if many_sources {
         source
             .try_iter()?
-            .map(|item| Source::extract(&item?))
+            .map(|item| Source::extract_with(&item?, storage_options))
             .collect::<PyResult<_>>()?
     } else {
-        vec![Source::extract(source)?]
+        vec![Source::extract_with(source, storage_options)?]
     };
     let threads = if threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMemoryView, PyString};
 use sheetstream::{SharedFile, SheetKind, SheetState};
 
+use crate::remote::{RangeReader, RemoteObject, WHOLE_BELOW};
 use crate::sheet::{PySheet, SheetRef};
 
 /// Where a workbook's bytes come from.
@@ -20,12 +21,36 @@ pub(crate) enum Source {
     /// Bytes held in memory (a `bytes` object, or what a file object's
     /// `read()` returned), shared by every reader of the workbook.
     Bytes(Arc<[u8]>),
+    /// An object read by byte ranges through Python: a URL through fsspec,
+    /// or a seekable binary file object (`sheetstream/_remote.py`).
+    Remote(Arc<RemoteObject>),
 }
 
 impl Source {
     /// What `open(source)` was given: a path (`str` or `os.PathLike`),
     /// `bytes`/`bytearray`/`memoryview`, or a binary file object.
     pub(crate) fn extract(source: &Bound<'_, PyAny>) -> PyResult<Source> {
+        Source::extract_with(source, None)
+    }
+
+    /// As [`Source::extract`], with a URL (`s3://`, `https://`, any
+    /// protocol fsspec knows) opened through fsspec with
+    /// `storage_options`.
+    pub(crate) fn extract_with(
+        source: &Bound<'_, PyAny>,
+        storage_options: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Source> {
+        if let Ok(text) = source.cast::<PyString>()
+            && text.to_cow()?.contains("://")
+        {
+            let remote = source
+                .py()
+                .import("sheetstream._remote")?
+                .call_method1("open_url", (source, storage_options))?;
+            if !remote.is_none() {
+                return Source::remote(&remote);
+            }
+        }
         if let Ok(bytes) = source.cast::<PyBytes>() {
             return Ok(Source::Bytes(Arc::from(bytes.as_bytes())));
         }
@@ -44,7 +69,19 @@ impl Source {
                 .call_method1("expanduser", (source,))?;
             return Ok(Source::Path(expanded.extract::<PathBuf>()?));
         }
+        if source.hasattr("read_range")? {
+            // A URL opened by `sheetstream._remote.open_url`.
+            return Source::remote(source);
+        }
         if source.hasattr("read")? {
+            // A seekable file object is read by ranges, another one whole.
+            let ranges = source
+                .py()
+                .import("sheetstream._remote")?
+                .call_method1("file_ranges", (source,))?;
+            if !ranges.is_none() {
+                return Source::remote(&ranges);
+            }
             let data = source.call_method0("read")?;
             if data.is_instance_of::<PyString>() {
                 return Err(PyTypeError::new_err(
@@ -53,7 +90,7 @@ impl Source {
             }
             return match Source::extract(&data)? {
                 Source::Bytes(bytes) => Ok(Source::Bytes(bytes)),
-                Source::Path(_) => Err(PyTypeError::new_err(
+                Source::Path(_) | Source::Remote(_) => Err(PyTypeError::new_err(
                     "the file object's read() did not return bytes",
                 )),
             };
@@ -64,9 +101,33 @@ impl Source {
         )))
     }
 
+    /// A range object from `sheetstream._remote` (`url`, `size`,
+    /// `read_range`).
+    fn remote(ranges: &Bound<'_, PyAny>) -> PyResult<Source> {
+        let label: String = ranges.getattr("url")?.extract()?;
+        let len: u64 = ranges.getattr("size")?.extract()?;
+        Ok(Source::Remote(Arc::new(RemoteObject::new(
+            label,
+            len,
+            ranges.clone().unbind(),
+        ))))
+    }
+
     /// Opens the workbook (without the GIL held by the caller).
     fn open(&self) -> Result<Opened, sheetstream::Error> {
         Ok(match self {
+            Source::Remote(object) if object.len() < WHOLE_BELOW => {
+                let bytes: Arc<[u8]> = object.fetch_all()?.into();
+                Source::Bytes(bytes).open()?
+            }
+            Source::Remote(object) => {
+                let mut workbook =
+                    sheetstream::Workbook::from_reader(RangeReader::new(object.clone()))?;
+                Opened {
+                    defined_names: workbook.defined_names(),
+                    workbook: OpenedWorkbook::Remote(Arc::new(workbook)),
+                }
+            }
             Source::Path(path) => {
                 let mut workbook = sheetstream::Workbook::open(path)?;
                 Opened {
@@ -90,6 +151,10 @@ impl Source {
         let reader = match self {
             Source::Path(path) => AnyReader::File(SharedFile::open(path)?),
             Source::Bytes(bytes) => AnyReader::Bytes(Cursor::new(bytes.clone())),
+            Source::Remote(object) if object.len() < WHOLE_BELOW => {
+                AnyReader::Bytes(Cursor::new(object.fetch_all()?.into()))
+            }
+            Source::Remote(object) => AnyReader::Remote(RangeReader::new(object.clone())),
         };
         sheetstream::Workbook::from_reader(reader)
     }
@@ -99,6 +164,16 @@ impl Source {
         match self {
             Source::Path(path) => Some(path.display().to_string()),
             Source::Bytes(_) => None,
+            Source::Remote(object) => Some(object.label().to_owned()),
+        }
+    }
+
+    /// The bytes fetched so far from a remote object (None for a file or
+    /// bytes).
+    pub(crate) fn bytes_fetched(&self) -> Option<u64> {
+        match self {
+            Source::Remote(object) => Some(object.bytes_fetched()),
+            Source::Path(_) | Source::Bytes(_) => None,
         }
     }
 
@@ -107,6 +182,7 @@ impl Source {
         match self {
             Source::Path(path) => path.display().to_string(),
             Source::Bytes(bytes) => format!("<{} bytes>", bytes.len()),
+            Source::Remote(object) => object.label().to_owned(),
         }
     }
 }
@@ -116,6 +192,7 @@ impl Source {
 pub(crate) enum AnyReader {
     File(SharedFile),
     Bytes(Cursor<Arc<[u8]>>),
+    Remote(RangeReader),
 }
 
 impl Read for AnyReader {
@@ -123,6 +200,7 @@ impl Read for AnyReader {
         match self {
             AnyReader::File(file) => file.read(buf),
             AnyReader::Bytes(bytes) => bytes.read(buf),
+            AnyReader::Remote(remote) => remote.read(buf),
         }
     }
 }
@@ -132,6 +210,7 @@ impl Seek for AnyReader {
         match self {
             AnyReader::File(file) => file.seek(pos),
             AnyReader::Bytes(bytes) => bytes.seek(pos),
+            AnyReader::Remote(remote) => remote.seek(pos),
         }
     }
 }
@@ -142,6 +221,7 @@ impl Seek for AnyReader {
 pub(crate) enum OpenedWorkbook {
     File(Arc<sheetstream::Workbook<SharedFile>>),
     Bytes(Arc<sheetstream::Workbook<Cursor<Arc<[u8]>>>>),
+    Remote(Arc<sheetstream::Workbook<RangeReader>>),
 }
 
 /// Calls `$body` with `$workbook` bound to the workbook of either source.
@@ -150,6 +230,7 @@ macro_rules! with_workbook {
         match $opened {
             OpenedWorkbook::File($workbook) => $body,
             OpenedWorkbook::Bytes($workbook) => $body,
+            OpenedWorkbook::Remote($workbook) => $body,
         }
     };
 }
@@ -298,6 +379,13 @@ impl PyWorkbook {
         Ok(workbook.sheets().iter().map(PySheetInfo::new).collect())
     }
 
+    /// The bytes fetched so far from a URL or a seekable file object, by
+    /// opening and by every sheet read (None for a path or bytes).
+    #[getter]
+    fn bytes_fetched(&self) -> Option<u64> {
+        self.source.bytes_fetched()
+    }
+
     /// The names of the sheets in workbook order.
     #[getter]
     fn sheet_names(&self) -> PyResult<Vec<String>> {
@@ -401,10 +489,17 @@ impl PyWorkbook {
     }
 }
 
-/// Opens a workbook: a path (`str` or `os.PathLike`), `bytes`, or a binary
-/// file object (read into memory).
+/// Opens a workbook: a path (`str` or `os.PathLike`), a URL (`s3://`,
+/// `gs://`, `az://`, `https://`, any fsspec protocol; with
+/// `storage_options`), `bytes`, or a binary file object (read by ranges
+/// when it is seekable, else whole).
 #[pyfunction]
-pub(crate) fn open(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<PyWorkbook> {
-    let source = Source::extract(source)?;
+#[pyo3(signature = (source, *, storage_options = None))]
+pub(crate) fn open(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    storage_options: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyWorkbook> {
+    let source = Source::extract_with(source, storage_options)?;
     PyWorkbook::open_source(py, source)
 }
