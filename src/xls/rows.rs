@@ -56,6 +56,9 @@ struct SheetState {
     /// Whether the span the sheet must end in ends before the stream does
     /// (reaching it without EOF is then running into the next sheet).
     bounded: bool,
+    /// The cells of the last row: the next row's list starts that long
+    /// (grown a cell at a time it was copied at every doubling, measured).
+    cells_hint: usize,
 }
 
 impl<'a> XlsRows<'a> {
@@ -193,7 +196,8 @@ struct CellAt {
 
 impl<'r> RowReader<'r, '_> {
     fn read(&self, records: &mut Records<'_>, state: &mut SheetState) -> Result<Option<Row<'r>>> {
-        let mut cells: BumpVec<'r, Cell<'r>> = BumpVec::new_in(self.arena);
+        let mut cells: BumpVec<'r, Cell<'r>> =
+            BumpVec::with_capacity_in(state.cells_hint, self.arena);
         let mut row: Option<u32> = None;
         let mut elsewhere = false;
         // A formula whose string result the next STRING record holds.
@@ -306,6 +310,7 @@ impl<'r> RowReader<'r, '_> {
         let Some(index) = row else {
             return Ok(None);
         };
+        state.cells_hint = cells.len();
         let values_elsewhere = cells.is_empty() && elsewhere;
         Ok(Some(Row {
             index,
