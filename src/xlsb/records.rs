@@ -622,6 +622,22 @@ mod tests {
             out.clear();
             push_utf16(&bytes, &mut out);
             assert_eq!(out, text, "at {at}");
+            // The shared strings' decoder, into bytes, after what is there.
+            let mut utf8 = b"before".to_vec();
+            push_utf16_bytes(&bytes, &mut utf8);
+            assert_eq!(utf8, format!("before{text}").into_bytes(), "at {at}");
         }
+        let mut utf8 = Vec::new();
+        push_utf16_bytes(
+            &[
+                0x41, 0, 0xE9, 0, 0x3D, 0xD8, 0x00, 0xDE, 0x00, 0xD8, 0x42, 0,
+            ],
+            &mut utf8,
+        );
+        assert_eq!(utf8, "A\u{e9}\u{1F600}\u{FFFD}B".as_bytes());
+        // An odd trailing byte is no unit.
+        utf8.clear();
+        push_utf16_bytes(&[0x41, 0, 0x42], &mut utf8);
+        assert_eq!(utf8, b"A");
     }
 }
