@@ -65,11 +65,13 @@ impl SharedStringsBuilder {
     }
 
     /// Appends to the item being gathered (valid UTF-8 only).
+    #[inline]
     pub(crate) fn append(&mut self, item: &[u8]) -> Result<()> {
         append_within(&mut self.text, item, self.max_text)
     }
 
     /// Ends the item being gathered.
+    #[inline]
     pub(crate) fn end_item(&mut self) -> Result<()> {
         let ends = &mut self.ends;
         if ends.len() as u64 >= self.max_count {

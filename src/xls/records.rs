@@ -85,11 +85,32 @@ impl<'a> Records<'a> {
 
     /// The next record's header, its data in the window; None at the end
     /// of the stream (or of the span the records are limited to).
+    ///
+    /// Inlined, with the window's refill out of line: a record the window
+    /// holds whole (nearly every one) costs a few compares.
+    #[inline(always)]
     pub(crate) fn peek(&mut self) -> Result<Option<Header>> {
         let offset = self.offset();
         if offset >= self.limit {
             return Ok(None);
         }
+        if let Some(&[a, b, c, d]) = self
+            .buf
+            .get(self.start..self.end)
+            .and_then(|w| w.first_chunk())
+        {
+            let len = usize::from(u16::from_le_bytes([c, d]));
+            if self.end - self.start >= 4 + len {
+                let kind = u16::from_le_bytes([a, b]);
+                return Ok(Some(Header { kind, len, offset }));
+            }
+        }
+        self.peek_refill(offset)
+    }
+
+    /// [`peek`](Self::peek) where the window does not hold the whole record.
+    #[inline(never)]
+    fn peek_refill(&mut self, offset: u64) -> Result<Option<Header>> {
         if !self.fill(4)? {
             if self.end == self.start {
                 return Ok(None);
@@ -112,11 +133,13 @@ impl<'a> Records<'a> {
     }
 
     /// The data of the record `peek` returned.
+    #[inline(always)]
     pub(crate) fn data(&self, header: &Header) -> &[u8] {
         &self.buf[self.start + 4..self.start + 4 + header.len]
     }
 
     /// Moves past the record `peek` returned.
+    #[inline(always)]
     pub(crate) fn consume(&mut self, header: &Header) {
         self.start += 4 + header.len;
     }

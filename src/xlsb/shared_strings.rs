@@ -5,7 +5,7 @@
 
 use std::io::Read;
 
-use super::records::{Fields, RecordStream, SST_ITEM, push_utf16};
+use super::records::{Fields, RecordStream, SST_ITEM, push_utf16_bytes};
 use crate::error::Result;
 use crate::limits::Limits;
 use crate::rows::PartSource;
@@ -15,8 +15,8 @@ use crate::shared_strings::{SharedStrings, SharedStringsBuilder};
 pub(crate) fn read_shared_strings(reader: impl Read, limits: &Limits) -> Result<SharedStrings> {
     let mut records = RecordStream::new(PartSource::Reader(Box::new(reader)), limits);
     let mut builder = SharedStringsBuilder::new(limits);
-    // One item's text, reused.
-    let mut text = String::new();
+    // One item's text as UTF-8, reused.
+    let mut text = Vec::new();
     while let Some(record) = records.next(|kind| kind == SST_ITEM)? {
         let offset = record.offset;
         let mut fields = Fields::new(record.kind, record.body);
@@ -25,9 +25,9 @@ pub(crate) fn read_shared_strings(reader: impl Read, limits: &Limits) -> Result<
             .and_then(|_| fields.wide_string("a string item's text"))
             .map_err(|err| err.with_offset(offset))?;
         text.clear();
-        push_utf16(item, &mut text);
+        push_utf16_bytes(item, &mut text);
         builder
-            .append(text.as_bytes())
+            .append(&text)
             .and_then(|()| builder.end_item())
             .map_err(|err| err.with_offset(offset))?;
     }
