@@ -32,7 +32,6 @@ impl SharedStrings {
     }
 
     /// The string at `index`, if there is one.
-    #[inline]
     pub fn get(&self, index: usize) -> Option<&str> {
         let end = *self.ends.get(index)?;
         let start = if index == 0 { 0 } else { self.ends[index - 1] };

@@ -534,7 +534,10 @@ fn row_events_say_which_rows_are_hidden() {
     let (_, got, reports) = read(bytes.clone(), "Data", &options);
     // Row 7 (not written) is an empty row; row 8 is hidden, not empty.
     assert_eq!(got, rows(&[&["1"], &["5"], &[""], &["9"]]));
-    assert_eq!(reports.iter().map(|r| r.hidden_rows_skipped).sum::<usize>(), 4);
+    assert_eq!(
+        reports.iter().map(|r| r.hidden_rows_skipped).sum::<usize>(),
+        4
+    );
     // With `stop_at_empty_row`, the hidden rows are no empty rows: the
     // table ends at row 7, which is.
     let (_, got, _) = read(bytes, "Data", &options.stop_at_empty_row(true));
@@ -576,5 +579,8 @@ fn xls_row_records_mark_rows_hidden() {
         .drop_empty_rows(true);
     let (_, got, reports) = read(bytes, "Data", &options);
     assert_eq!(got, rows(&[&["0"], &["2"], &["4"]]));
-    assert_eq!(reports.iter().map(|r| r.hidden_rows_skipped).sum::<usize>(), 1);
+    assert_eq!(
+        reports.iter().map(|r| r.hidden_rows_skipped).sum::<usize>(),
+        1
+    );
 }

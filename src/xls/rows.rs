@@ -21,8 +21,8 @@ use crate::rows::SheetContext;
 
 use super::records::{
     BOF, BOOLERR, Biff, CONTINUE, Chars, EOF, FORMULA, LABEL, LABELSST, MULRK, NUMBER, OLD_BOFS,
-    RK, ROW, RSTRING, Records, STRING, TextCodec, WSBOOL, error_text, f64_at, rk_number, short_record,
-    u16_at, u32_at,
+    RK, ROW, RSTRING, Records, STRING, TextCodec, WSBOOL, error_text, f64_at, rk_number,
+    short_record, u16_at, u32_at,
 };
 
 /// The most cells with a value one row event holds (as for `.xlsx`).
@@ -273,6 +273,13 @@ impl<'r> RowReader<'r, '_> {
             if let Some(string) = open.take() {
                 self.finish_string(string, &mut cells)?;
             }
+            if header.kind == ROW {
+                // Kept out of the match below: an arm there cost every
+                // cell (measured).
+                state.row_record(records.data(&header));
+                records.consume(&header);
+                continue;
+            }
             let locate = |err: Error| err.with_offset(header.offset);
             match header.kind {
                 NUMBER | RK | MULRK | LABELSST | LABEL | RSTRING | BOOLERR | FORMULA => {
@@ -340,7 +347,6 @@ impl<'r> RowReader<'r, '_> {
                     state.finished = true;
                     return Ok(None);
                 }
-                ROW => state.row_record(records.data(&header)),
                 _ => {}
             }
             records.consume(&header);

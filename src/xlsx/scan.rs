@@ -980,7 +980,11 @@ fn fast_row_start(input: &[u8], pos: usize) -> Option<(RowAttributes, usize, boo
         }
         Some(())
     })?;
-    Some((RowAttributes::Parsed(index, hidden), close + 1, self_closing))
+    Some((
+        RowAttributes::Parsed(index, hidden),
+        close + 1,
+        self_closing,
+    ))
 }
 
 /// A row's `hidden` on the fast path: None for a value with a reference
