@@ -66,13 +66,6 @@ impl<'a> SheetContext<'a> {
             None => Err(bad_shared_string(index, strings.len())),
         }
     }
-
-    /// [`shared_string`](Self::shared_string) called apart (the .xlsb row
-    /// reader: inlined there, it cost 50 more instructions a row, measured).
-    #[inline(never)]
-    pub(crate) fn shared_string_apart(self, index: u64) -> Result<&'a str> {
-        self.shared_string(index)
-    }
 }
 
 /// Where a sheet's inflated bytes come from.

@@ -393,7 +393,7 @@ impl RowSink<'_, '_> {
             }
             CELL_ISST | SHORT_ISST => {
                 let index = fields.u32("a shared string index").map_err(at)?;
-                Value::Text(context.shared_string_apart(u64::from(index)).map_err(at)?)
+                Value::Text(context.shared_string(u64::from(index)).map_err(at)?)
             }
             CELL_ST | SHORT_ST | FMLA_STRING | CELL_RSTRING => {
                 if kind == CELL_RSTRING {
