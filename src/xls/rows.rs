@@ -273,13 +273,6 @@ impl<'r> RowReader<'r, '_> {
             if let Some(string) = open.take() {
                 self.finish_string(string, &mut cells)?;
             }
-            if header.kind == ROW {
-                // Kept out of the match below: an arm there cost every
-                // cell (measured).
-                state.row_record(records.data(&header));
-                records.consume(&header);
-                continue;
-            }
             let locate = |err: Error| err.with_offset(header.offset);
             match header.kind {
                 NUMBER | RK | MULRK | LABELSST | LABEL | RSTRING | BOOLERR | FORMULA => {
@@ -347,6 +340,7 @@ impl<'r> RowReader<'r, '_> {
                     state.finished = true;
                     return Ok(None);
                 }
+                ROW => state.row_record(records.data(&header)),
                 _ => {}
             }
             records.consume(&header);
