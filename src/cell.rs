@@ -154,6 +154,8 @@ pub struct Row<'a> {
     pub(crate) cells: &'a [Cell<'a>],
     /// Whether a column left out by a selection holds a value in this row.
     pub(crate) values_elsewhere: bool,
+    /// Whether the sheet marks the row hidden.
+    pub(crate) hidden: bool,
 }
 
 impl<'a> Row<'a> {
@@ -192,6 +194,17 @@ impl<'a> Row<'a> {
     #[inline]
     pub fn holds_values(&self) -> bool {
         !self.cells.is_empty() || self.values_elsewhere
+    }
+
+    /// Whether the sheet marks the row hidden (xlsx `<row hidden="1">`,
+    /// the hidden flag of an .xlsb row header or an .xls ROW record), as
+    /// its row header says while the row streams. Rows a sheet hides by
+    /// default (rows it does not write, under `zeroHeight`) are not seen
+    /// here: [`SheetMetadata::rows_hidden_by_default`](crate::SheetMetadata::rows_hidden_by_default)
+    /// says so.
+    #[inline]
+    pub fn is_hidden(&self) -> bool {
+        self.hidden
     }
 
     /// The cell in a column (0-based), if it holds a value.

@@ -29,6 +29,20 @@ pub(crate) struct SheetContext<'a> {
     pub date_system: DateSystem,
 }
 
+#[cold]
+#[inline(never)]
+fn no_shared_strings() -> Error {
+    Error::new(ErrorKind::MissingPart(
+        "the shared strings part, which a cell refers to".into(),
+    ))
+}
+
+#[cold]
+#[inline(never)]
+fn bad_shared_string(index: u64, count: usize) -> Error {
+    Error::new(ErrorKind::SharedStringIndex { index, count })
+}
+
 impl<'a> SheetContext<'a> {
     /// A number cell's value: a date when its style says so.
     #[inline]
@@ -40,23 +54,17 @@ impl<'a> SheetContext<'a> {
         }
     }
 
-    /// Looks up a shared string.
-    #[inline]
+    /// Looks up a shared string (inlined into the row readers: called
+    /// apart, measured, it cost a plain read 1.5% more instructions).
+    #[inline(always)]
     pub(crate) fn shared_string(self, index: u64) -> Result<&'a str> {
-        let strings = self.shared_strings.ok_or_else(|| {
-            Error::new(ErrorKind::MissingPart(
-                "the shared strings part, which a cell refers to".into(),
-            ))
-        })?;
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| strings.get(i))
-            .ok_or_else(|| {
-                Error::new(ErrorKind::SharedStringIndex {
-                    index,
-                    count: strings.len(),
-                })
-            })
+        let Some(strings) = self.shared_strings else {
+            return Err(no_shared_strings());
+        };
+        match usize::try_from(index).ok().and_then(|i| strings.get(i)) {
+            Some(text) => Ok(text),
+            None => Err(bad_shared_string(index, strings.len())),
+        }
     }
 }
 

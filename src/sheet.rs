@@ -814,6 +814,7 @@ mod tests {
                 index,
                 cells,
                 values_elsewhere: false,
+                hidden: false,
             })
             .unwrap();
     }

@@ -312,7 +312,16 @@ fn xlsb_merged_cells_and_hidden_rows() {
         .fill_merged(true)
         .skip_hidden_rows(true)
         .skip_hidden_columns(true);
-    let (names, got, reports) = read(writer.to_bytes(), "Data", &options);
+    let bytes = writer.to_bytes();
+    // The row headers' hidden flag, on the row events.
+    let mut workbook = Workbook::from_bytes(bytes.clone()).unwrap();
+    let mut events = workbook.rows("Data").unwrap();
+    let mut seen = Vec::new();
+    while let Some(row) = events.next_row().unwrap() {
+        seen.push((row.index(), row.is_hidden()));
+    }
+    assert_eq!(seen, [(0, false), (1, false), (2, true), (3, false)]);
+    let (names, got, reports) = read(bytes, "Data", &options);
     assert_eq!(names, ["Group", "Value"]);
     assert_eq!(got, rows(&[&["A", "1"], &["A", "3"]]));
     assert_eq!(reports[0].hidden_rows_skipped, 1);
@@ -478,4 +487,100 @@ fn the_many_sheet_reader_takes_the_options() {
     let (names, got) = table(&batches);
     assert_eq!(names, ["Item", "Amount"]);
     assert_eq!(got, rows(&[&["apples", "10"], &["pears", "20.5"]]));
+}
+
+/// Each row event says whether its row is hidden, as the row tag spells
+/// it (the fast path's `r` first or after `hidden`, a character
+/// reference, `true`, `0`, no `r`), rows without cells included; the
+/// metadata pass agrees; `skip_hidden_rows` leaves them out as they come.
+#[test]
+fn row_events_say_which_rows_are_hidden() {
+    let rows_xml = concat!(
+        r#"<row r="1"><c r="A1"><v>1</v></c></row>"#,
+        r#"<row r="2" hidden="1"><c r="A2"><v>2</v></c></row>"#,
+        r#"<row hidden="true" r="3"><c r="A3"><v>3</v></c></row>"#,
+        r#"<row r="4" hidden="&#49;"><c r="A4"><v>4</v></c></row>"#,
+        r#"<row r="5" hidden="0" customHeight="1"><c r="A5"><v>5</v></c></row>"#,
+        r#"<row hidden="1"><c r="A6"><v>6</v></c></row>"#,
+        r#"<row r="8" hidden="1"/>"#,
+        r#"<row r="9"><c r="A9"><v>9</v></c></row>"#,
+    );
+    let bytes = common::book()
+        .sheet("Data", common::sheet_xml(rows_xml))
+        .build();
+    let mut workbook = Workbook::from_bytes(bytes.clone()).unwrap();
+    let mut seen = Vec::new();
+    let mut events = workbook.rows("Data").unwrap();
+    while let Some(row) = events.next_row().unwrap() {
+        seen.push((row.index(), row.is_hidden()));
+    }
+    drop(events);
+    let expected = [
+        (0, false),
+        (1, true),
+        (2, true),
+        (3, true),
+        (4, false),
+        (5, true),
+        (7, true),
+        (8, false),
+    ];
+    assert_eq!(seen, expected);
+    let hidden: Vec<u32> = (seen.iter()).filter(|(_, h)| *h).map(|(i, _)| *i).collect();
+    assert_eq!(workbook.hidden_rows("Data").unwrap(), hidden);
+    let options = ArrowOptions::new()
+        .header(Header::None)
+        .skip_hidden_rows(true);
+    let (_, got, reports) = read(bytes.clone(), "Data", &options);
+    // Row 7 (not written) is an empty row; row 8 is hidden, not empty.
+    assert_eq!(got, rows(&[&["1"], &["5"], &[""], &["9"]]));
+    assert_eq!(
+        reports.iter().map(|r| r.hidden_rows_skipped).sum::<usize>(),
+        4
+    );
+    // With `stop_at_empty_row`, the hidden rows are no empty rows: the
+    // table ends at row 7, which is.
+    let (_, got, _) = read(bytes, "Data", &options.stop_at_empty_row(true));
+    assert_eq!(got, rows(&[&["1"], &["5"]]));
+}
+
+/// .xls: ROW records (in blocks before their rows' cells) mark rows
+/// hidden; a row without a ROW record is not.
+#[test]
+fn xls_row_records_mark_rows_hidden() {
+    let row_record = |row: u16, hidden: bool| {
+        let mut data = [0u8; 16];
+        data[..2].copy_from_slice(&row.to_le_bytes());
+        data[12] = if hidden { 0x20 } else { 0 };
+        record(xls::ROW, &data)
+    };
+    let mut sheet = Vec::new();
+    for (row, hidden) in [(0, false), (1, true), (2, false), (3, true)] {
+        sheet.extend(row_record(row, hidden));
+    }
+    for row in [0u16, 1, 2, 4] {
+        sheet.extend(xls::number(row, 0, 0, f64::from(row)));
+    }
+    let mut book = Book::new();
+    book.sheet("Data", sheet);
+    let bytes = book.bytes();
+    let mut workbook = Workbook::from_bytes(bytes.clone()).unwrap();
+    let mut seen = Vec::new();
+    let mut events = workbook.rows("Data").unwrap();
+    while let Some(row) = events.next_row().unwrap() {
+        seen.push((row.index(), row.is_hidden()));
+    }
+    drop(events);
+    assert_eq!(seen, [(0, false), (1, true), (2, false), (4, false)]);
+    assert_eq!(workbook.hidden_rows("Data").unwrap(), [1, 3]);
+    let options = ArrowOptions::new()
+        .header(Header::None)
+        .skip_hidden_rows(true)
+        .drop_empty_rows(true);
+    let (_, got, reports) = read(bytes, "Data", &options);
+    assert_eq!(got, rows(&[&["0"], &["2"], &["4"]]));
+    assert_eq!(
+        reports.iter().map(|r| r.hidden_rows_skipped).sum::<usize>(),
+        1
+    );
 }

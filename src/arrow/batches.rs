@@ -877,17 +877,24 @@ impl<'w> SheetBatches<'w> {
                 }
                 Err(err) => return Err(err),
             };
+            let index = row.index();
+            if let Some(shape) = &mut self.shape
+                && shape.skips_hidden(&row)
+            {
+                if let Some(hidden) = &mut self.builder.hidden {
+                    hidden.note(index);
+                }
+                if row.holds_values() {
+                    self.builder.report.hidden_rows_skipped += 1;
+                }
+                continue;
+            }
             // A row with values only in columns a selection leaves out is
             // a row of the table all the same (of nulls).
             if !row.holds_values() {
                 continue;
             }
-            let index = row.index();
             if let Some(shape) = &mut self.shape {
-                if shape.row_hidden(index) {
-                    self.builder.report.hidden_rows_skipped += 1;
-                    continue;
-                }
                 let gap = shape.fill_gap(index, &mut self.pending);
                 if shape.affects(index) || gap {
                     // Shaped into the held rows, replayed at the loop's top.

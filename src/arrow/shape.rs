@@ -4,14 +4,18 @@
 //! [`Header::Rows`] header), hidden rows and columns left out
 //! ([`ArrowOptions::skip_hidden_rows`], [`ArrowOptions::skip_hidden_columns`]).
 //!
-//! Read this first: the metadata (merged ranges, hidden columns, the hidden
-//! rows' list) is read before the first row, by the format's metadata
-//! readers, which skip the cells unread. A row no merged range covers and
-//! no hidden column touches passes through unchanged (one range check per
-//! row); a row that is shaped is copied into the owned rows the batch
-//! reader replays ([`Sampled`]), with the filled cells added. What is held:
-//! the ranges, the hidden rows' numbers, and one owned value per merged
-//! range whose rows are being read.
+//! Read this first: the metadata (merged ranges, hidden columns, whether
+//! rows are hidden by default) is read before the first row, by the
+//! format's metadata readers, which skip the cells unread. Hidden rows
+//! need no such pass: each row event says whether its row is hidden
+//! ([`Row::is_hidden`]), and a hidden row is left out as it streams (its
+//! number noted, so that a gap between two rows tells a hidden row from
+//! an empty one). A row no merged range covers and no hidden column
+//! touches passes through unchanged (one range check per row); a row that
+//! is shaped is copied into the owned rows the batch reader replays
+//! ([`Sampled`]), with the filled cells added. What is held: the ranges,
+//! the numbers of the hidden rows read so far, and one owned value per
+//! merged range whose rows are being read.
 
 use std::io::{Read, Seek};
 
@@ -30,16 +34,30 @@ use crate::sheet::OwnedValue;
 use crate::workbook::Workbook;
 
 /// The hidden rows of a sheet, as the batch builder needs them to tell an
-/// empty row from a hidden one in a gap between two written rows.
+/// empty row from a hidden one in a gap between two written rows: noted
+/// as their row events stream by.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct HiddenRows {
-    /// Written rows marked hidden, sorted.
+    /// Written rows marked hidden, read so far, sorted.
     rows: Vec<u32>,
     /// Every row the sheet does not write is hidden (`zeroHeight`).
     by_default: bool,
 }
 
 impl HiddenRows {
+    /// Notes a written row marked hidden (rows come in order, nearly
+    /// always: one out of order is put in its place).
+    pub fn note(&mut self, row: u32) {
+        match self.rows.last() {
+            Some(&last) if last >= row => {
+                if let Err(at) = self.rows.binary_search(&row) {
+                    self.rows.insert(at, row);
+                }
+            }
+            _ => self.rows.push(row),
+        }
+    }
+
     /// Whether a written row is hidden.
     pub fn contains(&self, row: u32) -> bool {
         self.rows.binary_search(&row).is_ok()
@@ -120,7 +138,8 @@ impl SheetShape {
         }
         // Merged ranges follow the cells: the whole part is passed over
         // for them. Hidden columns and rows hidden by default come before
-        // the cells: only the part's start is read for those.
+        // the cells: only the part's start is read for those. Hidden rows
+        // are told by their row events.
         let metadata = if wants_merges {
             workbook.sheet_metadata(position)?
         } else if wants_metadata {
@@ -128,17 +147,10 @@ impl SheetShape {
         } else {
             Default::default()
         };
-        let hidden_rows = if options.skip_hidden_rows {
-            let mut rows = workbook.hidden_rows(position)?;
-            rows.sort_unstable();
-            rows.dedup();
-            Some(HiddenRows {
-                rows,
-                by_default: metadata.rows_hidden_by_default,
-            })
-        } else {
-            None
-        };
+        let hidden_rows = options.skip_hidden_rows.then(|| HiddenRows {
+            rows: Vec::new(),
+            by_default: metadata.rows_hidden_by_default,
+        });
         let mut merged = if wants_merges {
             metadata.merged
         } else {
@@ -196,11 +208,16 @@ impl SheetShape {
         self.hidden_columns.clone()
     }
 
-    /// Whether a written row is left out as hidden.
-    pub fn row_hidden(&self, row: u32) -> bool {
-        self.hidden_rows
-            .as_ref()
-            .is_some_and(|hidden| hidden.contains(row))
+    /// Whether a row is left out as hidden (its row event says so, and
+    /// hidden rows are skipped); its number is noted for the gaps.
+    pub fn skips_hidden(&mut self, row: &Row<'_>) -> bool {
+        match &mut self.hidden_rows {
+            Some(hidden) if row.is_hidden() => {
+                hidden.note(row.index());
+                true
+            }
+            _ => false,
+        }
     }
 
     fn filling(&self, row: u32) -> bool {
@@ -368,11 +385,16 @@ fn pull(
 ) -> Result<bool> {
     while let Some(row) = rows.next_row()? {
         let index = row.index();
-        if index < skip_rows || !row.holds_values() {
+        if index < skip_rows {
             continue;
         }
-        if shape.row_hidden(index) {
-            *hidden_skipped += 1;
+        if shape.skips_hidden(&row) {
+            if row.holds_values() {
+                *hidden_skipped += 1;
+            }
+            continue;
+        }
+        if !row.holds_values() {
             continue;
         }
         let gap = shape.fill_gap(index, buffer);

@@ -21,8 +21,8 @@ use crate::rows::SheetContext;
 
 use super::records::{
     BOF, BOOLERR, Biff, CONTINUE, Chars, EOF, FORMULA, LABEL, LABELSST, MULRK, NUMBER, OLD_BOFS,
-    RK, RSTRING, Records, STRING, TextCodec, WSBOOL, error_text, f64_at, rk_number, short_record,
-    u16_at, u32_at,
+    RK, ROW, RSTRING, Records, STRING, TextCodec, WSBOOL, error_text, f64_at, rk_number,
+    short_record, u16_at, u32_at,
 };
 
 /// The most cells with a value one row event holds (as for `.xlsx`).
@@ -62,6 +62,36 @@ struct SheetState {
     /// The cells of the last row: the next row's list starts that long
     /// (grown a cell at a time it was copied at every doubling, measured).
     cells_hint: usize,
+    /// The rows ROW records mark hidden (fDyZero), one bit a row; made at
+    /// the first one (8 KiB: .xls has 65,536 rows). ROW records come in
+    /// blocks before their rows' cells; a row without one is not hidden.
+    hidden: Option<Box<[u64]>>,
+}
+
+impl SheetState {
+    /// A ROW record: its row noted when it is hidden.
+    #[inline(never)]
+    fn row_record(&mut self, data: &[u8]) {
+        if let (Ok(row), Ok(flags)) = (u16_at(data, 0), u16_at(data, 12))
+            && flags & 0x20 != 0
+        {
+            self.mark_hidden(row);
+        }
+    }
+
+    #[cold]
+    fn mark_hidden(&mut self, row: u16) {
+        let bits = self
+            .hidden
+            .get_or_insert_with(|| vec![0u64; 1 << 10].into_boxed_slice());
+        bits[usize::from(row >> 6)] |= 1 << (row & 63);
+    }
+
+    fn is_hidden(&self, row: u32) -> bool {
+        self.hidden.as_ref().is_some_and(|bits| {
+            (bits.get(row as usize >> 6)).is_some_and(|word| word & (1 << (row & 63)) != 0)
+        })
+    }
 }
 
 impl<'a> XlsRows<'a> {
@@ -310,6 +340,7 @@ impl<'r> RowReader<'r, '_> {
                     state.finished = true;
                     return Ok(None);
                 }
+                ROW => state.row_record(records.data(&header)),
                 _ => {}
             }
             records.consume(&header);
@@ -326,6 +357,7 @@ impl<'r> RowReader<'r, '_> {
             index,
             cells: cells.into_bump_slice(),
             values_elsewhere,
+            hidden: state.is_hidden(index),
         }))
     }
 

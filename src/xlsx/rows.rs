@@ -244,6 +244,7 @@ fn build_row<'r>(
             Ok(cells) => {
                 return Ok(Row {
                     index: raw.index,
+                    hidden: raw.hidden,
                     cells,
                     values_elsewhere: cells.is_empty()
                         && values_elsewhere(raw, columns, column_window),
@@ -280,6 +281,7 @@ fn build_row<'r>(
     let cells = cells.into_bump_slice();
     Ok(Row {
         index: raw.index,
+        hidden: raw.hidden,
         values_elsewhere: cells.is_empty() && values_elsewhere(raw, columns, column_window),
         cells,
     })

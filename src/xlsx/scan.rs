@@ -23,8 +23,10 @@ use smallvec::SmallVec;
 /// read from their span.
 #[derive(Debug, Clone, Copy)]
 enum RowAttributes {
-    Spelled(RowReference),
-    Parsed(Option<u32>),
+    /// `r` spelled first; whether the row is hidden.
+    Spelled(RowReference, bool),
+    /// `r` parsed (when there is one); whether the row is hidden.
+    Parsed(Option<u32>, bool),
     Raw(Span),
 }
 
@@ -170,6 +172,8 @@ pub(crate) struct RawRow {
     /// text of it is handed out (no pieces), so that the row needs no UTF-8
     /// check: its values are numbers, booleans and shared string indices.
     pub ascii_only: bool,
+    /// Whether the row tag says `hidden="1"` (or `true`).
+    pub hidden: bool,
 }
 
 /// What the scanner found.
@@ -650,13 +654,18 @@ impl SheetScanner {
         let mut index = self.next_row;
         let mut spelled = None;
         match attributes {
-            RowAttributes::Spelled(reference) => {
+            RowAttributes::Spelled(reference, hidden) => {
                 index = reference.index;
                 spelled = Some(reference);
+                row.hidden = hidden;
             }
-            RowAttributes::Parsed(Some(explicit)) => index = explicit,
-            RowAttributes::Parsed(None) => {}
-            RowAttributes::Raw(span) => index = row_attributes(input, span, tag_start, index)?,
+            RowAttributes::Parsed(explicit, hidden) => {
+                index = explicit.unwrap_or(index);
+                row.hidden = hidden;
+            }
+            RowAttributes::Raw(span) => {
+                (index, row.hidden) = row_attributes(input, span, tag_start, index)?;
+            }
         }
         if index > crate::cell::MAX_ROW {
             return Err(
@@ -827,13 +836,24 @@ impl SheetScanner {
 }
 
 /// A row's attributes as the general path reads them: the row index, from
-/// `r` when there is one, else `index` (the one after the previous row).
-fn row_attributes(input: &[u8], attributes: Span, tag_start: usize, index: u32) -> Result<u32> {
+/// `r` when there is one, else `index` (the one after the previous row),
+/// and whether `hidden` is true.
+fn row_attributes(
+    input: &[u8],
+    attributes: Span,
+    tag_start: usize,
+    index: u32,
+) -> Result<(u32, bool)> {
     let mut index = index;
     let mut seen_r = false;
+    let mut hidden = false;
     for attribute in Attributes::new(input, attributes) {
         let (key, value) = attribute.map_err(xml_error)?;
-        if key == b"r" {
+        if key == b"hidden" {
+            let value = decode_attribute(value.of(input))
+                .map_err(|err| err.with_offset(tag_start as u64))?;
+            hidden = is_true(&value);
+        } else if key == b"r" {
             if std::mem::replace(&mut seen_r, true) {
                 return Err(
                     Error::xml("the attribute `r` appears twice").with_offset(tag_start as u64)
@@ -851,7 +871,13 @@ fn row_attributes(input: &[u8], attributes: Span, tag_start: usize, index: u32) 
             })?;
         }
     }
-    Ok(index)
+    Ok((index, hidden))
+}
+
+/// An XML Schema boolean's true (`1` or `true`).
+#[inline]
+fn is_true(value: &[u8]) -> bool {
+    value == b"1" || value.eq_ignore_ascii_case(b"true")
 }
 
 /// Reads the attributes of a start tag on the fast path: `name="value"`
@@ -921,14 +947,25 @@ fn fast_row_start(input: &[u8], pos: usize) -> Option<(RowAttributes, usize, boo
     }
     // `r` first, as writers put it: its digits and quote are the word the
     // row's cell references are compared with.
+    let mut hidden = false;
     if input.get(pos + 4..pos + 8) == Some(b" r=\"")
         && let Some((reference, after)) = RowReference::spelled_at(input, pos + 8)
     {
-        let (close, self_closing) = fast_attributes(input, after, |name, _| {
+        let (close, self_closing) = fast_attributes(input, after, |name, value| {
             // A second `r` is for the general path to report.
-            (name != b"r").then_some(())
+            if name == b"r" {
+                return None;
+            }
+            if name == b"hidden" {
+                hidden = fast_flag(value)?;
+            }
+            Some(())
         })?;
-        return Some((RowAttributes::Spelled(reference), close + 1, self_closing));
+        return Some((
+            RowAttributes::Spelled(reference, hidden),
+            close + 1,
+            self_closing,
+        ));
     }
     let mut index = None;
     let (close, self_closing) = fast_attributes(input, pos + 4, |name, value| {
@@ -938,10 +975,26 @@ fn fast_row_start(input: &[u8], pos: usize) -> Option<(RowAttributes, usize, boo
                 return None;
             }
             index = Some(parse_row_number(value)?);
+        } else if name == b"hidden" {
+            hidden = fast_flag(value)?;
         }
         Some(())
     })?;
-    Some((RowAttributes::Parsed(index), close + 1, self_closing))
+    Some((
+        RowAttributes::Parsed(index, hidden),
+        close + 1,
+        self_closing,
+    ))
+}
+
+/// A row's `hidden` on the fast path: None for a value with a reference
+/// in it (the general path decodes it).
+#[inline]
+fn fast_flag(value: &[u8]) -> Option<bool> {
+    if value.contains(&b'&') {
+        return None;
+    }
+    Some(is_true(value))
 }
 
 /// A cell's attributes in any order on the fast path (see
