@@ -278,6 +278,8 @@ const COMPOSED_CHARS: usize = 360;
 
 /// `text` cut to at most `chars` characters, with `...` where it was cut:
 /// a piece from the file (a sheet name, a column list) inside a message.
+// Used by the Arrow layer only.
+#[cfg_attr(not(feature = "arrow"), allow(dead_code))]
 pub(crate) fn clip(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(chars.saturating_sub(3)) {
         Some((at, _)) if text.chars().count() > chars => format!("{}...", &text[..at]).into(),
@@ -287,6 +289,8 @@ pub(crate) fn clip(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
 
 /// `text` cut to at most `chars` characters from its start, with `...`
 /// where it was cut: a path, whose end (the file's name) says the most.
+// Used by the Arrow layer only.
+#[cfg_attr(not(feature = "arrow"), allow(dead_code))]
 pub(crate) fn clip_start(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
     let count = text.chars().count();
     if count <= chars {

@@ -343,6 +343,8 @@ impl<R: Read + Seek> Workbook<R> {
     /// and whether rows are hidden by default, without merged ranges,
     /// hyperlinks or comments. An `.xlsx` part is read up to its cells
     /// only; the other formats read [`Workbook::sheet_metadata`].
+    // Used by the Arrow layer only.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn sheet_head(&mut self, sheet: impl SheetSelector) -> Result<SheetMetadata> {
         match self.format {
             FileFormat::Xlsx => self.xlsx_sheet_head(sheet),

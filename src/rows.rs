@@ -266,6 +266,8 @@ impl<'a> SheetRows<'a> {
     /// exist ([`Row::holds_values`]) when a selection leaves them out: a
     /// range's or table's columns, so that a row with values only beside
     /// the range is no row of its table.
+    // Used by the Arrow layer only.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn set_column_window(&mut self, first: u32, last: u32) {
         match &mut self.reader {
             FormatRows::Xlsx(rows) => rows.set_column_window(first, last),

@@ -401,6 +401,8 @@ impl<R: Read + Seek> Workbook<R> {
     /// A workbook over a clone of this one's container, for reading
     /// metadata from a shared workbook (the shared strings left out: no
     /// metadata reader needs them).
+    // Used by the Arrow layer only.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn metadata_view(&self) -> Workbook<R>
     where
         R: Clone,

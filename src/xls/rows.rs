@@ -161,6 +161,8 @@ impl<'a> XlsRows<'a> {
         self.columns = columns;
     }
 
+    // Used by the Arrow layer only.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn set_column_window(&mut self, first: u32, last: u32) {
         self.window = (first, last);
     }

@@ -254,6 +254,8 @@ impl<R: Read + Seek> Workbook<R> {
     /// columns, whether rows are hidden by default), read from the start
     /// of the part only: reading stops at `<sheetData>` (issue 26: the
     /// hidden columns and rows without a pass over the whole part).
+    // Used by the Arrow layer only.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn xlsx_sheet_head(&mut self, sheet: impl SheetSelector) -> Result<SheetMetadata> {
         let position = sheet.position(self.sheets())?;
         let limits = self.limits;
