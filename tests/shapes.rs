@@ -584,3 +584,48 @@ fn xls_row_records_mark_rows_hidden() {
         1
     );
 }
+
+/// A merged range over rows the sheet does not write is filled when the
+/// next written row comes: a range of the whole grid is refused by the
+/// row limit, naming the row, not held in memory until it is exhausted.
+#[test]
+fn a_merged_block_past_the_row_limit_is_refused_not_held() {
+    let rows_xml = concat!(
+        r#"<row r="1"><c r="A1" t="inlineStr"><is><t>Key</t></is></c></row>"#,
+        r#"<row r="2"><c r="A2" t="inlineStr"><is><t>block</t></is></c></row>"#,
+        r#"<row r="1048576"><c r="A1048576"><v>1</v></c></row>"#,
+    );
+    let sheet = common::sheet_xml(rows_xml).replace(
+        "</sheetData>",
+        r#"</sheetData><mergeCells count="1"><mergeCell ref="A2:XFD1048575"/></mergeCells>"#,
+    );
+    let bytes = common::book().sheet("Grid", sheet).build();
+    let limits = sheetstream::Limits {
+        max_row_bytes: 1 << 20,
+        ..sheetstream::Limits::default()
+    };
+    let mut workbook = sheetstream::OpenOptions::new()
+        .limits(limits)
+        .from_reader(std::io::Cursor::new(bytes.clone()))
+        .unwrap();
+    let options = ArrowOptions::new().fill_merged(true);
+    let err = options
+        .read_sheet_table(&mut workbook, "Grid")
+        .expect_err("a merged block of 17 billion cells is refused");
+    assert!(
+        matches!(err.kind(), sheetstream::ErrorKind::LimitExceeded { max, .. } if *max == 1 << 20),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(message.contains("merged cells filled"), "{message}");
+    // Without the option the sheet reads: the anchor alone holds the
+    // value, the rows between are rows of nulls (1,048,575 data rows).
+    let mut workbook = Workbook::from_bytes(bytes).unwrap();
+    let (_, batches) = ArrowOptions::new()
+        .read_sheet_table(&mut workbook, "Grid")
+        .unwrap();
+    assert_eq!(
+        batches.iter().map(|b| b.num_rows()).sum::<usize>(),
+        1_048_575
+    );
+}

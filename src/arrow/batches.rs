@@ -895,7 +895,7 @@ impl<'w> SheetBatches<'w> {
                 continue;
             }
             if let Some(shape) = &mut self.shape {
-                let gap = shape.fill_gap(index, &mut self.pending);
+                let gap = shape.fill_gap(index, &mut self.pending)?;
                 if shape.affects(index) || gap {
                     // Shaped into the held rows, replayed at the loop's top.
                     shape.push_row(&row, &self.formats, &mut self.pending);

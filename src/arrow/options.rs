@@ -722,8 +722,11 @@ impl ArrowOptions {
     /// ranges are read before its rows (they follow the cells in the
     /// part: for `.xlsx` and `.xlsb` a pass over the sheet's part that
     /// skips the cells unread; for `.xls` over the sheet's records); memory
-    /// holds the ranges and the anchors' values. A sheet without merged
-    /// ranges is then read as without the option.
+    /// holds the ranges and the anchors' values, and the rows a range
+    /// fills between two rows the sheet writes (at most
+    /// [`Limits::max_row_bytes`](crate::Limits::max_row_bytes) of them: a
+    /// larger block is a limit error). A sheet without merged ranges is
+    /// then read as without the option.
     pub fn fill_merged(mut self, fill: bool) -> Self {
         self.fill_merged = fill;
         self

@@ -26,7 +26,7 @@ use super::prelude::{
 };
 use crate::cell::{CellRef, Row, Value};
 use crate::columns::ColumnSet;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::number_format::FormatKind;
 use crate::range::CellRange;
 use crate::rows::SheetRows;
@@ -116,6 +116,10 @@ pub(crate) struct SheetShape {
     present: ColumnSet,
     /// The last row shaped or passed, whose successor a gap starts at.
     last_row: Option<u32>,
+    /// Bytes the rows filled into one gap may hold, at most
+    /// ([`Limits::max_row_bytes`](crate::Limits::max_row_bytes): they are
+    /// held together as one row is).
+    max_gap_bytes: u64,
 }
 
 impl SheetShape {
@@ -176,6 +180,7 @@ impl SheetShape {
             selection: None,
             present: ColumnSet::new(),
             last_row: None,
+            max_gap_bytes: workbook.limits.max_row_bytes,
         }))
     }
 
@@ -252,14 +257,18 @@ impl SheetShape {
     /// The rows a merged range covers between the last row read and
     /// `index` (rows the sheet writes without a value, or not at all),
     /// filled from their anchor into `out`; true when any was. They are
-    /// held until replayed (a merged block over empty rows is held whole).
-    pub fn fill_gap(&mut self, index: u32, out: &mut Sampled) -> bool {
+    /// held until replayed (a merged block over empty rows is held whole,
+    /// within [`Limits::max_row_bytes`](crate::Limits::max_row_bytes): a
+    /// block past it is a limit error naming the rows, not a heap that
+    /// grows with the range).
+    pub fn fill_gap(&mut self, index: u32, out: &mut Sampled) -> Result<bool> {
         let from = self.last_row.map_or(index, |last| last.saturating_add(1));
         self.last_row = Some(index);
         if from >= index || self.active.is_empty() {
-            return false;
+            return Ok(false);
         }
         let mut filled = false;
+        let mut held_bytes: u64 = 0;
         for row in from..index {
             let hidden = (self.hidden_rows.as_ref()).is_some_and(|h| h.contains_gap_row(row));
             if hidden
@@ -281,8 +290,22 @@ impl SheetShape {
                 if row < range.first.row || row > range.last.row {
                     continue;
                 }
+                let value_bytes = 16
+                    + match value {
+                        OwnedValue::Text(text) | OwnedValue::Error(text) => text.len() as u64,
+                        _ => 0,
+                    };
                 for column in range.first.column..=range.last.column {
                     if self.keeps(column) {
+                        held_bytes += value_bytes;
+                        if held_bytes > self.max_gap_bytes {
+                            return Err(Error::limit(
+                                "merged cells filled between two rows (fill_merged)",
+                                self.max_gap_bytes,
+                            )
+                            .with_row(row + 1)
+                            .with_column(column + 1));
+                        }
                         any = true;
                         out.push_value(column, *format, value.as_value());
                     }
@@ -295,7 +318,7 @@ impl SheetShape {
                 out.cancel_row(start);
             }
         }
-        filled
+        Ok(filled)
     }
 
     fn keeps(&self, column: u32) -> bool {
@@ -397,7 +420,7 @@ fn pull(
         if !row.holds_values() {
             continue;
         }
-        let gap = shape.fill_gap(index, buffer);
+        let gap = shape.fill_gap(index, buffer)?;
         if shape.affects(index) || gap {
             if !shape.push_row(&row, formats, buffer) {
                 if gap {
