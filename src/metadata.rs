@@ -240,7 +240,8 @@ impl<R: Read + Seek> Workbook<R> {
     /// A second handle on this workbook for the metadata readers (defined
     /// names, [`Workbook::sheet_metadata`], [`Workbook::hidden_rows`],
     /// [`Workbook::tables`]), which take `&mut self`, when the workbook is
-    /// shared behind an `Arc`: the same file through a clone of its
+    /// shared behind an `Arc` (the Python package's, the Arrow layer's
+    /// owned and many-sheet readers): the same file through a clone of its
     /// handle. It holds no shared strings or styles (those readers use
     /// none), so it is for metadata only: reading rows through it fails on
     /// the first shared string.

@@ -398,27 +398,6 @@ impl<R: Read + Seek> Workbook<R> {
         })
     }
 
-    /// A workbook over a clone of this one's container, for reading
-    /// metadata from a shared workbook (the shared strings left out: no
-    /// metadata reader needs them).
-    // Used by the Arrow layer only.
-    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
-    pub(crate) fn metadata_view(&self) -> Workbook<R>
-    where
-        R: Clone,
-    {
-        Workbook {
-            container: self.container.clone(),
-            format: self.format,
-            workbook_part: self.workbook_part.clone(),
-            sheets: self.sheets.clone(),
-            shared_strings: None,
-            styles: self.styles.clone(),
-            date_system: self.date_system,
-            limits: self.limits,
-        }
-    }
-
     /// The workbook's ZIP package.
     pub(crate) fn package(&mut self) -> Result<&mut Archive<R>> {
         match &mut self.container {

@@ -194,7 +194,7 @@ impl SheetShape {
         if !options.is_shaped() {
             return Ok(None);
         }
-        SheetShape::load(&mut workbook.metadata_view(), position, options)
+        SheetShape::load(&mut workbook.metadata_handle(), position, options)
     }
 
     /// Whether the column selection is to be applied here (the sheet has

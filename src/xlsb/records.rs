@@ -233,29 +233,10 @@ impl<'b> Fields<'b> {
 /// U+FFFD. Text is taken literally (no escapes, no line-end changes).
 #[inline]
 pub(crate) fn push_utf16(bytes: &[u8], out: &mut String) {
-    // ASCII goes 64 units at a time through a buffer on the stack and in
-    // as one `&str` (a char at a time was 4% of reading the 1M x 10
-    // sheet, measured); the decoder takes over from the first chunk that
-    // is not all ASCII.
-    let mut rest = bytes;
-    let mut ascii = [0u8; 64];
-    while rest.len() >= 2 {
-        let take = (rest.len() / 2).min(ascii.len());
-        let mut high = 0u8;
-        for (slot, unit) in ascii.iter_mut().zip(rest.chunks_exact(2)).take(take) {
-            *slot = unit[0];
-            high |= unit[1] | (unit[0] & 0x80);
-        }
-        if high != 0 {
-            break;
-        }
+    let rest = push_ascii_prefix(bytes, |ascii| {
         // All ASCII, so this cannot fail.
-        out.push_str(std::str::from_utf8(&ascii[..take]).unwrap_or_default());
-        rest = &rest[2 * take..];
-    }
-    if rest.len() < 2 {
-        return;
-    }
+        out.push_str(std::str::from_utf8(ascii).unwrap_or_default());
+    });
     let decoded = char::decode_utf16(
         rest.chunks_exact(2)
             .map(|unit| u16::from_le_bytes([unit[0], unit[1]])),
@@ -266,11 +247,26 @@ pub(crate) fn push_utf16(bytes: &[u8], out: &mut String) {
 
 /// Appends UTF-16LE `bytes` to `out` as UTF-8 bytes (always valid UTF-8:
 /// a lone surrogate becomes U+FFFD), for a caller that gathers bytes (the
-/// shared strings table checks its text once, whole). ASCII, the common
-/// case, is one pass over the units and one copy; going through a `str`
-/// per string was about 300 instructions a string, measured.
+/// shared strings table checks its text once, whole). Going through a
+/// `str` per string was about 300 instructions a string, measured.
 #[inline]
 pub(crate) fn push_utf16_bytes(bytes: &[u8], out: &mut Vec<u8>) {
+    let rest = push_ascii_prefix(bytes, |ascii| out.extend_from_slice(ascii));
+    let units = rest.chunks_exact(2);
+    let decoded = char::decode_utf16(units.map(|unit| u16::from_le_bytes([unit[0], unit[1]])))
+        .map(|unit| unit.unwrap_or(char::REPLACEMENT_CHARACTER));
+    let mut utf8 = [0u8; 4];
+    for ch in decoded {
+        out.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
+    }
+}
+
+/// Hands the ASCII start of UTF-16LE `bytes` to `push`, 64 units at a time
+/// through a buffer on the stack (a char at a time was 4% of reading the
+/// 1M x 10 sheet, measured), up to the first chunk that is not all ASCII;
+/// returns the rest (empty, or at least one whole unit), for a decoder.
+#[inline(always)]
+fn push_ascii_prefix(bytes: &[u8], mut push: impl FnMut(&[u8])) -> &[u8] {
     let mut rest = bytes;
     let mut ascii = [0u8; 64];
     while rest.len() >= 2 {
@@ -283,19 +279,10 @@ pub(crate) fn push_utf16_bytes(bytes: &[u8], out: &mut Vec<u8>) {
         if high != 0 {
             break;
         }
-        out.extend_from_slice(&ascii[..take]);
+        push(&ascii[..take]);
         rest = &rest[2 * take..];
     }
-    if rest.len() < 2 {
-        return;
-    }
-    let units = rest.chunks_exact(2);
-    let decoded = char::decode_utf16(units.map(|unit| u16::from_le_bytes([unit[0], unit[1]])))
-        .map(|unit| unit.unwrap_or(char::REPLACEMENT_CHARACTER));
-    let mut utf8 = [0u8; 4];
-    for ch in decoded {
-        out.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
-    }
+    rest
 }
 
 /// UTF-16LE bytes as an owned `String` (names, format codes: read at open).

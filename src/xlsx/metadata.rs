@@ -257,6 +257,25 @@ impl<R: Read + Seek> Workbook<R> {
     // Used by the Arrow layer only.
     #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn xlsx_sheet_head(&mut self, sheet: impl SheetSelector) -> Result<SheetMetadata> {
+        self.xlsx_part_head(sheet, false)
+    }
+
+    /// The dimension the sheet part declares, read from its start: reading
+    /// stops at `<dimension>` (or `<sheetData>`, when it has none).
+    pub(crate) fn xlsx_sheet_dimension(
+        &mut self,
+        sheet: impl SheetSelector,
+    ) -> Result<Option<CellRange>> {
+        Ok(self.xlsx_part_head(sheet, true)?.dimension)
+    }
+
+    /// The start of a sheet part up to `<sheetData>`, or, with
+    /// `dimension_only`, up to `<dimension>` with nothing else read.
+    fn xlsx_part_head(
+        &mut self,
+        sheet: impl SheetSelector,
+        dimension_only: bool,
+    ) -> Result<SheetMetadata> {
         let position = sheet.position(self.sheets())?;
         let limits = self.limits;
         let info = &self.sheets[position];
@@ -295,7 +314,12 @@ impl<R: Read + Seek> Workbook<R> {
                                     metadata.dimension = attribute_text(input, attributes, b"ref")
                                         .map_err(located)?
                                         .and_then(|text| text.parse().ok());
+                                    if dimension_only {
+                                        return Ok(metadata);
+                                    }
                                 }
+                                b"sheetData" => return Ok(metadata),
+                                _ if dimension_only => {}
                                 b"sheetFormatPr" => {
                                     metadata.rows_hidden_by_default =
                                         flag_attribute(input, attributes, b"zeroHeight")
@@ -316,7 +340,7 @@ impl<R: Read + Seek> Workbook<R> {
                                             .push(min - 1..=(max - 1).min(MAX_COLUMN));
                                     }
                                 }
-                                b"sheetData" => return Ok(metadata),
+
                                 _ => {}
                             }
                         }
@@ -338,70 +362,6 @@ impl<R: Read + Seek> Workbook<R> {
             }
             if complete {
                 return Ok(metadata);
-            }
-            buffer.consume(pos);
-            buffer.fill_for_rescan(&mut reader).map_err(locate)?;
-        }
-    }
-
-    pub(crate) fn xlsx_sheet_dimension(
-        &mut self,
-        sheet: impl SheetSelector,
-    ) -> Result<Option<CellRange>> {
-        let position = sheet.position(self.sheets())?;
-        let limits = self.limits;
-        let info = &self.sheets[position];
-        let (name, part) = (info.name().to_owned(), info.part().to_owned());
-        let locate = |err: Error| err.with_sheet(&name).with_part(&part);
-        let mut reader = self
-            .package()?
-            .open_part(&part, limits.max_part_bytes, &limits)
-            .map_err(locate)?;
-        let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
-        // The dimension of the sheet, not of a foreign element.
-        let mut scope = ElementScope::new(Namespace::SpreadsheetMl);
-        loop {
-            let complete = buffer.is_eof();
-            let input = buffer.window();
-            let base = buffer.window_offset();
-            let located = |err: xml::XmlError| locate(err.into_error().shift_offset(base));
-            let mut pos = 0;
-            loop {
-                match xml::next_token(input, pos, complete).map_err(located)? {
-                    Step::Token(
-                        Token::Start {
-                            name,
-                            attributes,
-                            self_closing,
-                        },
-                        next,
-                    ) => {
-                        if scope.start(input, name, attributes, pos).map_err(located)? {
-                            match xml::local_name(name.of(input)) {
-                                b"dimension" => {
-                                    return Ok(attribute_text(input, attributes, b"ref")
-                                        .map_err(located)?
-                                        .and_then(|text| text.parse().ok()));
-                                }
-                                b"sheetData" => return Ok(None),
-                                _ => {}
-                            }
-                        }
-                        if self_closing {
-                            scope.end();
-                        }
-                        pos = next;
-                    }
-                    Step::Token(Token::End { .. }, next) => {
-                        scope.end();
-                        pos = next;
-                    }
-                    Step::Token(_, next) => pos = next,
-                    Step::Incomplete | Step::End => break,
-                }
-            }
-            if complete {
-                return Ok(None);
             }
             buffer.consume(pos);
             buffer.fill_for_rescan(&mut reader).map_err(locate)?;

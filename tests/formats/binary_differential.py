@@ -43,8 +43,6 @@ import argparse
 import datetime
 import json
 import math
-import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -53,7 +51,9 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from differential import PROFILE_SETTINGS, is_volatile  # noqa: E402
+from differential import (  # noqa: E402
+    FILE_SECONDS, check_known, convert_in_batches, is_volatile, run_soffice,
+)
 
 MAX_BYTES = 256 * 1024
 # Corpus files left out of the sample, and why.
@@ -64,63 +64,22 @@ EXCLUDED = {
     "sheetjs/apachepoi_49219.xls.xlsb": "as apachepoi_15228.xls.xlsb: 2,746 "
     "cached #REF! that LibreOffice recalculates to #N/A",
 }
-BATCH = 40
 BATCH_SECONDS = 150
-FILE_SECONDS = 30
 FILTERS = {"xlsx": "xlsx:Calc MS Excel 2007 XML", "xls": "xls:MS Excel 97"}
 
 
-def soffice(files, target, out_dir, profile, seconds):
-    """One soffice call converting `files` to `target` ("xlsx" or "xls"),
-    killed with its children after `seconds`; returns {file: converted}."""
-    batch_dir = Path(tempfile.mkdtemp(dir=out_dir))
-    command = [
-        "soffice", "--headless", "--norestore", "--nolockcheck",
-        f"-env:UserInstallation=file://{profile}",
-        "--convert-to", FILTERS[target], "--outdir", str(batch_dir), *files,
-    ]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
-    try:
-        process.wait(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-    converted = {}
-    for path in files:
-        out = batch_dir / (Path(path).stem + "." + target)
-        if out.exists() and out.stat().st_size > 0:
-            converted[path] = str(out)
-    return converted
-
-
 def convert(files, target, out_dir, profile):
-    """Converts files in batches of distinct stems; a batch that runs past
-    its time is converted again file by file. Returns {file: converted}."""
-    (profile / "user").mkdir(parents=True, exist_ok=True)
-    (profile / "user" / "registrymodifications.xcu").write_text(PROFILE_SETTINGS)
-    converted = {}
-    pending = list(files)
-    while pending:
-        batch, stems, rest = [], set(), []
-        for path in pending:
-            stem = Path(path).stem
-            if stem in stems or len(batch) >= BATCH:
-                rest.append(path)
-            else:
-                stems.add(stem)
-                batch.append(path)
-        pending = rest
-        started = time.monotonic()
-        done = soffice(batch, target, out_dir, profile, BATCH_SECONDS)
-        converted.update(done)
-        if time.monotonic() - started >= BATCH_SECONDS:
-            left = [path for path in batch if path not in done]
-            print(f"note: a LibreOffice batch ran past {BATCH_SECONDS} s; "
-                  f"converting its {len(left)} other files one by one", file=sys.stderr)
-            for path in left:
-                converted.update(soffice([path], target, out_dir, profile, FILE_SECONDS))
-    return converted
+    """Converts files to `target` ("xlsx" or "xls") through
+    differential.py's batches; returns {file: converted}."""
+    def one_batch(batch, seconds):
+        batch_dir, _ = run_soffice(batch, FILTERS[target], out_dir, profile, seconds)
+        converted = {}
+        for path in batch:
+            out = batch_dir / (Path(path).stem + "." + target)
+            if out.exists() and out.stat().st_size > 0:
+                converted[path] = str(out)
+        return converted
+    return convert_in_batches(files, profile, one_batch, BATCH_SECONDS)
 
 
 def sheetstream_cells(binary, path):
@@ -467,51 +426,21 @@ def main():
     if skipped:
         print(f"  left out: {len(skipped)}: {'; '.join(skipped[:10])}")
 
-    known_path = Path(args.known)
-
     # A difference is keyed by direction and file, sheet, cell and the
     # original's value; the kind and the conversion's value are for the
     # reader.
-    def key(line):
-        fields = line.split("\t")
-        return "\t".join(fields[:3] + fields[4:5])
-
-    known = {}
-    if known_path.exists():
-        for line in known_path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
-                known[key(line)] = line
-    current = {key(line): line for line in differences}
-    if args.write_known:
-        header = [
-            "# Known differences between `sheetstream cells` of a workbook and of",
-            "# LibreOffice's conversion of it (tests/formats/binary_differential.py):",
-            "# direction and file, sheet, cell, kind, the original's [t, v], the",
-            "# conversion's [t, v] (null: no cell). The list may only shrink.",
-            "# The kinds and why each is not fixed:",
-        ]
-        header += [f"#   {kind}: {reason}" for kind, reason in REASONS.items()]
-        header += ["# Accepted by an exact rule, counted but not listed:"]
-        header += [f"#   {rule}: {reason}" for rule, reason in RULES.items()]
-        known_path.write_text("\n".join(header + sorted(current.values())) + "\n",
-                              encoding="utf-8")
-        print(f"wrote {len(current)} differences to {known_path}")
-        return 0
-    listed = len(current.keys() & known.keys())
-    print(f"  {listed} differences listed in {known_path.name}")
-    new = sorted(current[k] for k in current.keys() - known.keys())
-    gone = sorted(known[k] for k in known.keys() - current.keys())
-    if gone:
-        print(f"note: {len(gone)} listed differences no longer occur; remove them from {known_path}:")
-        for line in gone[:20]:
-            print("  " + line)
-    if new:
-        print(f"error: {len(new)} differences not listed in {known_path}:", file=sys.stderr)
-        for line in new[:40]:
-            print("  " + line, file=sys.stderr)
-        return 1
-    print("binary differential held: every difference is listed")
-    return 0
+    header = [
+        "# Known differences between `sheetstream cells` of a workbook and of",
+        "# LibreOffice's conversion of it (tests/formats/binary_differential.py):",
+        "# direction and file, sheet, cell, kind, the original's [t, v], the",
+        "# conversion's [t, v] (null: no cell). The list may only shrink.",
+        "# The kinds and why each is not fixed:",
+    ]
+    header += [f"#   {kind}: {reason}" for kind, reason in REASONS.items()]
+    header += ["# Accepted by an exact rule, counted but not listed:"]
+    header += [f"#   {rule}: {reason}" for rule, reason in RULES.items()]
+    return check_known(differences, Path(args.known), args.write_known, header,
+                       "binary differential held: every difference is listed")
 
 
 if __name__ == "__main__":

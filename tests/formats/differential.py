@@ -92,14 +92,15 @@ PROFILE_SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def soffice(files, out_dir, profile, seconds):
-    """One soffice call over `files`, killed with its children after
-    `seconds`; returns {file: {sheet name: csv path}} for what it wrote."""
+def run_soffice(files, convert_to, out_dir, profile, seconds):
+    """One soffice call converting `files` with the filter `convert_to`
+    into a new folder, killed with its children after `seconds`; returns
+    the folder and what soffice printed. (binary_differential.py too.)"""
     batch_dir = Path(tempfile.mkdtemp(dir=out_dir))
     command = [
         "soffice", "--headless", "--norestore", "--nolockcheck",
         f"-env:UserInstallation=file://{profile}",
-        "--convert-to", FILTER, "--outdir", str(batch_dir), *files,
+        "--convert-to", convert_to, "--outdir", str(batch_dir), *files,
     ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
@@ -108,26 +109,18 @@ def soffice(files, out_dir, profile, seconds):
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         log, _ = process.communicate()
-    sheets = {}
-    by_stem = {Path(path).stem: path for path in files}
-    for line in (log or "").splitlines():
-        match = re.match(r"Writing sheet (.*) -> (.*)$", line.strip())
-        if not match:
-            continue
-        target = Path(match.group(2))
-        for stem, path in by_stem.items():
-            if target.name.startswith(stem + "-"):
-                sheets.setdefault(path, {})[match.group(1)] = target
-    return sheets
+    return batch_dir, log or ""
 
 
-def convert(files, out_dir, profile):
-    """Converts files with soffice in batches whose stems are distinct; a
-    batch that runs past its time is converted again file by file, each
-    with FILE_SECONDS. Returns {file: {sheet name: csv path}}."""
+def convert_in_batches(files, profile, one_batch, batch_seconds):
+    """Converts files with `one_batch(files, seconds)` (a dict keyed by the
+    files it converted) in batches of BATCH whose stems are distinct
+    (soffice names its outputs by stem); a batch that runs past its time is
+    converted again file by file, each with FILE_SECONDS. Sets up the
+    LibreOffice profile first. (binary_differential.py too.)"""
     (profile / "user").mkdir(parents=True, exist_ok=True)
     (profile / "user" / "registrymodifications.xcu").write_text(PROFILE_SETTINGS)
-    sheets = {}
+    converted = {}
     pending = list(files)
     while pending:
         batch, stems, rest = [], set(), []
@@ -140,15 +133,71 @@ def convert(files, out_dir, profile):
                 batch.append(path)
         pending = rest
         started = time.monotonic()
-        converted = soffice(batch, out_dir, profile, BATCH_SECONDS)
-        sheets.update(converted)
-        if time.monotonic() - started >= BATCH_SECONDS:
-            left = [path for path in batch if path not in converted]
-            print(f"note: a LibreOffice batch ran past {BATCH_SECONDS} s; "
+        done = one_batch(batch, batch_seconds)
+        converted.update(done)
+        if time.monotonic() - started >= batch_seconds:
+            left = [path for path in batch if path not in done]
+            print(f"note: a LibreOffice batch ran past {batch_seconds} s; "
                   f"converting its {len(left)} other files one by one", file=sys.stderr)
             for path in left:
-                sheets.update(soffice([path], out_dir, profile, FILE_SECONDS))
-    return sheets
+                converted.update(one_batch([path], FILE_SECONDS))
+    return converted
+
+
+def check_known(differences, known_path, write_known, header, held):
+    """The ratchet: every difference (a tab-separated line, keyed by its
+    first three fields and its fifth) must be in the list at `known_path`,
+    which may only shrink; `write_known` rewrites the list under `header`.
+    Returns the exit status. (binary_differential.py too.)"""
+    def key(line):
+        fields = line.split("\t")
+        return "\t".join(fields[:3] + fields[4:5])
+
+    known = {}
+    if known_path.exists():
+        for line in known_path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                known[key(line)] = line
+    current = {key(line): line for line in differences}
+    if write_known:
+        known_path.write_text("\n".join(header + sorted(current.values())) + "\n",
+                              encoding="utf-8")
+        print(f"wrote {len(current)} differences to {known_path}")
+        return 0
+    listed = len(current.keys() & known.keys())
+    print(f"  {listed} differences listed in {known_path.name}")
+    new = sorted(current[k] for k in current.keys() - known.keys())
+    gone = sorted(known[k] for k in known.keys() - current.keys())
+    if gone:
+        print(f"note: {len(gone)} listed differences no longer occur; remove them from {known_path}:")
+        for line in gone[:20]:
+            print("  " + line)
+    if new:
+        print(f"error: {len(new)} differences not listed in {known_path}:", file=sys.stderr)
+        for line in new[:40]:
+            print("  " + line, file=sys.stderr)
+        return 1
+    print(held)
+    return 0
+
+
+def csv_batch(out_dir, profile):
+    """A batch converter for convert_in_batches: each workbook's sheets as
+    CSV, {file: {sheet name: csv path}} from what soffice says it wrote."""
+    def one_batch(files, seconds):
+        _, log = run_soffice(files, FILTER, out_dir, profile, seconds)
+        sheets = {}
+        by_stem = {Path(path).stem: path for path in files}
+        for line in log.splitlines():
+            match = re.match(r"Writing sheet (.*) -> (.*)$", line.strip())
+            if not match:
+                continue
+            target = Path(match.group(2))
+            for stem, path in by_stem.items():
+                if target.name.startswith(stem + "-"):
+                    sheets.setdefault(path, {})[match.group(1)] = target
+        return sheets
+    return one_batch
 
 
 def libreoffice_cells(csv_path):
@@ -290,7 +339,8 @@ def main():
     readable = [path for path in files if ours_by_file[path] is not None]
     with tempfile.TemporaryDirectory() as work:
         profile = Path(work) / "profile"
-        converted = convert(readable, work, profile)
+        converted = convert_in_batches(readable, profile, csv_batch(work, profile),
+                                       BATCH_SECONDS)
         converted_seconds = time.monotonic() - started
 
         def display(path):
@@ -341,44 +391,17 @@ def main():
     if skipped:
         print(f"  left out (not read by one side): {len(skipped)}: {', '.join(skipped[:10])}")
 
-    known_path = Path(args.known)
     # A difference is keyed by file, sheet, cell and sheetstream's text;
     # the kind and LibreOffice's text are kept for the reader.
-    def key(line):
-        fields = line.split("\t")
-        return "\t".join(fields[:3] + fields[4:5])
-
-    known = {}
-    if known_path.exists():
-        for line in known_path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
-                known[key(line)] = line
-    current = {key(line): line for line in differences}
-    if args.write_known:
-        header = [
-            "# Known differences between `sheetstream cells --formatted` and LibreOffice's",
-            "# CSV export as shown (tests/formats/differential.py): file, sheet, cell,",
-            "# kind, sheetstream's text, LibreOffice's text. The list may only shrink.",
-            "# The kinds and why each is not fixed:",
-        ]
-        header += [f"#   {kind}: {reason}" for kind, reason in REASONS.items()]
-        known_path.write_text("\n".join(header + sorted(current.values())) + "\n",
-                              encoding="utf-8")
-        print(f"wrote {len(current)} differences to {known_path}")
-        return 0
-    new = sorted(current[k] for k in current.keys() - known.keys())
-    gone = sorted(known[k] for k in known.keys() - current.keys())
-    if gone:
-        print(f"note: {len(gone)} listed differences no longer occur; remove them from {known_path}:")
-        for line in gone[:20]:
-            print("  " + line)
-    if new:
-        print(f"error: {len(new)} differences not listed in {known_path}:", file=sys.stderr)
-        for line in new[:40]:
-            print("  " + line, file=sys.stderr)
-        return 1
-    print("differential held: every difference is listed")
-    return 0
+    header = [
+        "# Known differences between `sheetstream cells --formatted` and LibreOffice's",
+        "# CSV export as shown (tests/formats/differential.py): file, sheet, cell,",
+        "# kind, sheetstream's text, LibreOffice's text. The list may only shrink.",
+        "# The kinds and why each is not fixed:",
+    ]
+    header += [f"#   {kind}: {reason}" for kind, reason in REASONS.items()]
+    return check_known(differences, Path(args.known), args.write_known, header,
+                       "differential held: every difference is listed")
 
 
 if __name__ == "__main__":
