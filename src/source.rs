@@ -7,9 +7,16 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Bytes fetched per positioned read when the caller asks for fewer (the
-/// ZIP reader asks for 8 KiB at a time; a system call each was measured).
+/// Bytes fetched per positioned read when reading on from where the last
+/// fetch ended and the caller asks for fewer (the ZIP reader asks for 8 KiB
+/// at a time; a system call each was measured).
 const READ_AHEAD: usize = 256 * 1024;
+
+/// Bytes fetched by a read that does not continue the last fetch, when the
+/// caller asks for fewer: a compound file's FAT sectors lie every 64 KiB
+/// through the file, and fetching [`READ_AHEAD`] for each of them read a
+/// 92 MB `.xls` three times over before its first row.
+const FIRST_FETCH: usize = 4 * 1024;
 
 /// A file opened once and read with positioned reads: clones share the
 /// handle and each keeps its own position (and read-ahead buffer), so
@@ -28,6 +35,8 @@ pub struct SharedFile {
     ahead: Vec<u8>,
     ahead_start: u64,
     ahead_len: usize,
+    /// Positioned reads made by this handle (not its clones).
+    fetches: u64,
 }
 
 impl Clone for SharedFile {
@@ -41,6 +50,7 @@ impl Clone for SharedFile {
             ahead: Vec::new(),
             ahead_start: 0,
             ahead_len: 0,
+            fetches: 0,
         }
     }
 }
@@ -62,6 +72,7 @@ impl SharedFile {
             ahead: Vec::new(),
             ahead_start: 0,
             ahead_len: 0,
+            fetches: 0,
         })
     }
 
@@ -83,8 +94,10 @@ impl SharedFile {
     }
 
     /// The read-ahead bytes from `position` on, fetching more when there
-    /// are none.
-    fn buffered(&mut self) -> io::Result<&[u8]> {
+    /// are none: [`READ_AHEAD`] bytes when `position` is where the last
+    /// fetch ended or a little past it (the caller reads on, perhaps
+    /// skipping a sector), else [`FIRST_FETCH`] or `wanted`.
+    fn buffered(&mut self, wanted: usize) -> io::Result<&[u8]> {
         let skip = self
             .position
             .checked_sub(self.ahead_start)
@@ -93,10 +106,19 @@ impl SharedFile {
         let skip = match skip {
             Some(skip) => skip,
             None => {
-                if self.ahead.is_empty() {
-                    self.ahead = vec![0; READ_AHEAD];
+                let fetched_end = self.ahead_start + self.ahead_len as u64;
+                let reads_on = self.ahead_len > 0
+                    && (fetched_end..=fetched_end + FIRST_FETCH as u64).contains(&self.position);
+                let fetch = if reads_on {
+                    READ_AHEAD
+                } else {
+                    wanted.clamp(FIRST_FETCH, READ_AHEAD)
+                };
+                if self.ahead.len() < fetch {
+                    self.ahead.resize(fetch, 0);
                 }
-                self.ahead_len = read_at(&self.file, &mut self.ahead, self.position)?;
+                self.ahead_len = read_at(&self.file, &mut self.ahead[..fetch], self.position)?;
+                self.fetches += 1;
                 self.ahead_start = self.position;
                 0
             }
@@ -118,9 +140,10 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
 impl Read for SharedFile {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let count = if buf.len() >= READ_AHEAD {
+            self.fetches += 1;
             read_at(&self.file, buf, self.position)?
         } else {
-            let ahead = self.buffered()?;
+            let ahead = self.buffered(buf.len())?;
             let count = ahead.len().min(buf.len());
             buf[..count].copy_from_slice(&ahead[..count]);
             count
@@ -208,6 +231,45 @@ mod tests {
         let mut buf = [0u8; 3];
         clone.read_exact(&mut buf).unwrap();
         assert_eq!(buf, data[100..103]);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn fetches_little_for_scattered_reads_and_much_for_reading_on() {
+        let path = std::env::temp_dir().join(format!(
+            "sheetstream-shared-file-fetch-{}",
+            std::process::id()
+        ));
+        let data: Vec<u8> = (0..5 * READ_AHEAD).map(|i| (i % 249) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        // A sector every 64 KiB, as a compound file's FAT lies: one small
+        // fetch each, never a read-ahead of the whole stretch between.
+        let mut file = SharedFile::open(&path).unwrap();
+        let mut sector = [0u8; 512];
+        for at in (0..4 * READ_AHEAD).step_by(64 * 1024) {
+            file.seek(SeekFrom::Start(at as u64)).unwrap();
+            file.read_exact(&mut sector).unwrap();
+            assert_eq!(sector[..], data[at..at + 512]);
+        }
+        assert_eq!(file.fetches, 16);
+        assert_eq!(file.ahead.len(), FIRST_FETCH);
+        // Reading on in 8 KiB pieces: after the first small fetch, one
+        // fetch per READ_AHEAD bytes; skipping a sector still reads on.
+        let mut file = SharedFile::open(&path).unwrap();
+        let mut piece = vec![0u8; 8192];
+        let mut at = 0;
+        while at + piece.len() <= 3 * READ_AHEAD {
+            file.read_exact(&mut piece).unwrap();
+            assert_eq!(piece, data[at..at + piece.len()]);
+            at += piece.len();
+        }
+        assert_eq!(file.fetches, 4, "8 KiB, then three read-aheads");
+        let past_fetched = file.ahead_start + file.ahead_len as u64 + 512;
+        file.seek(SeekFrom::Start(past_fetched)).unwrap();
+        file.read_exact(&mut piece).unwrap();
+        let past_fetched = past_fetched as usize;
+        assert_eq!(piece, data[past_fetched..past_fetched + piece.len()]);
+        assert_eq!((file.fetches, file.ahead_len), (5, READ_AHEAD));
         std::fs::remove_file(&path).unwrap();
     }
 }
