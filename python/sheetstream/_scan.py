@@ -8,9 +8,10 @@ reader: the projection (``with_columns``) becomes the column selection, so
 the other columns' cells are never read into values; ``n_rows`` stops the
 read (no further rows are inflated); the predicate is applied to each
 batch as it is read; the batch size is polars' unless ``batch_size`` was
-given. Sheets are read one after another, in the order ``read_excel``
-returns them (files as given, then sheets), each batch as soon as it is
-read, so memory follows a batch, not the sheet.
+given. Many sheets are read at once (``threads`` of them, as ``read_excel``
+reads them on its pool), each at most a few batches ahead, and handed over
+in the order ``read_excel`` returns them (files as given, then sheets), so
+memory follows a few batches, not the sheets.
 
 The schema is fixed before any row is read, so a value past the sample
 that does not fit its column's type cannot widen it (``read_excel`` reads
@@ -24,7 +25,9 @@ called; ``dtypes``; ``on_mismatch="null"`` nulls such values, with a
 from __future__ import annotations
 
 import os
+import queue
 import re
+import threading
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -37,27 +40,6 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ._sheetstream import BatchReport, _SheetOptions, _Sources
-
-# The Arrow types the reader makes, by the names `dtypes` takes.
-_TYPE_NAMES: dict[str, str] = {
-    "null": "null",
-    "bool": "bool",
-    "int64": "int64",
-    "double": "float64",
-    "string": "utf8",
-    "date32[day]": "date",
-    "timestamp[ms]": "timestamp",
-    "time32[ms]": "time",
-    "duration[ms]": "duration",
-}
-
-
-def _type_name(data_type: Any) -> str:
-    name = _TYPE_NAMES.get(str(data_type))
-    if name is None:
-        raise TypeError(f"sheetstream does not make Arrow type {data_type}")
-    return name
-
 
 def _promote(a: str, b: str) -> str:
     """Two sheets' types of one column as one: the Arrow layer's rules
@@ -186,6 +168,19 @@ def _as_sampled(err: _sheetstream.Error, sample_rows: Any) -> _sheetstream.Error
     return _retyped(err, text, None)
 
 
+# Frames a sheet read ahead hands over before the one taken (many sheets
+# read at once).
+_AHEAD = 2
+_END = object()
+
+
+@dataclass
+class _Failed:
+    """A reading thread's error, raised on the caller's."""
+
+    error: BaseException
+
+
 class _Scan:
     """The sheets of a scan, their united schema, and the batches."""
 
@@ -199,7 +194,10 @@ class _Scan:
         threads: int,
         on_report: Optional[Callable[["BatchReport"], None]],
         options: dict[str, Any],
+        skip_unreadable: bool = False,
     ) -> None:
+        self.skip_unreadable = skip_unreadable
+        self.skipped: list[tuple[str, Optional[str], BaseException]] = []
         self.union_by_name = union_by_name
         self.file_column = file_column
         self.sheet_column = sheet_column
@@ -212,19 +210,29 @@ class _Scan:
         self.user_batch_size: Optional[int] = options.pop("batch_size", None)
         self.user_n_rows: Optional[int] = options.pop("n_rows", None)
         labels = _labels(sources)
-        workers = max(1, min(threads or os.cpu_count() or 1, len(sources)))
+        self.threads = threads or os.cpu_count() or 1
+        workers = max(1, min(self.threads, len(sources)))
 
         def sample(job: tuple[Any, str]) -> list[_Part]:
             source, label = job
             try:
                 workbook = _sheetstream.open(source)
             except _sheetstream.Error as err:
+                if self.skip_unreadable:
+                    self.skipped.append((label, None, _naming_file(err, label)))
+                    return []
                 raise _naming_file(err, label) from None
             return self._parts(workbook, label, sheet)
 
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            found = list(pool.map(sample, zip(sources, labels)))
+        if workers == 1:
+            found = [sample(job) for job in zip(sources, labels)]
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                found = list(pool.map(sample, zip(sources, labels)))
         self.parts = [part for parts in found for part in parts]
+        if self.skipped:
+            # Level 1 is this method, 2 scan_excel, 3 its caller.
+            _sheetstream._warn_skipped("scan_excel", self.skipped, 3)
         names, types = self._unite()
         self.names = names
         self.types = types
@@ -262,20 +270,28 @@ class _Scan:
             try:
                 one = workbook.sheet(ref, **sample_options)
             except _sheetstream.Error as err:
+                if self.skip_unreadable:
+                    names = workbook.sheet_names
+                    name = ref if isinstance(ref, str) else (
+                        names[ref] if 0 <= ref < len(names) else str(ref)
+                    )
+                    self.skipped.append((label, name, _naming_file(err, label)))
+                    continue
                 raise _naming_file(err, label) from None
             position = workbook.sheet_names.index(one.name)
             if position in seen:
                 continue
             seen.add(position)
-            schema = one.schema
+            # The types by name, not through `one.schema`: that imports
+            # pyarrow, a tenth of a second a scan into polars need not pay.
             parts.append(
                 _Part(
                     workbook=workbook,
                     label=label,
                     position=position,
                     name=one.name,
-                    columns=list(schema.names),
-                    types=[_type_name(field.type) for field in schema],
+                    columns=one.column_names,
+                    types=one._column_types,
                 )
             )
             del one
@@ -357,40 +373,110 @@ class _Scan:
                     needed.append(name)
         rows_left = n_rows
         size = self.user_batch_size or batch_size
-        for part in self.parts:
+        limit = self.user_n_rows
+        if predicate is None and n_rows is not None:
+            limit = n_rows if limit is None else min(limit, n_rows)
+        for frame, report in self._all_frames(needed, limit, size, predicate):
+            if self.on_report is not None:
+                self.on_report(report)
+            if frame.width != len(wanted) or frame.columns != wanted:
+                frame = frame.select(wanted)
+            if rows_left is not None:
+                if frame.height >= rows_left:
+                    frame = frame.head(rows_left)
+                rows_left -= frame.height
+            if frame.height:
+                yield frame
             if rows_left is not None and rows_left <= 0:
+                # Closing the generators drops the readers: their threads
+                # stop at their next batch.
                 return
-            limit = self.user_n_rows
-            if predicate is None and rows_left is not None:
-                limit = rows_left if limit is None else min(limit, rows_left)
-            frames = self._sheet_frames(part, needed, limit, size)
-            for frame in frames:
-                if predicate is not None:
-                    frame = frame.filter(predicate)
-                if frame.width != len(wanted) or frame.columns != wanted:
-                    frame = frame.select(wanted)
-                if rows_left is not None:
-                    if frame.height >= rows_left:
-                        frame = frame.head(rows_left)
-                    rows_left -= frame.height
-                if frame.height:
-                    yield frame
-                if rows_left is not None and rows_left <= 0:
-                    # Closing the generator drops the reader: its thread
-                    # stops at its next batch.
-                    frames.close()
-                    return
         if with_columns is not None and not self.parts:
             yield polars.DataFrame(schema=self.polars_schema_cached).select(wanted)
 
+    def _all_frames(
+        self,
+        needed: list[str],
+        limit: Optional[int],
+        size: Optional[int],
+        predicate: Optional["polars.Expr"],
+    ) -> Generator[tuple["polars.DataFrame", "BatchReport"], None, None]:
+        """Every sheet's frames (filtered), in ``read_excel``'s order. Many
+        sheets are read at once, ``threads`` of them (each a reader
+        thread of its own, the file's part inflated on another), as
+        ``read_excel`` reads them on its pool; each hands over at most
+        ``_AHEAD`` frames ahead of the one taken, so memory follows
+        ``threads`` batches, not the sheets."""
+        workers = max(1, min(self.threads, len(self.parts)))
+        if limit is not None and predicate is None:
+            # head(): the first sheet likely holds the rows; the others
+            # are not read ahead for nothing.
+            workers = 1
+        if workers == 1:
+            for part in self.parts:
+                for frame, report in self._sheet_frames(part, needed, limit, size):
+                    if predicate is not None:
+                        frame = frame.filter(predicate)
+                    yield frame, report
+            return
+        stop = threading.Event()
+
+        def produce(part: _Part, out: "queue.Queue[Any]") -> None:
+            def hand(item: Any) -> bool:
+                """Puts the item unless the scan stopped (the caller
+                took what it wanted): then False."""
+                while not stop.is_set():
+                    try:
+                        out.put(item, timeout=0.05)
+                        return True
+                    except queue.Full:
+                        continue
+                return False
+
+            frames = self._sheet_frames(part, needed, limit, size)
+            try:
+                for frame, report in frames:
+                    if predicate is not None:
+                        frame = frame.filter(predicate)
+                    if not hand((frame, report)):
+                        return
+                hand(_END)
+            except BaseException as err:  # raised on the caller's thread
+                hand(_Failed(err))
+            finally:
+                frames.close()
+
+        queues: list["queue.Queue[Any]"] = [queue.Queue(_AHEAD) for _ in self.parts]
+        threads = [
+            threading.Thread(target=produce, args=(part, out), name="sheetstream-scan", daemon=True)
+            for part, out in zip(self.parts, queues)
+        ]
+        try:
+            for at in range(min(workers, len(threads))):
+                threads[at].start()
+            for at, out in enumerate(queues):
+                while True:
+                    item = out.get()
+                    if item is _END:
+                        break
+                    if isinstance(item, _Failed):
+                        raise item.error
+                    yield item
+                threads[at].join()
+                if at + workers < len(threads):
+                    threads[at + workers].start()
+        finally:
+            stop.set()
+            for thread in threads:
+                if thread.ident is not None:
+                    thread.join()
+
     def _sheet_frames(
         self, part: _Part, needed: list[str], limit: Optional[int], size: Optional[int]
-    ) -> Generator["polars.DataFrame", None, None]:
+    ) -> Generator[tuple["polars.DataFrame", "BatchReport"], None, None]:
         """One sheet's batches as frames in the scan's schema (the columns
         in ``needed`` only): its columns in the united types, the ones
         it lacks null, the file and sheet columns."""
-        import polars
-
         own = [name for name in needed if name in part.columns]
         if not own and part.columns:
             # Only the file or sheet column, or columns this sheet lacks:
@@ -412,11 +498,9 @@ class _Scan:
         ours = {name for name in fixed if name not in self.user_dtypes}
         try:
             sheet = part.workbook.sheet(part.position, **options)
-            for batch, report in sheet.iter_batches(with_report=True):
-                if self.on_report is not None:
-                    self.on_report(report)
-                frame = polars.DataFrame(batch)
-                yield self._conform(frame, part, needed)
+            # polars frames straight from the Arrow C stream: no pyarrow.
+            for frame, report in sheet._iter_polars_batches():
+                yield self._conform(frame, part, needed), report
         except _sheetstream.ConversionError as misfit:
             said: _sheetstream.Error = misfit
             if any(f"column `{name}` (" in str(misfit) for name in ours):
@@ -509,6 +593,7 @@ def scan_excel(
     threads: int = 0,
     on_report: Optional[Callable[["BatchReport"], None]] = None,
     storage_options: Optional[dict[str, Any]] = None,
+    skip_unreadable: bool = False,
     **options: "Unpack[_SheetOptions]",
 ) -> "polars.LazyFrame":
     """Sheets of one or many workbooks as a polars ``LazyFrame``, read only
@@ -528,8 +613,15 @@ def scan_excel(
     Pushed into the reader: the selected columns (the others' cells are
     never read into values), a row limit (``head``: the read stops there),
     the filter (applied to each batch as it is read); polars' batch size
-    unless ``batch_size`` is given. Sheets are read one after another in
+    unless ``batch_size`` is given. Many sheets are read at once
+    (``threads`` of them, each a few batches ahead) and handed over in
     ``read_excel``'s order.
+
+    ``skip_unreadable=True`` skips the files that cannot be opened and the
+    sheets whose header or sample cannot be read when ``scan_excel`` is
+    called, with a ``SkippedWarning`` listing them (``.skipped``), as
+    ``read_excel`` does; an error met past the sample, at collect, is
+    raised (rows of that sheet may have been handed over already).
 
     The schema is fixed before collect: a value past the sample that does
     not fit its column's type raises ``ConversionError`` (naming the file,
@@ -542,12 +634,8 @@ def scan_excel(
 
     from . import _expand_sources
 
-    for name in ("skip_unreadable", "to"):
-        if name in options:
-            raise TypeError(
-                f"scan_excel takes no {name} (read_excel's): a scan gives a polars "
-                "LazyFrame and fails on an unreadable file"
-            )
+    if "to" in options:
+        raise TypeError("scan_excel takes no to (read_excel's): a scan gives a polars LazyFrame")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise ValueError(f"threads must be 0 or more (0: one per core), not {threads!r}")
     expanded = _expand_sources(source, storage_options)
@@ -556,7 +644,15 @@ def scan_excel(
     if not sources:
         raise ValueError("scan_excel needs at least one file")
     scan = _Scan(
-        sources, sheet, union_by_name, file_column, sheet_column, threads, on_report, dict(options)
+        sources,
+        sheet,
+        union_by_name,
+        file_column,
+        sheet_column,
+        threads,
+        on_report,
+        dict(options),
+        skip_unreadable,
     )
     files = sorted({part.label for part in scan.parts})
     detail = f"{len(scan.parts)} sheet(s) of {len(files)} file(s)"

@@ -133,13 +133,13 @@ class IsADirectoryError(ReadError, builtins.IsADirectoryError):
     """The path is a directory: also a built-in IsADirectoryError."""
 
 class SkippedWarning(UserWarning):
-    """read_excel(skip_unreadable=True) skipped files or sheets."""
+    """read_excel or scan_excel (skip_unreadable=True) skipped files or sheets."""
 
     skipped: list[SkippedSheet]
 
 @final
 class SkippedSheet:
-    """A file or sheet read_excel(skip_unreadable=True) skipped."""
+    """A file or sheet read_excel or scan_excel (skip_unreadable=True) skipped."""
 
     @property
     def file(self) -> str: ...
@@ -391,6 +391,11 @@ class Sheet:
         self, *, with_report: Literal[True]
     ) -> Iterator[tuple["pyarrow.RecordBatch", BatchReport]]: ...
     def iter_rows(self) -> RowIterator: ...
+    # scan_excel's: the columns' types by its names, and its batches as
+    # polars frames (neither imports pyarrow).
+    @property
+    def _column_types(self) -> list[str]: ...
+    def _iter_polars_batches(self) -> Iterator[tuple["polars.DataFrame", BatchReport]]: ...
 
 @final
 class Workbook:
@@ -425,6 +430,10 @@ def open(source: _Source, *, storage_options: Optional[dict[str, Any]] = None) -
 
 # A glob pattern is a str or a path too (read_excel).
 _Sources = Union[_Source, Sequence[_Source]]
+
+def _warn_skipped(
+    caller: str, skipped: list[tuple[str, Optional[str], BaseException]], stacklevel: int
+) -> None: ...
 
 @overload
 def read_excel(

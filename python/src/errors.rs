@@ -28,7 +28,7 @@ create_exception!(
     sheetstream,
     SkippedWarning,
     PyUserWarning,
-    "read_excel(skip_unreadable=True) skipped files or sheets it could not read; the warning's `skipped` lists them (SkippedSheet: file, sheet, error)."
+    "read_excel or scan_excel (skip_unreadable=True) skipped files or sheets it could not read; the warning's `skipped` lists them (SkippedSheet: file, sheet, error)."
 );
 create_exception!(
     sheetstream,

@@ -36,6 +36,7 @@ fn _sheetstream(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     module.add_function(wrap_pyfunction!(workbook::open, module)?)?;
     module.add_function(wrap_pyfunction!(read::read_excel, module)?)?;
+    module.add_function(wrap_pyfunction!(read::warn_skipped_by, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -51,7 +51,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for SheetArg {
     }
 }
 
-/// A file or sheet `read_excel(skip_unreadable=True)` skipped.
+/// A file or sheet `read_excel` or `scan_excel` (`skip_unreadable=True`) skipped.
 #[pyclass(module = "sheetstream", name = "SkippedSheet", frozen, get_all)]
 pub(crate) struct PySkippedSheet {
     /// The file (its path, or a label for bytes).
@@ -90,14 +90,37 @@ impl PySkippedSheet {
     }
 }
 
-/// Warns with a `SkippedWarning` whose `skipped` attribute lists them.
-fn warn_skipped(py: Python<'_>, skipped: Vec<PySkippedSheet>) -> PyResult<()> {
+/// `scan_excel(skip_unreadable=True)`'s warning: `(file, sheet, error)`
+/// of each file or sheet it skipped, as `read_excel`'s.
+#[pyfunction]
+#[pyo3(name = "_warn_skipped")]
+pub(crate) fn warn_skipped_by(
+    py: Python<'_>,
+    caller: &str,
+    skipped: Vec<(String, Option<String>, Py<PyAny>)>,
+    stacklevel: usize,
+) -> PyResult<()> {
+    let skipped = skipped
+        .into_iter()
+        .map(|(file, sheet, error)| PySkippedSheet { file, sheet, error })
+        .collect();
+    warn_skipped(py, caller, skipped, stacklevel)
+}
+
+/// Warns with a `SkippedWarning` whose `skipped` attribute lists them;
+/// `stacklevel` as `warnings.warn` takes it.
+fn warn_skipped(
+    py: Python<'_>,
+    caller: &str,
+    skipped: Vec<PySkippedSheet>,
+    stacklevel: usize,
+) -> PyResult<()> {
     if skipped.is_empty() {
         return Ok(());
     }
     const LISTED: usize = 5;
     let mut message = format!(
-        "read_excel skipped {} unreadable {}:",
+        "{caller} skipped {} unreadable {}:",
         skipped.len(),
         if skipped.len() == 1 {
             "file or sheet"
@@ -124,8 +147,7 @@ fn warn_skipped(py: Python<'_>, skipped: Vec<PySkippedSheet>) -> PyResult<()> {
     let warning = py.get_type::<SkippedWarning>().call1((message,))?;
     warning.setattr("skipped", list)?;
     let kwargs = PyDict::new(py);
-    // Level 1 is the Python wrapper in sheetstream/__init__.py; 2 its caller.
-    kwargs.set_item("stacklevel", 2)?;
+    kwargs.set_item("stacklevel", stacklevel)?;
     py.import("warnings")?
         .call_method("warn", (warning,), Some(&kwargs))?;
     Ok(())
@@ -342,7 +364,8 @@ pub(crate) fn read_excel<'py>(
         "polars" => to_polars_frame(py, schema, batches),
         _ => finish_table(py, to_pyarrow_table(py, schema, batches)?, to),
     }?;
-    warn_skipped(py, skipped)?;
+    // Level 1 is the Python wrapper in sheetstream/__init__.py; 2 its caller.
+    warn_skipped(py, "read_excel", skipped, 2)?;
     Ok(frame)
 }
 

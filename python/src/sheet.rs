@@ -249,6 +249,29 @@ impl PySheet {
         pyarrow.getattr("schema")?.call1((capsule,))
     }
 
+    /// The columns' types by the names `scan_excel` unites them by
+    /// (`int64`, `float64`, `utf8`, `date`, ...), without pyarrow: a scan
+    /// that reads into polars does not import it.
+    #[getter]
+    fn _column_types(&self) -> PyResult<Vec<&'static str>> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|field| scan_type_name(field.data_type()))
+            .collect()
+    }
+
+    /// `scan_excel`'s batches: `(polars.DataFrame, BatchReport)` pairs,
+    /// each batch handed to polars through the Arrow C stream (no pyarrow).
+    fn _iter_polars_batches(&self, py: Python<'_>) -> PyResult<BatchIterator> {
+        import_optional(py, "polars", "polars")?;
+        Ok(BatchIterator {
+            reader: Mutex::new(Some(self.reader(py)?)),
+            with_report: true,
+            polars: true,
+        })
+    }
+
     /// The Arrow PyCapsule interface: the schema.
     fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
         arrow_ffi::schema_capsule(py, &self.schema)
@@ -302,6 +325,7 @@ impl PySheet {
         Ok(BatchIterator {
             reader: Mutex::new(Some(self.reader(py)?)),
             with_report,
+            polars: false,
         })
     }
 
@@ -356,6 +380,9 @@ fn next_batch(
 pub(crate) struct BatchIterator {
     reader: Mutex<Option<ReportingReader>>,
     with_report: bool,
+    /// polars DataFrames rather than pyarrow RecordBatches
+    /// (`Sheet._iter_polars_batches`).
+    polars: bool,
 }
 
 #[pymethods]
@@ -369,8 +396,11 @@ impl BatchIterator {
         let schema = slot.as_ref().map(|reader| reader.schema());
         match (next_batch(py, &mut slot)?, schema) {
             (Some((batch, report)), Some(schema)) => {
-                let batch =
-                    pyarrow_reader(py, schema, vec![batch])?.call_method0("read_next_batch")?;
+                let batch = if self.polars {
+                    to_polars_frame(py, schema, vec![batch])?
+                } else {
+                    pyarrow_reader(py, schema, vec![batch])?.call_method0("read_next_batch")?
+                };
                 if !self.with_report {
                     return Ok(batch);
                 }
@@ -380,6 +410,27 @@ impl BatchIterator {
             _ => Err(PyStopIteration::new_err(())),
         }
     }
+}
+
+/// An Arrow type of the reader's by the name `scan_excel` gives it.
+fn scan_type_name(data_type: &arrow_schema::DataType) -> PyResult<&'static str> {
+    use arrow_schema::{DataType, TimeUnit};
+    Ok(match data_type {
+        DataType::Null => "null",
+        DataType::Boolean => "bool",
+        DataType::Int64 => "int64",
+        DataType::Float64 => "float64",
+        DataType::Utf8 => "utf8",
+        DataType::Date32 => "date",
+        DataType::Timestamp(TimeUnit::Millisecond, None) => "timestamp",
+        DataType::Time32(TimeUnit::Millisecond) => "time",
+        DataType::Duration(TimeUnit::Millisecond) => "duration",
+        other => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "sheetstream does not make Arrow type {other}"
+            )));
+        }
+    })
 }
 
 struct RowState {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import pathlib
+import threading
 import warnings
 from typing import Any, Callable
 
@@ -354,3 +355,77 @@ def test_a_misfit_in_a_column_a_union_widened(write_workbook: WriteWorkbook) -> 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sheetstream.CoercionWarning)
         assert nulled.collect()["qty"].to_list() == [float(r) for r in range(1, 31)] + [None, 1.5, 2.5, 3.5]
+
+
+def test_files_are_read_in_parallel_at_collect(
+    write_workbook: WriteWorkbook, tmp_path: pathlib.Path
+) -> None:
+    for n in range(4):
+        write_workbook(sales(rows=500, offset=1000 * n), name=f"part{n}.xlsx")
+    pattern = str(tmp_path / "part*.xlsx")
+    expected = sheetstream.read_excel(pattern, file_column="file")
+    for threads, reading in ((2, 2), (1, 0)):
+        # At the first batch handed over, `threads` sheets are being read
+        # (each on a thread of the scan; none when one at a time): the
+        # first holds more batches than it may read ahead, so it is not done.
+        at_first: list[int] = []
+
+        def on_report(report: sheetstream.BatchReport) -> None:
+            if not at_first:
+                names = [thread.name for thread in threading.enumerate()]
+                at_first.append(names.count("sheetstream-scan"))
+
+        frame = sheetstream.scan_excel(
+            pattern, file_column="file", threads=threads, batch_size=50, on_report=on_report
+        ).collect()
+        assert at_first == [reading]
+        # Handed over in read_excel's order, every value.
+        assert_frame_equal(frame, expected)
+        assert frame["qty"].to_list()[:2] == [1, 2]
+        assert frame["qty"].to_list()[-1] == 3500
+    # A filter and a projection across the files read at once.
+    lazy = sheetstream.scan_excel(pattern, threads=2, batch_size=64)
+    small = lazy.filter(pl.col("qty") % 100 == 0).select("qty", "name").collect()
+    assert small["qty"].to_list() == [n * 100 + 1000 * f for f in range(4) for n in range(1, 6)]
+    assert small["name"].to_list()[0] == "item-100"
+
+
+def test_an_error_in_a_file_read_at_once_is_raised_naming_it(
+    write_workbook: WriteWorkbook, tmp_path: pathlib.Path
+) -> None:
+    write_workbook(sales(rows=1200), name="a.xlsx")
+    bad = write_workbook(sales(rows=1200, misfit_at=1100), name="b.xlsx")
+    write_workbook(sales(rows=1200), name="c.xlsx")
+    lazy = sheetstream.scan_excel(str(tmp_path / "*.xlsx"), threads=3, batch_size=100)
+    with pytest.raises(sheetstream.ConversionError) as info:
+        lazy.collect()
+    assert info.value.file == str(bad)
+    assert "twelve" in str(info.value)
+
+
+def test_skip_unreadable(write_workbook: WriteWorkbook, tmp_path: pathlib.Path) -> None:
+    good = write_workbook(sales(rows=20), name="good.xlsx")
+    broken = tmp_path / "broken.xlsx"
+    broken.write_bytes(b"not a zip file at all")
+
+    def other(workbook: Any) -> None:
+        workbook.add_worksheet("Other").write_row(0, 0, ["name", "qty"])
+
+    no_data = write_workbook(other, name="no_data.xlsx")
+    with pytest.warns(sheetstream.SkippedWarning) as caught:
+        lazy = sheetstream.scan_excel([broken, good, no_data], sheet="Data", skip_unreadable=True)
+    skipped = caught[0].message.skipped  # type: ignore[union-attr]
+    assert [(item.file, item.sheet) for item in skipped] == [
+        (str(broken), None),
+        (str(no_data), "Data"),
+    ]
+    assert isinstance(skipped[0].error, sheetstream.Error)
+    assert isinstance(skipped[1].error, sheetstream.SheetNotFoundError)
+    assert "scan_excel skipped 2 unreadable files or sheets" in str(caught[0].message)
+    frame = lazy.collect()
+    assert_frame_equal(frame, sheetstream.read_excel(good))
+    assert frame["qty"].sum() == 210
+    # Without it, the first unreadable file fails the scan.
+    with pytest.raises(sheetstream.Error) as info:
+        sheetstream.scan_excel([good, broken])
+    assert str(broken) in str(info.value)
