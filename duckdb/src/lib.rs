@@ -114,9 +114,37 @@ impl VTab for ReadSheet {
             .map_or(1, |threads| threads as usize);
         let options = options.threads(threads).batch_size(BATCH_ROWS);
         let all_varchar = named_bool(bind, "all_varchar")?.unwrap_or(false);
+        let types = column_types(bind)?;
+        let options = match &types {
+            Some(ColumnTypes::ByName(named)) => options.dtypes(named.iter().cloned()),
+            _ => options,
+        };
         let workbooks = open(&files, threads)?;
         let mut reader = options.read_workbooks(workbooks.clone(), sheets.clone())?;
         let constants = usize::from(columns.file) + usize::from(columns.sheet);
+        let options = match types {
+            Some(ColumnTypes::ByPosition(listed)) => {
+                // The names from the first read, then read again with the
+                // types given to the columns in order.
+                let schema = reader.schema();
+                let names: Vec<String> = (schema.fields().iter().skip(constants))
+                    .map(|field| field.name().clone())
+                    .collect();
+                if listed.len() > names.len() {
+                    return Err(format!(
+                        "read_sheet: types lists {} types for {} columns ({})",
+                        listed.len(),
+                        names.len(),
+                        names.join(", ")
+                    )
+                    .into());
+                }
+                let options = options.dtypes(names.into_iter().zip(listed));
+                reader = options.read_workbooks(workbooks.clone(), sheets.clone())?;
+                options
+            }
+            _ => options,
+        };
         let options = if all_varchar {
             // Every column text: the names from the first read, then read
             // again with each one's type given.
@@ -280,6 +308,11 @@ impl VTab for ReadSheet {
             ("skip".into(), bigint()),
             ("nullstr".into(), any()),
             ("ignore_errors".into(), boolean()),
+            // read_csv's names for the column types: one option, three
+            // spellings.
+            ("types".into(), any()),
+            ("dtypes".into(), any()),
+            ("column_types".into(), any()),
         ])
     }
 }
@@ -528,6 +561,117 @@ fn parse_options(bind: &BindInfo) -> Result<(ArrowOptions, SheetChoice, Constant
         options = options.on_mismatch(OnMismatch::Null);
     }
     Ok((options, sheets, constants))
+}
+
+/// The column types given by `types` (or `dtypes`, `column_types`).
+enum ColumnTypes {
+    /// `types := ['VARCHAR', 'DOUBLE']`: the first columns, in order.
+    ByPosition(Vec<ColumnType>),
+    /// `types := {'name': 'VARCHAR'}`: columns by name.
+    ByName(Vec<(String, ColumnType)>),
+}
+
+/// `types`, `dtypes` or `column_types` (read_csv's spellings): a list of
+/// type names (by position) or a struct of column names to type names.
+/// The crate gives no safe access to a STRUCT value's fields (its
+/// `Value` has only the primitive getters and `to_list`), so the struct is
+/// read from DuckDB's own rendering of it, `{'name': VARCHAR, ...}`,
+/// strictly: anything else is an error that says so.
+fn column_types(bind: &BindInfo) -> Result<Option<ColumnTypes>, BoxError> {
+    let mut given = None;
+    for name in ["types", "dtypes", "column_types"] {
+        if let Some(value) = bind.get_named_parameter(name).filter(|v| !v.is_null()) {
+            if given.is_some() {
+                return Err("read_sheet: give one of types, dtypes and column_types".into());
+            }
+            given = Some(value);
+        }
+    }
+    let Some(value) = given else {
+        return Ok(None);
+    };
+    if let Some(items) = value.to_list() {
+        let types = items
+            .iter()
+            .map(|item| duckdb_column_type(&item.to_string()))
+            .collect::<Result<_, _>>()?;
+        return Ok(Some(ColumnTypes::ByPosition(types)));
+    }
+    if value.logical_type_id() == LogicalTypeId::Struct {
+        let text = value.to_string();
+        let pairs = parse_struct_text(&text).ok_or_else(|| {
+            format!("read_sheet: types {text} could not be read; give a struct of column names to type names, e.g. {{'amount': 'DOUBLE'}}, or a list of type names")
+        })?;
+        let types = pairs
+            .into_iter()
+            .map(|(name, ty)| Ok((name, duckdb_column_type(&ty)?)))
+            .collect::<Result<_, BoxError>>()?;
+        return Ok(Some(ColumnTypes::ByName(types)));
+    }
+    Err(format!(
+        "read_sheet: types must be a struct of column names to type names, e.g. {{'amount': 'DOUBLE'}}, or a list of type names, not {value}"
+    )
+    .into())
+}
+
+/// A DuckDB type name as the column type the reader makes.
+fn duckdb_column_type(name: &str) -> Result<ColumnType, BoxError> {
+    Ok(match name.trim().to_ascii_uppercase().as_str() {
+        "VARCHAR" | "TEXT" | "STRING" => ColumnType::Utf8,
+        "DOUBLE" | "FLOAT8" => ColumnType::Float64,
+        "BIGINT" | "INT8" | "LONG" => ColumnType::Int64,
+        "BOOLEAN" | "BOOL" => ColumnType::Boolean,
+        "DATE" => ColumnType::Date32,
+        "TIMESTAMP" | "DATETIME" => ColumnType::Timestamp,
+        "TIME" => ColumnType::Time,
+        "INTERVAL" => ColumnType::Duration,
+        _ => {
+            return Err(format!(
+                "read_sheet: types: {name} is not a type read_sheet makes (VARCHAR, DOUBLE, BIGINT, BOOLEAN, DATE, TIMESTAMP, TIME, INTERVAL); cast it in the query"
+            )
+            .into());
+        }
+    })
+}
+
+/// DuckDB's rendering of a struct value, `{'key': value, 'it\'s': 'a, b'}`
+/// (keys quoted with `\` escapes; a value quoted only where it needs it),
+/// as (key, value) pairs; None when the text is not of that form.
+fn parse_struct_text(text: &str) -> Option<Vec<(String, String)>> {
+    /// A quoted text at the start of `rest` (after its quote), unescaped,
+    /// and what follows it.
+    fn quoted(rest: &str) -> Option<(String, &str)> {
+        let mut out = String::new();
+        let mut chars = rest.char_indices();
+        while let Some((at, c)) = chars.next() {
+            match c {
+                '\\' => out.push(chars.next()?.1),
+                '\'' => return Some((out, &rest[at + 1..])),
+                c => out.push(c),
+            }
+        }
+        None
+    }
+    let mut rest = text.strip_prefix('{')?.strip_suffix('}')?;
+    let mut pairs = Vec::new();
+    while !rest.is_empty() {
+        let (key, after) = quoted(rest.strip_prefix('\'')?)?;
+        rest = after.strip_prefix(": ")?;
+        let (value, after) = match rest.strip_prefix('\'') {
+            Some(inner) => quoted(inner)?,
+            None => {
+                let end = rest.find(", '").unwrap_or(rest.len());
+                (rest[..end].to_owned(), &rest[end..])
+            }
+        };
+        pairs.push((key, value));
+        rest = match after.strip_prefix(", ") {
+            Some(next) => next,
+            None if after.is_empty() => after,
+            None => return None,
+        };
+    }
+    Some(pairs)
 }
 
 /// The extension's entry point: registers `read_sheet`.

@@ -9,7 +9,10 @@ duckdb/README.md).
 from __future__ import annotations
 
 import datetime
+import json
 import os
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -242,3 +245,103 @@ def test_sheets_header_columns_and_all_varchar(con: duckdb.DuckDBPyConnection, t
         ("North-2", 2, "na"),
     ]
     assert one(con, f"select source from read_sheet('{path}', filename := 'source') limit 1") == (str(path),)
+
+
+def test_types_by_name_by_position_and_read_csvs_spellings(
+    con: duckdb.DuckDBPyConnection, sales: Path
+) -> None:
+    # By name (a struct, as read_csv takes it): Amount as text, Price whole
+    # numbers are not asked for; a name with a quote and a comma in it.
+    row = one(
+        con,
+        f"select typeof(Amount), Amount, typeof(Price), Price from read_sheet('{sales}', "
+        "types := {'Amount': 'VARCHAR', 'Price': 'DOUBLE'}) limit 1 offset 7",
+    )
+    assert row == ("VARCHAR", "7", "DOUBLE", 7.5)
+    assert one(con, f"select sum(Amount::BIGINT) from read_sheet('{sales}', dtypes := {{'Amount': 'VARCHAR'}})") == (
+        sum(range(5000)),
+    )
+    # By position (a list): the first columns in order, the others inferred.
+    row = one(
+        con,
+        f"select typeof(Item), typeof(Amount), Amount, typeof(Price) from read_sheet('{sales}', "
+        "column_types := ['VARCHAR', 'DOUBLE']) limit 1 offset 3",
+    )
+    assert row == ("VARCHAR", "DOUBLE", 3.0, "DOUBLE")
+    # A column name with a quote and a comma, and a date column as text.
+    path = sales.parent / "odd.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet("Data")
+    sheet.write_row(0, 0, ["it's, odd: yes", "n"])
+    sheet.write_row(1, 0, [12, 3])
+    book.close()
+    assert one(con, f"""select * from read_sheet('{path}', types := {{'it''s, odd: yes': 'VARCHAR'}})""") == ("12", 3)
+    # Mistakes are named.
+    for options, said in (
+        ("types := {'Nope': 'VARCHAR'}", "Nope"),
+        ("types := {'Amount': 'HUGEINT'}", "HUGEINT is not a type read_sheet makes"),
+        ("types := 'VARCHAR'", "types must be a struct"),
+        ("types := ['VARCHAR'], dtypes := ['DOUBLE']", "give one of types, dtypes and column_types"),
+        ("types := ['VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR']",
+         "lists 9 types for 8 columns"),
+    ):
+        with pytest.raises(duckdb.Error) as failure:
+            con.execute(f"select * from read_sheet('{sales}', {options})").fetchall()
+        assert said in str(failure.value), str(failure.value)
+    # A value that does not fit the type given fails naming it (no value
+    # is lost), or is nulled with ignore_errors.
+    with pytest.raises(duckdb.Error) as failure:
+        con.execute(f"select * from read_sheet('{sales}', types := {{'Item': 'DOUBLE'}})").fetchall()
+    assert "item0" in str(failure.value), str(failure.value)
+    assert one(
+        con, f"select count(Item), count(*) from read_sheet('{sales}', types := {{'Item': 'DOUBLE'}}, ignore_errors := true)"
+    ) == (0, 5000)
+
+
+XLSB_SAMPLE = Path(os.environ.get("SHEETSTREAM_XLSB_SAMPLE", ROOT / "target" / "release" / "examples" / "write_xlsb_sample"))
+
+
+def test_xlsb(con: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
+    """The .xlsb the bench's writer makes (examples/write_xlsb_sample.rs):
+    the numbers of its first rows as its expected dump has them."""
+    if not XLSB_SAMPLE.is_file():
+        pytest.fail(f"{XLSB_SAMPLE} is missing: cargo build --release --example write_xlsb_sample")
+    path = tmp_path / "sample.xlsb"
+    subprocess.run([str(XLSB_SAMPLE), str(path)], check=True, capture_output=True)
+    expected = {}
+    for line in (tmp_path / "sample.expected.jsonl").read_text().splitlines():
+        cell = json.loads(line)
+        if cell["sheet"] == "Values":
+            expected[cell["ref"]] = cell
+    rows = con.execute(
+        f"select * from read_sheet('{path}', header := false, columns := 'A:D', all_varchar := true) limit 7"
+    ).fetchall()
+    assert len(rows) == 7
+    for r, row in enumerate(rows, start=1):
+        for c, text in zip("ABCD", row):
+            cell = expected[f"{c}{r}"]
+            assert cell["t"] == "n"
+            assert float(text) == cell["v"], (c, r, text, cell)
+    # The hidden sheet is there by name.
+    assert one(con, f"select count(*) > 0 from read_sheet('{path}', sheet := 'Hidden sheet', header := false)") == (True,)
+
+
+def test_xls(con: duckdb.DuckDBPyConnection, tmp_path: Path, sales: Path) -> None:
+    """The sales workbook saved as .xls by LibreOffice: the same sums and
+    types as the .xlsx."""
+    if shutil.which("soffice") is None:
+        pytest.fail("LibreOffice (soffice) is missing: .ci/run installs it")
+    subprocess.run(
+        ["soffice", "--headless", f"-env:UserInstallation=file://{tmp_path}/profile",
+         "--convert-to", "xls", "--outdir", str(tmp_path), str(sales)],
+        check=True, capture_output=True, timeout=180,
+    )
+    xls = tmp_path / "sales.xls"
+    query = "select count(*), sum(Amount), sum(Price), min(\"Sold on\"), max(Stamp), first(Item) from read_sheet('{}')"
+    assert one(con, query.format(xls)) == one(con, query.format(sales))
+    assert one(con, query.format(xls))[:3] == (5000, sum(range(5000)), sum(range(5000)) + 2500.0)
+    # Globs over both formats at once, by name.
+    both = con.execute(
+        f"select filename, count(*) from read_sheet(['{sales}', '{xls}'], filename := true) group by filename order by filename"
+    ).fetchall()
+    assert both == sorted([(str(sales), 5000), (str(xls), 5000)])

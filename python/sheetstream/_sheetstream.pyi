@@ -40,6 +40,7 @@ __all__ = [
     "Workbook",
     "XmlError",
     "ZipError",
+    "_warn_skipped",
     "Sheet",
     "BatchIterator",
     "BatchReport",
