@@ -271,10 +271,12 @@ class _Scan:
                 one = workbook.sheet(ref, **sample_options)
             except _sheetstream.Error as err:
                 if self.skip_unreadable:
-                    names = workbook.sheet_names
-                    name = ref if isinstance(ref, str) else (
-                        names[ref] if 0 <= ref < len(names) else str(ref)
-                    )
+                    # A sheet the workbook lacks is said of the file, as
+                    # read_excel says it; another, of the sheet.
+                    name: Optional[str] = None
+                    if not isinstance(err, _sheetstream.SheetNotFoundError):
+                        names = workbook.sheet_names
+                        name = ref if isinstance(ref, str) else names[ref]
                     self.skipped.append((label, name, _naming_file(err, label)))
                     continue
                 raise _naming_file(err, label) from None

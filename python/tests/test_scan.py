@@ -417,10 +417,11 @@ def test_skip_unreadable(write_workbook: WriteWorkbook, tmp_path: pathlib.Path) 
     skipped = caught[0].message.skipped  # type: ignore[union-attr]
     assert [(item.file, item.sheet) for item in skipped] == [
         (str(broken), None),
-        (str(no_data), "Data"),
+        (str(no_data), None),
     ]
     assert isinstance(skipped[0].error, sheetstream.Error)
     assert isinstance(skipped[1].error, sheetstream.SheetNotFoundError)
+    assert skipped[1].error.file == str(no_data)
     assert "scan_excel skipped 2 unreadable files or sheets" in str(caught[0].message)
     frame = lazy.collect()
     assert_frame_equal(frame, sheetstream.read_excel(good))
@@ -429,3 +430,29 @@ def test_skip_unreadable(write_workbook: WriteWorkbook, tmp_path: pathlib.Path) 
     with pytest.raises(sheetstream.Error) as info:
         sheetstream.scan_excel([good, broken])
     assert str(broken) in str(info.value)
+
+
+def test_skip_unreadable_skips_a_sheet_whose_rows_cannot_be_read(
+    write_workbook: WriteWorkbook, tmp_path: pathlib.Path
+) -> None:
+    import zipfile
+
+    def two(workbook: Any) -> None:
+        sales(rows=5)(workbook)
+        workbook.add_worksheet("Bad").write_row(0, 0, ["a", "b"])
+
+    source = write_workbook(two, name="two.xlsx")
+    broken = tmp_path / "broken_sheet.xlsx"
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(broken, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "xl/worksheets/sheet2.xml":
+                data = data.replace(b"<sheetData>", b"<sheetData><row r=\"1\"><c r=\"A1\" t=\"n\"><v>1</v")
+            zout.writestr(item, data)
+    with pytest.raises(sheetstream.Error):
+        sheetstream.scan_excel(broken, sheet=None)
+    with pytest.warns(sheetstream.SkippedWarning) as caught:
+        lazy = sheetstream.scan_excel(broken, sheet=None, skip_unreadable=True)
+    skipped = caught[0].message.skipped  # type: ignore[union-attr]
+    assert [(item.file, item.sheet) for item in skipped] == [(str(broken), "Bad")]
+    assert lazy.collect()["qty"].to_list() == [1, 2, 3, 4, 5]
