@@ -115,6 +115,9 @@ impl VTab for ReadSheet {
         let options = options.threads(threads).batch_size(BATCH_ROWS);
         let all_varchar = named_bool(bind, "all_varchar")?.unwrap_or(false);
         let types = column_types(bind)?;
+        if all_varchar && types.is_some() {
+            return Err("read_sheet: give all_varchar or types, not both".into());
+        }
         let options = match &types {
             Some(ColumnTypes::ByName(named)) => options.dtypes(named.iter().cloned()),
             _ => options,
