@@ -12,14 +12,13 @@
 //! is pointed to twice, so a chain can only loop back to its start, which
 //! it refuses as well.
 //!
-//! A [`Compound`] holds the reader, the compound file opened over it (the
-//! FAT and directory read once per container) and what the globals said
-//! (the stream's name, each sheet's offset). The reader sits behind a
-//! mutex of its own ([`Locked`]), shared only with that compound file's
-//! streams (one at a time), so that cloning a container clones the reader
-//! inside: each parallel worker's clone opens the compound file once over
-//! its own reader and reads its own streams, with no lock shared between
-//! workers.
+//! Once the crate has opened the file, [`StreamMap`] reads where the
+//! workbook stream lies (its sector chain, as runs of consecutive
+//! sectors) and the crate's file is dropped. A [`Compound`] holds the
+//! reader, that map and what the globals said; every clone (one per
+//! parallel worker) shares the map and reads the file directly through
+//! [`StreamReader`] with its own clone of the reader: the FAT and
+//! directory are read once per workbook, with no lock between workers.
 
 use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -86,6 +85,13 @@ impl<R> Locked<R> {
         Locked(Arc::new(Mutex::new(reader)))
     }
 
+    /// The reader, once no compound file holds it any more.
+    pub(crate) fn into_inner(self) -> Option<R> {
+        Arc::try_unwrap(self.0)
+            .ok()
+            .map(|mutex| mutex.into_inner().unwrap_or_else(PoisonError::into_inner))
+    }
+
     fn lock(&self) -> MutexGuard<'_, R> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -107,15 +113,6 @@ impl<R: Read> Read for Locked<R> {
 impl<R: Seek> Seek for Locked<R> {
     fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
         self.lock().seek(pos)
-    }
-}
-
-impl<R> Locked<R> {
-    /// The reader, once no compound file holds it any more.
-    pub(crate) fn into_inner(self) -> Option<R> {
-        Arc::try_unwrap(self.0)
-            .ok()
-            .map(|mutex| mutex.into_inner().unwrap_or_else(PoisonError::into_inner))
     }
 }
 
