@@ -985,3 +985,67 @@ fn a_workbook_stream_longer_than_its_chain_reads_what_its_sheets_hold() {
     assert_eq!(cells(bytes), expected);
     assert_eq!(expected.len(), 400);
 }
+
+/// A reader that counts the bytes read through it and its clones.
+#[derive(Clone)]
+struct Counting {
+    inner: Cursor<std::sync::Arc<[u8]>>,
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl std::io::Read for Counting {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        self.read
+            .fetch_add(read as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(read)
+    }
+}
+
+impl std::io::Seek for Counting {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
+#[test]
+fn parallel_workers_read_the_sheets_not_the_compound_file_again() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let mut book = Book::new();
+    for sheet in 0..4u16 {
+        let mut records = Vec::new();
+        for row in 0..6000u16 {
+            records.extend(xls::number(row, 0, 0, f64::from(row)));
+            records.extend(xls::number(row, 1, 0, f64::from(sheet)));
+        }
+        book.sheet(&format!("S{sheet}"), records);
+    }
+    let stream_len = book.stream().len() as u64;
+    let read = std::sync::Arc::new(AtomicU64::new(0));
+    let reader = Counting {
+        inner: Cursor::new(std::sync::Arc::from(book.bytes())),
+        read: std::sync::Arc::clone(&read),
+    };
+    let workbook = Workbook::from_reader(reader).unwrap();
+    let at_open = read.swap(0, Ordering::Relaxed);
+    let cells = AtomicU64::new(0);
+    workbook
+        .parallel()
+        .threads(2)
+        .for_each_row(|| {
+            |_: &sheetstream::SheetInfo, row: sheetstream::Row<'_>| {
+                cells.fetch_add(row.cells().len() as u64, Ordering::Relaxed);
+            }
+        })
+        .unwrap();
+    assert_eq!(cells.into_inner(), 4 * 6000 * 2);
+    let reading = read.load(Ordering::Relaxed);
+    assert!(at_open > 0);
+    // The sheets' bytes (the stream but its globals), nothing past a
+    // sheet's end and nothing of the FAT or directory again (a worker that
+    // opened the compound file again read its FAT, some 8 KiB here).
+    assert!(
+        reading <= stream_len,
+        "read {reading} of a {stream_len}-byte stream"
+    );
+}
