@@ -858,3 +858,194 @@ fn an_xls_workbook_has_no_tables_in_what_is_read() {
     let mut workbook = sheetstream::Workbook::from_bytes(every_value_kind()).unwrap();
     assert!(workbook.tables().unwrap().is_empty());
 }
+
+#[test]
+fn the_dimension_is_read_before_the_rows_only() {
+    let dimensions = |last_row: u32| {
+        let mut data = Vec::new();
+        data.extend_from_slice(&0u32.to_le_bytes());
+        data.extend_from_slice(&last_row.to_le_bytes());
+        data.extend_from_slice(&0u16.to_le_bytes());
+        data.extend_from_slice(&2u16.to_le_bytes());
+        data.extend_from_slice(&0u16.to_le_bytes());
+        record(xls::DIMENSIONS, &data)
+    };
+    let mut book = Book::new();
+    let mut before = dimensions(3);
+    before.extend(xls::number(0, 0, 0, 1.0));
+    book.sheet("Before", before);
+    // A DIMENSIONS record after the first cell is no sheet's dimension:
+    // the reader stops at the first cell and does not scan the sheet.
+    let mut after = xls::number(0, 0, 0, 1.0);
+    after.extend(dimensions(7));
+    book.sheet("After", after);
+    let mut workbook = Workbook::from_bytes(book.bytes()).unwrap();
+    assert_eq!(
+        workbook
+            .sheet_dimension(0)
+            .unwrap()
+            .map(|range| range.to_string()),
+        Some("A1:B3".to_owned())
+    );
+    assert_eq!(workbook.sheet_dimension(1).unwrap(), None);
+}
+
+/// A workbook stream whose sectors are scattered: written a piece at a
+/// time, each piece followed by a piece of another stream.
+fn scattered_compound(workbook: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut file =
+        cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new())).unwrap();
+    let mut junk_written = 0;
+    for piece in workbook.chunks(1536) {
+        {
+            let mut stream = if file.exists("/Workbook") {
+                file.open_stream("/Workbook").unwrap()
+            } else {
+                file.create_stream("/Workbook").unwrap()
+            };
+            std::io::Seek::seek(&mut stream, std::io::SeekFrom::End(0)).unwrap();
+            stream.write_all(piece).unwrap();
+            stream.flush().unwrap();
+        }
+        let mut junk = if junk_written == 0 {
+            file.create_stream("/Junk").unwrap()
+        } else {
+            file.open_stream("/Junk").unwrap()
+        };
+        std::io::Seek::seek(&mut junk, std::io::SeekFrom::End(0)).unwrap();
+        junk.write_all(&[0x5A; 700]).unwrap();
+        junk.flush().unwrap();
+        junk_written += 700;
+    }
+    file.flush().unwrap();
+    file.into_inner().into_inner()
+}
+
+#[test]
+fn a_workbook_stream_in_scattered_sectors_reads_as_a_contiguous_one() {
+    let mut book = Book::new();
+    for sheet in 0..3u16 {
+        let mut records = Vec::new();
+        for row in 0..400u16 {
+            records.extend(xls::number(
+                row,
+                0,
+                0,
+                f64::from(row) + f64::from(sheet) / 4.0,
+            ));
+            records.extend(xls::label(row, 1, 0, &format!("sheet {sheet} row {row}")));
+        }
+        book.sheet(&format!("S{sheet}"), records);
+    }
+    let stream = book.stream();
+    let expected = cells(book.bytes());
+    assert_eq!(expected.len(), 3 * 400 * 2);
+    let scattered = scattered_compound(&stream);
+    // The chain really is scattered: the stream is nowhere in one piece.
+    assert!(stream.len() > 8192);
+    assert!(
+        !scattered
+            .windows(stream.len())
+            .any(|window| window == stream.as_slice())
+    );
+    assert_eq!(cells(scattered.clone()), expected);
+    // Each parallel worker reads through the same map with its own reader.
+    let workbook = Workbook::from_bytes(scattered).unwrap();
+    let mut parallel = 0;
+    for sheet in workbook.load_all().unwrap() {
+        parallel += sheet.cell_count();
+    }
+    assert_eq!(parallel, expected.len());
+}
+
+#[test]
+fn a_workbook_stream_longer_than_its_chain_reads_what_its_sheets_hold() {
+    let mut book = Book::new();
+    let mut records = Vec::new();
+    for row in 0..400u16 {
+        records.extend(xls::number(row, 0, 0, f64::from(row)));
+    }
+    book.sheet("Data", records);
+    let mut bytes = book.bytes();
+    let expected = cells(bytes.clone());
+    // The directory entry of the Workbook stream says it is 1 MiB longer.
+    let name: Vec<u8> = "Workbook"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let entry = bytes
+        .windows(name.len())
+        .position(|window| window == name.as_slice())
+        .expect("the directory entry");
+    let size_at = entry + 0x78;
+    let size = u32::from_le_bytes(bytes[size_at..size_at + 4].try_into().unwrap());
+    bytes[size_at..size_at + 4].copy_from_slice(&(size + (1 << 20)).to_le_bytes());
+    // Each sheet ends at its EOF, inside the chain: nothing past it is read.
+    assert_eq!(cells(bytes), expected);
+    assert_eq!(expected.len(), 400);
+}
+
+/// A reader that counts the bytes read through it and its clones.
+#[derive(Clone)]
+struct Counting {
+    inner: Cursor<std::sync::Arc<[u8]>>,
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl std::io::Read for Counting {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        self.read
+            .fetch_add(read as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(read)
+    }
+}
+
+impl std::io::Seek for Counting {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
+#[test]
+fn parallel_workers_read_the_sheets_not_the_compound_file_again() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let mut book = Book::new();
+    for sheet in 0..4u16 {
+        let mut records = Vec::new();
+        for row in 0..6000u16 {
+            records.extend(xls::number(row, 0, 0, f64::from(row)));
+            records.extend(xls::number(row, 1, 0, f64::from(sheet)));
+        }
+        book.sheet(&format!("S{sheet}"), records);
+    }
+    let stream_len = book.stream().len() as u64;
+    let read = std::sync::Arc::new(AtomicU64::new(0));
+    let reader = Counting {
+        inner: Cursor::new(std::sync::Arc::from(book.bytes())),
+        read: std::sync::Arc::clone(&read),
+    };
+    let workbook = Workbook::from_reader(reader).unwrap();
+    let at_open = read.swap(0, Ordering::Relaxed);
+    let cells = AtomicU64::new(0);
+    workbook
+        .parallel()
+        .threads(2)
+        .for_each_row(|| {
+            |_: &sheetstream::SheetInfo, row: sheetstream::Row<'_>| {
+                cells.fetch_add(row.cells().len() as u64, Ordering::Relaxed);
+            }
+        })
+        .unwrap();
+    assert_eq!(cells.into_inner(), 4 * 6000 * 2);
+    let reading = read.load(Ordering::Relaxed);
+    assert!(at_open > 0);
+    // The sheets' bytes (the stream but its globals), nothing past a
+    // sheet's end and nothing of the FAT or directory again (a worker that
+    // opened the compound file again read its FAT, some 8 KiB here).
+    assert!(
+        reading <= stream_len,
+        "read {reading} of a {stream_len}-byte stream"
+    );
+}

@@ -12,14 +12,13 @@
 //! is pointed to twice, so a chain can only loop back to its start, which
 //! it refuses as well.
 //!
-//! A [`Compound`] holds the reader, the compound file opened over it (the
-//! FAT and directory read once per container) and what the globals said
-//! (the stream's name, each sheet's offset). The reader sits behind a
-//! mutex of its own ([`Locked`]), shared only with that compound file's
-//! streams (one at a time), so that cloning a container clones the reader
-//! inside: each parallel worker's clone opens the compound file once over
-//! its own reader and reads its own streams, with no lock shared between
-//! workers.
+//! Once the crate has opened the file, [`StreamMap`] reads where the
+//! workbook stream lies (its sector chain, as runs of consecutive
+//! sectors) and the crate's file is dropped. A [`Compound`] holds the
+//! reader, that map and what the globals said; every clone (one per
+//! parallel worker) shares the map and reads the file directly through
+//! [`StreamReader`] with its own clone of the reader: the FAT and
+//! directory are read once per workbook, with no lock between workers.
 
 use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -86,6 +85,13 @@ impl<R> Locked<R> {
         Locked(Arc::new(Mutex::new(reader)))
     }
 
+    /// The reader, once no compound file holds it any more.
+    pub(crate) fn into_inner(self) -> Option<R> {
+        Arc::try_unwrap(self.0)
+            .ok()
+            .map(|mutex| mutex.into_inner().unwrap_or_else(PoisonError::into_inner))
+    }
+
     fn lock(&self) -> MutexGuard<'_, R> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -110,31 +116,24 @@ impl<R: Seek> Seek for Locked<R> {
     }
 }
 
-/// The compound file as the `.xls` reader opens it.
-pub(crate) type File<R> = CompoundFile<Metered<Locked<R>>>;
-
-/// A stream of it.
-pub(crate) type StreamReader<R> = Stream<Metered<Locked<R>>>;
-
-/// A `.xls` workbook's container: the reader, the compound file opened
-/// over it (None in a fresh clone, opened on first use), the name of the
-/// stream holding the workbook (`Workbook`, or `Book` for BIFF5), and
-/// what the globals said.
+/// A `.xls` workbook's container: the reader, where the workbook stream
+/// lies in it (read from the FAT once at open, shared by every clone), the
+/// name of the stream holding the workbook (`Workbook`, or `Book` for
+/// BIFF5), and what the globals said.
 pub(crate) struct Compound<R> {
-    pub(crate) reader: Locked<R>,
-    pub(crate) file: Option<File<R>>,
+    pub(crate) reader: R,
+    pub(crate) map: Arc<StreamMap>,
     pub(crate) stream: &'static str,
     pub(crate) layout: Arc<super::XlsLayout>,
 }
 
 impl<R: Clone> Clone for Compound<R> {
-    /// A container over a clone of the reader, which opens the compound
-    /// file again when first read.
+    /// A container over a clone of the reader, sharing the stream's map:
+    /// nothing of the compound file is read again.
     fn clone(&self) -> Compound<R> {
-        let reader = self.reader.lock().clone();
         Compound {
-            reader: Locked::new(reader),
-            file: None,
+            reader: self.reader.clone(),
+            map: Arc::clone(&self.map),
             stream: self.stream,
             layout: Arc::clone(&self.layout),
         }
@@ -164,16 +163,389 @@ impl<R> Compound<R> {
 
 impl<R: Read + Seek> Compound<R> {
     /// The workbook stream of this container, read from `offset` on.
-    pub(crate) fn open_at(&mut self, offset: u64) -> Result<StreamReader<R>> {
-        let file = match &mut self.file {
-            Some(file) => file,
-            None => self.file.insert(
-                open_compound(self.reader.clone(), self.layout.skip_minifat)
-                    .map_err(compound_error)?,
-            ),
-        };
-        stream_at(file, self.stream, offset)
+    pub(crate) fn open_at(&mut self, offset: u64) -> Result<StreamReader<'_, R>> {
+        StreamReader::new(&mut self.reader, &self.map, offset)
     }
+}
+
+/// Sector ids at and above this are markers (free, end of chain, FAT and
+/// DIFAT sectors), not sectors.
+const MAX_REGULAR_SECTOR: u32 = 0xFFFF_FFFA;
+
+/// The `cfb` crate keeps streams shorter than this in the mini stream.
+const MINI_STREAM_CUTOFF: u64 = 4096;
+
+/// One stretch of the workbook stream that lies in consecutive sectors.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    /// Where it starts in the stream.
+    stream: u64,
+    /// Where it starts in the file.
+    file: u64,
+    /// Its length in bytes.
+    len: u64,
+}
+
+/// Where the workbook stream's bytes lie in the file: its sector chain as
+/// runs of consecutive sectors (a handful for a file written in one go),
+/// or the bytes themselves for a stream in the mini stream (under 4 KiB).
+/// Read once at open, after the `cfb` crate has opened (and checked) the
+/// compound file, so that a sheet's reader reads the file directly with
+/// positioned reads of its own reader: no FAT read again, no chain walked
+/// per sheet, no lock.
+#[derive(Debug)]
+pub(crate) struct StreamMap {
+    runs: Vec<Run>,
+    /// The bytes of a stream held in the mini stream.
+    small: Option<Box<[u8]>>,
+    len: u64,
+}
+
+impl StreamMap {
+    /// The map of `stream` (of `len` bytes) in the compound file `file`
+    /// opened over `reader`'s bytes.
+    pub(crate) fn read<R: Read + Seek, F: Read + Seek>(
+        reader: &mut R,
+        file: &mut CompoundFile<F>,
+        stream: &str,
+        len: u64,
+    ) -> Result<StreamMap> {
+        if len < MINI_STREAM_CUTOFF {
+            let mut bytes = Vec::new();
+            stream_at(file, stream, 0)?
+                .take(len)
+                .read_to_end(&mut bytes)
+                .map_err(compound_error)?;
+            let len = bytes.len() as u64;
+            return Ok(StreamMap {
+                runs: Vec::new(),
+                small: Some(bytes.into_boxed_slice()),
+                len,
+            });
+        }
+        let mut sectors = Sectors::new(reader)?;
+        let start = sectors.find_stream(stream, len)?;
+        let sector_len = sectors.sector_len;
+        let needed = len.div_ceil(sector_len).min(sectors.count + 1);
+        let mut runs: Vec<Run> = Vec::new();
+        let mut sector = start;
+        let mut mapped = 0u64;
+        for _ in 0..needed {
+            if sector >= MAX_REGULAR_SECTOR || u64::from(sector) >= sectors.count {
+                break;
+            }
+            let file_at = (u64::from(sector) + 1) * sector_len;
+            let piece = sector_len.min(len - mapped);
+            match runs.last_mut() {
+                Some(run) if run.file + run.len == file_at => run.len += piece,
+                _ => runs.push(Run {
+                    stream: mapped,
+                    file: file_at,
+                    len: piece,
+                }),
+            }
+            mapped += piece;
+            if mapped >= len {
+                break;
+            }
+            sector = sectors.next(sector)?;
+        }
+        Ok(StreamMap {
+            runs,
+            small: None,
+            len,
+        })
+    }
+}
+
+/// A reader of the workbook stream through its [`StreamMap`], from the
+/// file directly (a read within one run is one read of the file).
+pub(crate) struct StreamReader<'a, R> {
+    reader: &'a mut R,
+    map: &'a StreamMap,
+    position: u64,
+    /// The run `position` lies in (the one last read, usually).
+    run: usize,
+    /// Where `reader` stands, if known.
+    at: Option<u64>,
+}
+
+impl<'a, R: Read + Seek> StreamReader<'a, R> {
+    /// The stream from `offset` on (at most its end).
+    pub(crate) fn new(
+        reader: &'a mut R,
+        map: &'a StreamMap,
+        offset: u64,
+    ) -> Result<StreamReader<'a, R>> {
+        if offset > map.len {
+            return Err(Error::new(ErrorKind::Xls(format!(
+                "offset {offset} lies past the end of the workbook stream ({} bytes)",
+                map.len
+            ))));
+        }
+        Ok(StreamReader {
+            reader,
+            map,
+            position: offset,
+            run: 0,
+            at: None,
+        })
+    }
+}
+
+impl<R: Read + Seek> Read for StreamReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.position >= self.map.len || buf.is_empty() {
+            return Ok(0);
+        }
+        if let Some(small) = &self.map.small {
+            let from = usize::try_from(self.position).unwrap_or(usize::MAX);
+            let mut rest = small.get(from..).unwrap_or_default();
+            let read = rest.read(buf)?;
+            self.position += read as u64;
+            return Ok(read);
+        }
+        let runs = &self.map.runs;
+        let inside = |run: &Run| (run.stream..run.stream + run.len).contains(&self.position);
+        if !runs.get(self.run).is_some_and(inside) {
+            self.run = runs.partition_point(|run| run.stream + run.len <= self.position);
+        }
+        let Some(run) = runs.get(self.run).copied().filter(inside) else {
+            // The chain ends before the stream does.
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the workbook stream's sector chain ends before the stream",
+            ));
+        };
+        let within = self.position - run.stream;
+        let file_at = run.file + within;
+        if self.at != Some(file_at) {
+            self.reader.seek(SeekFrom::Start(file_at))?;
+        }
+        let wanted = buf
+            .len()
+            .min(usize::try_from(run.len - within).unwrap_or(usize::MAX));
+        let read = self.reader.read(&mut buf[..wanted]);
+        let read = match read {
+            Ok(0) => {
+                self.at = None;
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "a sector of the workbook stream lies past the end of the file",
+                ));
+            }
+            Ok(read) => read,
+            Err(err) => {
+                self.at = None;
+                return Err(err);
+            }
+        };
+        self.position += read as u64;
+        self.at = Some(file_at + read as u64);
+        Ok(read)
+    }
+}
+
+impl<R: Read + Seek> Seek for StreamReader<'_, R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        let target = match pos {
+            SeekFrom::Start(at) => Some(at),
+            SeekFrom::Current(by) => self.position.checked_add_signed(by),
+            SeekFrom::End(by) => self.map.len.checked_add_signed(by),
+        };
+        let Some(target) = target else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a seek before the start of the workbook stream",
+            ));
+        };
+        self.position = target;
+        Ok(target)
+    }
+}
+
+/// The sectors of a compound file, read directly: the header's DIFAT, the
+/// FAT one sector at a time (the last one kept), the directory. Every
+/// loop is bounded by the file's sector count.
+struct Sectors<'a, R> {
+    reader: &'a mut R,
+    sector_len: u64,
+    /// How many whole or partial sectors follow the header.
+    count: u64,
+    /// The FAT's sectors, in order.
+    fat: Vec<u32>,
+    first_directory: u32,
+    /// The FAT sector held in `buffer`, if any.
+    held: Option<u32>,
+    buffer: Vec<u8>,
+}
+
+impl<'a, R: Read + Seek> Sectors<'a, R> {
+    fn new(reader: &'a mut R) -> Result<Sectors<'a, R>> {
+        let file_len = reader.seek(SeekFrom::End(0))?;
+        let mut header = [0u8; 512];
+        read_at(reader, 0, &mut header)?;
+        let word = |at: usize| u16::from_le_bytes([header[at], header[at + 1]]);
+        let long = |at: usize| {
+            u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+        };
+        let sector_len = if word(0x1E) == 12 { 4096 } else { 512 };
+        let count = file_len.saturating_sub(sector_len).div_ceil(sector_len);
+        let fat_count = u64::from(long(0x2C)).min(count);
+        let mut fat = Vec::new();
+        for index in 0..109usize {
+            if fat.len() as u64 >= fat_count {
+                break;
+            }
+            fat.push(long(0x4C + index * 4));
+        }
+        let mut difat = long(0x44);
+        let per_sector = (sector_len / 4) as usize;
+        let mut sector = vec![0u8; sector_len as usize];
+        let mut steps = 0u64;
+        while (fat.len() as u64) < fat_count && difat < MAX_REGULAR_SECTOR {
+            steps += 1;
+            if steps > count {
+                return Err(damaged("its DIFAT chain loops"));
+            }
+            read_at(reader, (u64::from(difat) + 1) * sector_len, &mut sector)?;
+            for index in 0..per_sector - 1 {
+                if fat.len() as u64 >= fat_count {
+                    break;
+                }
+                fat.push(u32_at(&sector, index * 4));
+            }
+            difat = u32_at(&sector, (per_sector - 1) * 4);
+        }
+        Ok(Sectors {
+            reader,
+            sector_len,
+            count,
+            fat,
+            first_directory: long(0x30),
+            held: None,
+            buffer: sector,
+        })
+    }
+
+    /// The sector after `sector` in its chain.
+    fn next(&mut self, sector: u32) -> Result<u32> {
+        let per_sector = self.sector_len / 4;
+        let index = u64::from(sector) / per_sector;
+        let &fat_sector = usize::try_from(index)
+            .ok()
+            .and_then(|index| self.fat.get(index))
+            .ok_or_else(|| damaged("a sector lies past the end of its FAT"))?;
+        if self.held != Some(fat_sector) {
+            if fat_sector >= MAX_REGULAR_SECTOR || u64::from(fat_sector) >= self.count {
+                return Err(damaged("a FAT sector lies past the end of the file"));
+            }
+            self.held = None;
+            read_at(
+                self.reader,
+                (u64::from(fat_sector) + 1) * self.sector_len,
+                &mut self.buffer,
+            )?;
+            self.held = Some(fat_sector);
+        }
+        Ok(u32_at(
+            &self.buffer,
+            (u64::from(sector) % per_sector * 4) as usize,
+        ))
+    }
+
+    /// The first sector of the stream named `name` (any case) among the
+    /// root storage's children, `len` bytes long.
+    fn find_stream(&mut self, name: &str, len: u64) -> Result<u32> {
+        // The directory's sectors.
+        let mut directory = Vec::new();
+        let mut sector = self.first_directory;
+        while sector < MAX_REGULAR_SECTOR {
+            if directory.len() as u64 >= self.count || u64::from(sector) >= self.count {
+                return Err(damaged("its directory chain loops or leaves the file"));
+            }
+            directory.push(sector);
+            sector = self.next(sector)?;
+        }
+        let per_sector = (self.sector_len / 128) as usize;
+        let total = directory.len() * per_sector;
+        let mut entry = [0u8; 128];
+        let mut read_entry = |sectors: &mut Self, index: u32| -> Result<Option<[u8; 128]>> {
+            let index = index as usize;
+            if index >= total {
+                return Ok(None);
+            }
+            let at = (u64::from(directory[index / per_sector]) + 1) * sectors.sector_len
+                + (index % per_sector) as u64 * 128;
+            read_at(sectors.reader, at, &mut entry)?;
+            Ok(Some(entry))
+        };
+        let Some(root) = read_entry(self, 0)? else {
+            return Err(damaged("it has no root entry"));
+        };
+        let mut stack = vec![u32_at(&root, 0x4C)];
+        let mut visited = 0usize;
+        while let Some(index) = stack.pop() {
+            if index >= MAX_REGULAR_SECTOR {
+                continue;
+            }
+            visited += 1;
+            if visited > total {
+                return Err(damaged("its directory tree loops"));
+            }
+            let Some(entry) = read_entry(self, index)? else {
+                continue;
+            };
+            stack.push(u32_at(&entry, 0x44));
+            stack.push(u32_at(&entry, 0x48));
+            let name_len = usize::from(u16::from_le_bytes([entry[0x40], entry[0x41]]));
+            let units: Vec<u16> = entry[..name_len.clamp(2, 64) - 2]
+                .chunks_exact(2)
+                .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+                .collect();
+            let size = u64::from_le_bytes(entry[0x78..0x80].try_into().unwrap_or_default());
+            let size = if self.sector_len == 512 {
+                size & 0xFFFF_FFFF
+            } else {
+                size
+            };
+            if entry[0x42] == 2
+                && size == len
+                && String::from_utf16_lossy(&units).eq_ignore_ascii_case(name)
+            {
+                return Ok(u32_at(&entry, 0x74));
+            }
+        }
+        Err(damaged("its workbook stream has no directory entry"))
+    }
+}
+
+/// A damaged compound file's error.
+fn damaged(what: &str) -> Error {
+    Error::new(ErrorKind::Xls(format!(
+        "damaged OLE2 compound file: {what}"
+    )))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    bytes
+        .get(at..at + 4)
+        .map_or(u32::MAX, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Fills `buf` from `offset` (zeros past the end of the file, as the
+/// `cfb` crate reads a last sector cut short).
+fn read_at(reader: &mut (impl Read + Seek), offset: u64, buf: &mut [u8]) -> Result<()> {
+    reader.seek(SeekFrom::Start(offset))?;
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    buf[filled..].fill(0);
+    Ok(())
 }
 
 /// How many bytes opening a compound file of `len` bytes may read.

@@ -90,12 +90,14 @@ impl<R: Read + Seek> Workbook<R> {
         sheet: impl SheetSelector,
     ) -> Result<Option<CellRange>> {
         let mut dimension = None;
+        // DIMENSIONS comes before the rows: a sheet whose first ROW or
+        // cell record comes first has none, and is not read further.
         self.walk_sheet(sheet, |kind, data, biff| {
             if kind == DIMENSIONS {
                 dimension = read_dimension(data, biff)?;
                 return Ok(false);
             }
-            Ok(true)
+            Ok(!ROW_OR_CELL.contains(&kind))
         })?;
         Ok(dimension)
     }
@@ -205,6 +207,13 @@ impl<R: Read + Seek> Workbook<R> {
         Ok(names)
     }
 }
+
+/// The records that begin a sheet's rows: ROW and the cell records
+/// (FORMULA, MULRK, MULBLANK, RSTRING, LABELSST, BLANK, NUMBER, LABEL,
+/// BOOLERR, RK), and DBCELL.
+const ROW_OR_CELL: [u16; 12] = [
+    ROW, 0x0006, 0x00BD, 0x00BE, 0x00D6, 0x00D7, 0x00FD, 0x0201, 0x0203, 0x0204, 0x0205, 0x027E,
+];
 
 /// A DIMENSIONS record's range; None for an empty sheet.
 fn read_dimension(data: &[u8], biff: Biff) -> Result<Option<CellRange>> {

@@ -27,8 +27,8 @@ use crate::rows::{SheetContext, SheetRows};
 use crate::workbook::{Container, FileFormat, Workbook};
 
 use compound::{
-    Compound, Contents, Locked, SheetOffsets, compound_error, contents, is_minifat_error,
-    open_compound, stream_at,
+    Compound, Contents, Locked, SheetOffsets, StreamMap, StreamReader, compound_error, contents,
+    is_minifat_error, open_compound,
 };
 use records::{BOF, OLD_BOFS, Records, TextCodec, u16_at};
 use rows::XlsRows;
@@ -41,9 +41,6 @@ pub(crate) struct XlsLayout {
     pub(crate) codec: TextCodec,
     /// The offset after the globals: no sheet starts before it.
     pub(crate) globals_end: u64,
-    /// The compound file opens only without its MiniFAT (see
-    /// `compound::Metered`).
-    pub(crate) skip_minifat: bool,
 }
 
 /// Opens a compound file as a `.xls` workbook: the globals are read here,
@@ -52,36 +49,53 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Work
     if let Some(detail) = compound::header_problem(&mut reader)? {
         return Err(Error::new(ErrorKind::NotZip { detail }));
     }
-    let reader = Locked::new(reader);
-    let (mut file, skip_minifat) = match open_compound(reader.clone(), false) {
-        Ok(file) => (file, false),
-        Err(err) if is_minifat_error(&err) => (
-            open_compound(reader.clone(), true).map_err(compound_error)?,
-            true,
-        ),
+    let locked = Locked::new(reader);
+    let mut file = match open_compound(locked.clone(), false) {
+        Ok(file) => file,
+        Err(err) if is_minifat_error(&err) => {
+            open_compound(locked.clone(), true).map_err(compound_error)?
+        }
         Err(err) => return Err(compound_error(err)),
     };
     let (stream, stream_len) = match contents(&file) {
         Contents::Workbook(name, len) => (name, len),
         Contents::Other(detail) => return Err(Error::new(ErrorKind::NotZip { detail })),
     };
+    // Where the stream lies, read once: from here on the file is read
+    // directly, the compound file's FAT and directory never again.
+    let map = {
+        let mut reader = locked.clone();
+        StreamMap::read(&mut reader, &mut file, stream, stream_len)
+            .map_err(|err| err.with_part(stream))?
+    };
+    drop(file);
+    let mut reader = locked.into_inner().ok_or_else(|| {
+        Error::new(ErrorKind::Xls(
+            "the compound file's reader is still in use".into(),
+        ))
+    })?;
     let globals = {
-        let source = stream_at(&mut file, stream, 0).map_err(|err| err.with_part(stream))?;
+        let source =
+            StreamReader::new(&mut reader, &map, 0).map_err(|err| err.with_part(stream))?;
         let mut records = Records::new(Box::new(source), 0, stream_len);
         globals::read_globals(&mut records, &limits).map_err(|err| err.with_part(stream))?
     };
-    let offsets = checked_offsets(&mut file, stream, &globals.offsets, globals.end, stream_len)
-        .map_err(|err| err.with_part(stream))?;
+    let offsets = {
+        let source =
+            StreamReader::new(&mut reader, &map, 0).map_err(|err| err.with_part(stream))?;
+        checked_offsets(source, &globals.offsets, globals.end, stream_len)
+            .map_err(|err| err.with_part(stream))?
+    };
     let offsets = SheetOffsets::new(&offsets, stream_len);
     let layout = XlsLayout {
         offsets,
         codec: globals.codec,
         globals_end: globals.end,
-        skip_minifat,
     };
     let mut sheets = globals.sheets;
     {
-        let mut source = stream_at(&mut file, stream, 0).map_err(|err| err.with_part(stream))?;
+        let mut source =
+            StreamReader::new(&mut reader, &map, 0).map_err(|err| err.with_part(stream))?;
         for sheet in &mut sheets {
             sheet.part = stream.to_owned();
             let start = layout
@@ -97,7 +111,7 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Work
     Ok(Workbook {
         container: Container::Compound(Compound {
             reader,
-            file: Some(file),
+            map: Arc::new(map),
             stream,
             layout: Arc::new(layout),
         }),
@@ -226,14 +240,12 @@ fn sheet_records<R: Read + Seek>(
 /// put wrong offsets in BOUNDSHEET; where one holds no BOF, the sheet's
 /// substream is found by its position: the substreams after the globals
 /// (walked once, only then) follow the sheet list's order.
-fn checked_offsets<F: Read + Seek>(
-    file: &mut cfb::CompoundFile<F>,
-    stream: &str,
+fn checked_offsets(
+    mut source: impl Read + Seek,
     offsets: &[u64],
     globals_end: u64,
     stream_len: u64,
 ) -> Result<Vec<u64>> {
-    let mut source = stream_at(file, stream, 0)?;
     let mut checked = offsets.to_vec();
     let mut walked: Option<Vec<u64>> = None;
     for (position, offset) in checked.iter_mut().enumerate() {

@@ -170,9 +170,16 @@ impl<'a> Records<'a> {
                 self.end -= self.start;
                 self.start = 0;
             }
+            // Nothing past the span is read (a sheet's window would read
+            // the next sheet's first bytes), but for the record asked for.
+            let window_end = self.base + self.end as u64;
+            let needed_end = self.base + (self.start + wanted) as u64;
+            let room = usize::try_from(self.limit.max(needed_end) - window_end)
+                .unwrap_or(usize::MAX)
+                .min(self.buf.len() - self.end);
             let read = self
                 .source
-                .read(&mut self.buf[self.end..])
+                .read(&mut self.buf[self.end..self.end + room])
                 .map_err(|err| super::compound::compound_error(err).with_offset(self.base))?;
             if read == 0 {
                 self.eof = true;
