@@ -575,3 +575,80 @@ fn skipped_rows_inside_a_range_move_its_header_down() {
         [Some(10), Some(20), Some(30)]
     );
 }
+
+/// `.xlsb` tables from the binary corpus: listed from their `tableN.bin`
+/// parts as the same files saved as `.xlsx` list them, and read by name.
+#[test]
+fn xlsb_tables_list_as_their_xlsx_and_read_by_name() {
+    let binary = std::path::Path::new("../shared/conformance/corpus-binary");
+    let corpus = std::path::Path::new("../shared/conformance/corpus");
+    if !binary.is_dir() || !corpus.is_dir() {
+        common::skip_notice(
+            "xlsb_tables_list_as_their_xlsx_and_read_by_name",
+            "../shared/conformance/corpus-binary",
+        );
+        return;
+    }
+    let mut workbook = Workbook::open(binary.join("polars/example_2.xlsb")).unwrap();
+    let tables = workbook.tables().unwrap();
+    let listed: Vec<_> = tables
+        .iter()
+        .map(|t| {
+            (
+                t.name.as_str(),
+                t.sheet_name.as_str(),
+                t.range.to_string(),
+                t.header_row_count,
+                t.totals_row_count,
+                t.columns.join("|"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (
+                "Table1",
+                "test3",
+                "B5:D12".to_owned(),
+                1,
+                1,
+                "cardinality|rows_by_key|iter groups".to_owned()
+            ),
+            (
+                "TemporalData",
+                "temporal",
+                "B4:G8".to_owned(),
+                1,
+                0,
+                "id|dtm|dt|dtm_str|dt_str|tm_str".to_owned()
+            ),
+        ]
+    );
+    // Its totals row ("Total" in B12) left out, its header from the table.
+    let bytes = std::fs::read(binary.join("polars/example_2.xlsb")).unwrap();
+    let batch = read_table(bytes, &ArrowOptions::new(), "table1").unwrap();
+    assert_eq!(names(&batch), ["cardinality", "rows_by_key", "iter groups"]);
+    assert_eq!(
+        ints(&batch, "cardinality"),
+        [1, 3, 15, 30, 150, 300].map(Some)
+    );
+    assert_eq!(floats(&batch, "iter groups")[5], Some(0.06945));
+
+    // The same workbooks as `.xlsx` (their tables in sheet order; a sheet's
+    // tables in the order of its relationships, which the two files need
+    // not share).
+    for name in ["50867_with_table", "55745"] {
+        let listing = |path: std::path::PathBuf| {
+            let mut tables = Workbook::open(&path)
+                .and_then(|mut w| w.tables())
+                .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+            tables.sort_by(|a, b| (a.sheet, &a.name).cmp(&(b.sheet, &b.name)));
+            tables
+        };
+        let xlsb = listing(binary.join(format!("sheetjs/apachepoi_{name}.xlsx.xlsb")));
+        let xlsx = listing(corpus.join(format!("poi/{name}.xlsx")));
+        assert!(!xlsb.is_empty(), "{name}");
+        assert_eq!(xlsb, xlsx, "{name}");
+    }
+}
