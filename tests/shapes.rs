@@ -609,11 +609,9 @@ fn xls_row_records_mark_rows_hidden() {
     );
 }
 
-/// A real `.xls` (LibreOffice's conversion of an `.xlsx` with a hidden
-/// row between two data rows, written by tests/formats) is read in
-/// `tests/formats/binary_differential.py`; here the BIFF writer's ROW
-/// records stand for it: hidden rows without cells before the first row
-/// with cells and between blocks are handed out too.
+/// Hidden rows without cells (ROW records only, as LibreOffice writes an
+/// empty hidden row) before the first row with cells, between rows and
+/// past a block of ROW records are handed out, in row order.
 #[test]
 fn xls_hidden_rows_without_cells_come_out_in_order() {
     let row_record = |row: u16| {
