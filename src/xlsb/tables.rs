@@ -173,6 +173,25 @@ mod tests {
     }
 
     #[test]
+    fn every_cut_and_flipped_byte_is_a_table_or_an_error() {
+        let mut part = begin_list(1, Some("Sales"), "Sales");
+        part.extend(column("Région"));
+        part.extend(column("Units"));
+        for end in 0..part.len() {
+            let _ = parse_table(&part[..end], "t", &sheet());
+        }
+        for at in 0..part.len() {
+            for flip in [0x01u8, 0x80, 0xFF] {
+                let mut damaged = part.clone();
+                damaged[at] ^= flip;
+                if let Err(err) = parse_table(&damaged, "t", &sheet()) {
+                    assert_eq!(err.location().part.as_deref(), Some("t"), "{err}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn damage_is_a_record_error_with_part_and_offset() {
         let part_name = "xl/tables/table1.bin";
         // A record cut short: its size says more than the part holds.
