@@ -212,7 +212,8 @@ pub fn xls_from_stream(stream: &[u8]) -> Vec<u8> {
 }
 
 /// Opens `bytes` as a workbook and reads everything: every sheet's rows
-/// (one of them in parallel too), its metadata and the defined names.
+/// (one of them in parallel too), its metadata, the defined names and the
+/// tables.
 /// Returns the number of cells read; errors are values, never panics. An
 /// `ErrorKind::Io` from bytes in memory is reported as a panic, for the
 /// fuzzer: the container's damage must be a format error.
@@ -265,6 +266,9 @@ pub fn read_whole_workbook(bytes: &[u8]) -> usize {
         }
     }
     if let Err(err) = workbook.defined_names() {
+        check(&err);
+    }
+    if let Err(err) = workbook.tables() {
         check(&err);
     }
     if let Err(err) = workbook.load_all() {

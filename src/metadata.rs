@@ -195,22 +195,19 @@ fn read_tables<R: Read + Seek>(
     limits: &crate::Limits,
 ) -> Result<Vec<Table>> {
     match format {
-        FileFormat::Xlsx => crate::xlsx::tables::read_tables(archive, sheets, limits),
+        FileFormat::Xlsx => crate::xlsx::tables::read_tables(archive, sheets, limits, false),
+        FileFormat::Xlsb => crate::xlsx::tables::read_tables(archive, sheets, limits, true),
         FileFormat::Xls => Ok(Vec::new()),
-        FileFormat::Xlsb => Err(crate::Error::new(crate::ErrorKind::Unsupported(
-            "Excel tables of an .xlsb workbook (its xl/tables/*.bin parts) are not read".into(),
-        ))),
     }
 }
 
 impl<R: Read + Seek> Workbook<R> {
     /// The workbook's Excel tables (ListObjects), in sheet order: name,
     /// sheet, range, header and totals row counts, column names. Each is
-    /// read from its own part (`xl/tables/tableN.xml`, found through the
-    /// sheet's relationships); no sheet's cells are read. An `.xls`
-    /// workbook has none in what is read of it (an empty list); for an
-    /// `.xlsb` workbook, whose tables are binary parts not read yet, it is
-    /// an [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error.
+    /// read from its own part (`xl/tables/tableN.xml`, in an `.xlsb`
+    /// workbook the record stream `xl/tables/tableN.bin`, found through
+    /// the sheet's relationships); no sheet's cells are read. An `.xls`
+    /// workbook has none in what is read of it (an empty list).
     ///
     /// ```
     /// # fn main() -> Result<(), sheetstream::Error> {
@@ -224,8 +221,7 @@ impl<R: Read + Seek> Workbook<R> {
     ///
     /// # Errors
     ///
-    /// A sheet's relationships or a table part are missing or malformed;
-    /// an `.xlsb` workbook.
+    /// A sheet's relationships or a table part are missing or malformed.
     pub fn tables(&mut self) -> Result<Vec<Table>> {
         let limits = self.limits;
         let format = self.format;

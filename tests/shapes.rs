@@ -571,17 +571,83 @@ fn xls_row_records_mark_rows_hidden() {
         seen.push((row.index(), row.is_hidden()));
     }
     drop(events);
-    assert_eq!(seen, [(0, false), (1, true), (2, false), (4, false)]);
+    // Row 3, hidden without cells, is handed out empty (as `.xlsx` hands
+    // out a hidden `<row>`), so that it is skipped, not a row of nulls.
+    assert_eq!(
+        seen,
+        [(0, false), (1, true), (2, false), (3, true), (4, false)]
+    );
     assert_eq!(workbook.hidden_rows("Data").unwrap(), [1, 3]);
     let options = ArrowOptions::new()
         .header(Header::None)
-        .skip_hidden_rows(true)
-        .drop_empty_rows(true);
-    let (_, got, reports) = read(bytes, "Data", &options);
+        .skip_hidden_rows(true);
+    let (_, got, reports) = read(bytes.clone(), "Data", &options);
+    assert_eq!(got, rows(&[&["0"], &["2"], &["4"]]));
+    // The count is of hidden rows with values.
+    assert_eq!(
+        reports.iter().map(|r| r.hidden_rows_skipped).sum::<usize>(),
+        1
+    );
+    // Without the option the hidden empty row is a row of nulls, as the
+    // rows the sheet does not write are.
+    let (_, got, _) = read(bytes, "Data", &ArrowOptions::new().header(Header::None));
+    assert_eq!(got.len(), 5);
+
+    // The same sheet as .xlsx reads the same.
+    let mut writer = rust_xlsxwriter::Workbook::new();
+    let sheet = writer.add_worksheet().set_name("Data").unwrap();
+    for row in [0u32, 1, 2, 4] {
+        sheet.write_number(row, 0, f64::from(row)).unwrap();
+    }
+    sheet.set_row_hidden(1).unwrap();
+    sheet.set_row_hidden(3).unwrap();
+    let (_, got, reports) = read(writer.save_to_buffer().unwrap(), "Data", &options);
     assert_eq!(got, rows(&[&["0"], &["2"], &["4"]]));
     assert_eq!(
         reports.iter().map(|r| r.hidden_rows_skipped).sum::<usize>(),
         1
+    );
+}
+
+/// Hidden rows without cells (ROW records only, as LibreOffice writes an
+/// empty hidden row) before the first row with cells, between rows and
+/// past a block of ROW records are handed out, in row order.
+#[test]
+fn xls_hidden_rows_without_cells_come_out_in_order() {
+    let row_record = |row: u16| {
+        let mut data = [0u8; 16];
+        data[..2].copy_from_slice(&row.to_le_bytes());
+        data[12] = 0x20;
+        record(xls::ROW, &data)
+    };
+    let mut sheet = Vec::new();
+    for row in [0u16, 2, 3, 70] {
+        sheet.extend(row_record(row));
+    }
+    sheet.extend(xls::number(1, 0, 0, 1.0));
+    sheet.extend(xls::number(5, 0, 0, 5.0));
+    sheet.extend(row_record(100));
+    sheet.extend(xls::number(101, 0, 0, 101.0));
+    let mut book = Book::new();
+    book.sheet("Data", sheet);
+    let mut workbook = Workbook::from_bytes(book.bytes()).unwrap();
+    let mut seen = Vec::new();
+    let mut events = workbook.rows("Data").unwrap();
+    while let Some(row) = events.next_row().unwrap() {
+        seen.push((row.index(), row.is_hidden(), row.cells().len()));
+    }
+    assert_eq!(
+        seen,
+        [
+            (0, true, 0),
+            (1, false, 1),
+            (2, true, 0),
+            (3, true, 0),
+            (5, false, 1),
+            (70, true, 0),
+            (100, true, 0),
+            (101, false, 1)
+        ]
     );
 }
 

@@ -575,3 +575,187 @@ fn skipped_rows_inside_a_range_move_its_header_down() {
         [Some(10), Some(20), Some(30)]
     );
 }
+
+/// `.xlsb` tables from the binary corpus: listed from their `tableN.bin`
+/// parts as the same files saved as `.xlsx` list them, and read by name.
+#[test]
+fn xlsb_tables_list_as_their_xlsx_and_read_by_name() {
+    let binary = std::path::Path::new("../shared/conformance/corpus-binary");
+    let corpus = std::path::Path::new("../shared/conformance/corpus");
+    if !binary.is_dir() || !corpus.is_dir() {
+        common::skip_notice(
+            "xlsb_tables_list_as_their_xlsx_and_read_by_name",
+            "../shared/conformance/corpus-binary",
+        );
+        return;
+    }
+    let mut workbook = Workbook::open(binary.join("polars/example_2.xlsb")).unwrap();
+    let tables = workbook.tables().unwrap();
+    let listed: Vec<_> = tables
+        .iter()
+        .map(|t| {
+            (
+                t.name.as_str(),
+                t.sheet_name.as_str(),
+                t.range.to_string(),
+                t.header_row_count,
+                t.totals_row_count,
+                t.columns.join("|"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (
+                "Table1",
+                "test3",
+                "B5:D12".to_owned(),
+                1,
+                1,
+                "cardinality|rows_by_key|iter groups".to_owned()
+            ),
+            (
+                "TemporalData",
+                "temporal",
+                "B4:G8".to_owned(),
+                1,
+                0,
+                "id|dtm|dt|dtm_str|dt_str|tm_str".to_owned()
+            ),
+        ]
+    );
+    // Its totals row ("Total" in B12) left out, its header from the table.
+    let bytes = std::fs::read(binary.join("polars/example_2.xlsb")).unwrap();
+    let batch = read_table(bytes, &ArrowOptions::new(), "table1").unwrap();
+    assert_eq!(names(&batch), ["cardinality", "rows_by_key", "iter groups"]);
+    assert_eq!(
+        ints(&batch, "cardinality"),
+        [1, 3, 15, 30, 150, 300].map(Some)
+    );
+    assert_eq!(floats(&batch, "iter groups")[5], Some(0.06945));
+    let path = binary.join("polars/example_2.xlsb");
+    let run = common::run_cli_args(&["csv", "--table", "TemporalData", path.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.stdout.lines().next(),
+        Some("id,dtm,dt,dtm_str,dt_str,tm_str"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.stdout.lines().count(), 5, "{}", run.stdout);
+
+    // The same workbooks as `.xlsx` (their tables in sheet order; a sheet's
+    // tables in the order of its relationships, which the two files need
+    // not share).
+    for name in ["50867_with_table", "55745"] {
+        let listing = |path: std::path::PathBuf| {
+            let mut tables = Workbook::open(&path)
+                .and_then(|mut w| w.tables())
+                .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+            tables.sort_by(|a, b| (a.sheet, &a.name).cmp(&(b.sheet, &b.name)));
+            tables
+        };
+        let xlsb = listing(binary.join(format!("sheetjs/apachepoi_{name}.xlsx.xlsb")));
+        let xlsx = listing(corpus.join(format!("poi/{name}.xlsx")));
+        assert!(!xlsb.is_empty(), "{name}");
+        assert_eq!(xlsb, xlsx, "{name}");
+    }
+}
+
+/// `csv` and `jsonl` take `--table` and `--range` as the typed commands
+/// do: the table's sheet found, its names as the header, its totals row
+/// left out unless asked for, nothing around it; a range's first row its
+/// header, its columns only, the read stopped after its last row.
+#[test]
+fn csv_and_jsonl_read_a_table_or_a_range() {
+    let file = common::temp_file("tables_csv", &report());
+    let path = file.0.to_str().unwrap();
+    let run = common::run_cli_args(&["csv", "--table", "sales", path]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "Region,Units,Price\nNorth,10,1.5\nSouth,20,2.5\nEast,30,3.25\n"
+    );
+    let run = common::run_cli_args(&["csv", "--table", "Sales", "--include-totals-row", path]);
+    assert_eq!(
+        run.stdout.lines().last(),
+        Some("Total,0,"),
+        "{}",
+        run.stderr
+    );
+    // A table without a header row: its names from the definition.
+    let run = common::run_cli_args(&["csv", "--table", "Ids", path]);
+    assert_eq!(
+        run.stdout, "Column1,Column2\n1,id-0\n2,id-1\n3,id-2\n",
+        "{}",
+        run.stderr
+    );
+    let run = common::run_cli_args(&["jsonl", "--table", "Costs", path]);
+    assert_eq!(
+        run.stdout, "{\"Item\":\"Rent\",\"Cost\":100}\n{\"Item\":\"Power\",\"Cost\":40}\n",
+        "{}",
+        run.stderr
+    );
+    let run = common::run_cli_args(&[
+        "jsonl",
+        "--table",
+        "Sales",
+        "--columns",
+        "Price,Region",
+        path,
+    ]);
+    assert_eq!(
+        run.stdout.lines().next(),
+        Some("{\"Price\":1.5,\"Region\":\"North\"}"),
+        "{}",
+        run.stderr
+    );
+
+    let run = common::run_cli_args(&["csv", "--range", "'Report'!B4:C6", path]);
+    assert_eq!(
+        run.stdout, "Region,Units\nNorth,10\nSouth,20\n",
+        "{}",
+        run.stderr
+    );
+    let run = common::run_cli_args(&["jsonl", "--range", "Report!H4:I5", path]);
+    assert_eq!(
+        run.stdout, "{\"Item\":\"Rent\",\"Cost\":100}\n",
+        "{}",
+        run.stderr
+    );
+    // Open-ended rows: to the sheet's end, the note below included (an
+    // empty record of one field is `""`).
+    let run = common::run_cli_args(&["csv", "--range", "C5:C", "--no-header", path]);
+    assert_eq!(
+        run.stdout, "10\n20\n30\n0\n\"\"\n\"\"\n\"\"\na note below the table\n",
+        "{}",
+        run.stderr
+    );
+
+    // Errors: a column outside, a table on another sheet than chosen, a
+    // range with --all.
+    let run = common::run_cli_args(&["csv", "--table", "Sales", "--columns", "H", path]);
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr.contains("column H is outside the table Sales"),
+        "{}",
+        run.stderr
+    );
+    let run = common::run_cli_args(&["jsonl", "--table", "Sales", "--sheet", "Other", path]);
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr.contains("the table is on sheet `Report`"),
+        "{}",
+        run.stderr
+    );
+    let run = common::run_cli_args(&["jsonl", "--all", "--range", "B4:C6", path]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let run = common::run_cli_args(&["csv", "--table", "Salez", path]);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.contains("no table named 'Salez'"),
+        "{}",
+        run.stderr
+    );
+}

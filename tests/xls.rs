@@ -1049,3 +1049,134 @@ fn parallel_workers_read_the_sheets_not_the_compound_file_again() {
         "read {reading} of a {stream_len}-byte stream"
     );
 }
+
+/// Comments: NOTE records (cell, object id, author) and their text from
+/// the note object's TXO and the CONTINUE records after it (Latin-1 and
+/// UTF-16 pieces joined; the formatting runs after them are no text).
+#[test]
+fn comments_come_from_note_records_and_their_text_objects() {
+    let mut sheet = xls::number(0, 0, 0, 1.0);
+    sheet.extend(xls::note_object(1, 9, &["Plain"]));
+    // A note whose text switches to UTF-16 in its second CONTINUE.
+    sheet.extend(xls::note_object(2, 7, &["Été ", "✈ ok"]));
+    sheet.extend(xls::note(0, 0, 2, "Zoë"));
+    sheet.extend(xls::note(3, 2, 1, ""));
+    let mut book = Book::new();
+    book.sheet("Data", sheet.clone());
+    let err = Workbook::from_bytes(book.bytes())
+        .unwrap()
+        .sheet_metadata(0)
+        .unwrap_err();
+    // "Plain" is 5 characters, the TXO says 9: the next record (OBJ) is
+    // no CONTINUE.
+    assert!(matches!(err.kind(), ErrorKind::Xls(_)), "{err}");
+    assert!(err.to_string().contains("says 9 characters"), "{err}");
+    assert!(err.to_string().contains("hold 5"), "{err}");
+    assert_eq!(err.location().sheet.as_deref(), Some("Data"));
+    assert!(err.location().offset.is_some(), "{err}");
+
+    let mut sheet = xls::number(0, 0, 0, 1.0);
+    sheet.extend(xls::note_object(1, 5, &["Plain"]));
+    sheet.extend(xls::note_object(2, 8, &["Été ", "✈ ok"]));
+    sheet.extend(xls::note(0, 0, 2, "Zoë"));
+    sheet.extend(xls::note(3, 2, 1, ""));
+    let mut book = Book::new();
+    book.sheet("Data", sheet);
+    let metadata = Workbook::from_bytes(book.bytes())
+        .unwrap()
+        .sheet_metadata(0)
+        .unwrap();
+    let comments: Vec<_> = metadata
+        .comments
+        .iter()
+        .map(|c| (c.cell.to_string(), c.author.clone(), c.text.clone()))
+        .collect();
+    assert_eq!(
+        comments,
+        [
+            (
+                "A1".to_owned(),
+                Some("Zoë".to_owned()),
+                "Été ✈ ok".to_owned()
+            ),
+            ("C4".to_owned(), None, "Plain".to_owned()),
+        ]
+    );
+
+    // The sheet ends before the text does (its CONTINUE missing).
+    let mut sheet = xls::number(0, 0, 0, 1.0);
+    let mut object = xls::note_object(1, 5, &[]);
+    object.truncate(object.len() - 20);
+    sheet.extend(object);
+    let mut book = Book::new();
+    book.sheet("Data", sheet);
+    let err = Workbook::from_bytes(book.bytes())
+        .unwrap()
+        .sheet_metadata(0)
+        .unwrap_err();
+    assert!(err.to_string().contains("says 5 characters"), "{err}");
+    assert!(err.to_string().contains("hold 0"), "{err}");
+    assert_eq!(err.location().sheet.as_deref(), Some("Data"));
+
+    // A CONTINUE chain far longer than the TXO says is refused as it
+    // grows, not gathered.
+    let mut sheet = xls::number(0, 0, 0, 1.0);
+    sheet.extend(xls::note_object(1, 2, &["ab"; 5000]));
+    let mut book = Book::new();
+    book.sheet("Data", sheet);
+    let err = Workbook::from_bytes(book.bytes())
+        .unwrap()
+        .sheet_metadata(0)
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("hold more than its 2 characters"),
+        "{err}"
+    );
+}
+
+/// Real `.xls` comments from the binary corpus, BIFF8 and BIFF5, against
+/// the same workbooks as `.xlsx` where the corpus has them.
+#[test]
+fn corpus_xls_comments_match_their_xlsx() {
+    let binary = std::path::Path::new("../shared/conformance/corpus-binary");
+    let corpus = std::path::Path::new("../shared/conformance/corpus");
+    if !binary.is_dir() || !corpus.is_dir() {
+        crate::common::skip_notice(
+            "corpus_xls_comments_match_their_xlsx",
+            "../shared/conformance/corpus-binary",
+        );
+        return;
+    }
+    let comments = |path: std::path::PathBuf, sheet: usize| {
+        let mut workbook = Workbook::open(&path).unwrap();
+        let mut comments: Vec<_> = workbook
+            .sheet_metadata(sheet)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+            .comments
+            .into_iter()
+            .map(|c| (c.cell.to_string(), c.text))
+            .collect();
+        comments.sort();
+        comments
+    };
+    for (xls, xlsx) in [
+        ("poi/SimpleWithComments.xls", "poi/SimpleWithComments.xlsx"),
+        ("roo_xls/comments.xls", "roo/comments.xlsx"),
+    ] {
+        let from_xls = comments(binary.join(xls), 0);
+        assert!(!from_xls.is_empty(), "{xls}");
+        assert_eq!(from_xls, comments(corpus.join(xlsx), 0), "{xls}");
+    }
+    let mut workbook = Workbook::open(binary.join("poi/SimpleWithComments.xls")).unwrap();
+    let first = &workbook.sheet_metadata(0).unwrap().comments[0];
+    assert_eq!(first.cell.to_string(), "B1");
+    assert_eq!(first.author.as_deref(), Some("Yegor Kozlov"));
+    assert_eq!(first.text, "Yegor Kozlov:\nfirst cell");
+    // BIFF5: the text in the NOTE records themselves, no author.
+    let biff5 = comments(binary.join("sheetjs/biff5__comments_stress_test.xls"), 0);
+    assert_eq!(biff5.len(), 10);
+    assert!(biff5.contains(&(
+        "B2".to_owned(),
+        "Colors come in three:\nARR\nGEE\nBEE".to_owned()
+    )));
+}

@@ -47,8 +47,12 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // The metadata readers: their own walks over the workbook, the sheet
-    // parts (outside and inside `<sheetData>`) and the comments.
+    // parts (outside and inside `<sheetData>`), the comments and the
+    // table parts (XML, or `.xlsb` records).
     if let Err(err) = workbook.defined_names() {
+        check_error(&err);
+    }
+    if let Err(err) = workbook.tables() {
         check_error(&err);
     }
     for position in 0..workbook.sheets().len() {

@@ -14,6 +14,7 @@ import pytest
 import xlsxwriter
 
 import sheetstream
+from conftest import CORPUS
 
 
 @pytest.fixture()
@@ -193,3 +194,31 @@ def test_a_table_on_another_sheet_in_each_file(tmp_path: pathlib.Path) -> None:
 def test_table_and_range_together_are_refused(report: pathlib.Path) -> None:
     with pytest.raises(TypeError, match="give table or range, not both"):
         sheetstream.read_excel(report, table="Sales", range="B4:D7")
+
+
+BINARY_CORPUS = CORPUS.parent / "corpus-binary"
+
+
+def test_xlsb_tables_and_xls_comments_from_the_binary_corpus() -> None:
+    """An .xlsb's tables (its xl/tables/tableN.bin parts) list and read by
+    name as an .xlsx's do; an .xls's comments come from its NOTE records."""
+    if not BINARY_CORPUS.is_dir():
+        pytest.skip(f"the binary corpus is absent ({BINARY_CORPUS})")
+    xlsb = BINARY_CORPUS / "polars" / "example_2.xlsb"
+    with sheetstream.open(xlsb) as workbook:
+        tables = workbook.tables()
+        assert [(t.name, t.sheet, str(t.range), t.totals_row_count) for t in tables] == [
+            ("Table1", "test3", "B5:D12", 1),
+            ("TemporalData", "temporal", "B4:G8", 0),
+        ]
+        assert tables[1].columns == ["id", "dtm", "dt", "dtm_str", "dt_str", "tm_str"]
+    frame = sheetstream.read_excel(xlsb, table="Table1")
+    assert frame.columns == ["cardinality", "rows_by_key", "iter groups"]
+    assert frame["cardinality"].to_list() == [1, 3, 15, 30, 150, 300]
+    with sheetstream.open(BINARY_CORPUS / "poi" / "SimpleWithComments.xls") as workbook:
+        comments = workbook.sheet_metadata(0).comments
+        assert [(c.cell, c.author, c.text) for c in comments] == [
+            ("B1", "Yegor Kozlov", "Yegor Kozlov:\nfirst cell"),
+            ("B2", "Yegor Kozlov", "Yegor Kozlov:\nsecond cell"),
+            ("B3", "Yegor Kozlov", "Yegor Kozlov:\nthird cell"),
+        ]

@@ -737,9 +737,8 @@ impl ArrowOptions {
     /// hidden, every row it does not write (default: off). Each row event
     /// says whether its row is hidden ([`Row::is_hidden`](crate::Row::is_hidden)):
     /// hidden rows are left out as they stream, with no pass of their own
-    /// (a hidden row that holds no cell and that the format does not hand
-    /// out, as `.xls` does not, is an empty row of the table, left out
-    /// with `drop_empty_rows`); each batch's [`BatchReport::hidden_rows_skipped`](super::BatchReport::hidden_rows_skipped)
+    /// (a hidden row without cells is handed out too, empty, in every
+    /// format, so it is left out, not a row of nulls); each batch's [`BatchReport::hidden_rows_skipped`](super::BatchReport::hidden_rows_skipped)
     /// counts those left out.
     pub fn skip_hidden_rows(mut self, skip: bool) -> Self {
         self.skip_hidden_rows = skip;

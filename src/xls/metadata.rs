@@ -5,27 +5,34 @@
 //! with the text of a formula that is one 3-D reference or range, as
 //! `Sheet1!$A$1:$B$2`; other formulas give an empty `refers_to`), and
 //! HLINK with HLINKTOOLTIP (hyperlinks: URL and file targets, locations,
-//! display text, tooltips). Comments (NOTE, whose text lies in drawing
-//! objects) are not read: a `.xls` sheet's metadata lists none.
+//! display text, tooltips), and comments: in BIFF8 a NOTE record (cell,
+//! object id, author) whose text lies in its drawing object, the OBJ
+//! record naming the object (a note: `ot` 0x19) and the TXO record after
+//! it, whose text is in the CONTINUE records following it (each starting
+//! with its own compressed/UTF-16 flag; then the formatting runs, not
+//! read); in BIFF5 the NOTE records hold the text themselves.
 
 use std::io::{Read, Seek};
 
 use crate::cell::CellRef;
 use crate::error::{Error, ErrorKind, Result};
-use crate::metadata::{DefinedName, Hyperlink, SheetMetadata};
+use crate::metadata::{Comment, DefinedName, Hyperlink, SheetMetadata};
 use crate::range::CellRange;
 use crate::workbook::{Container, SheetSelector, Workbook};
 
 use super::compound::Compound;
 use super::records::{
-    BOF, Biff, COLINFO, DIMENSIONS, EOF, MERGEDCELLS, NAME, OLD_BOFS, ROW, Records, TextCodec,
-    u16_at, u32_at,
+    BOF, Biff, COLINFO, CONTINUE, Chars, DIMENSIONS, EOF, MERGEDCELLS, NAME, OLD_BOFS, ROW,
+    Records, TextCodec, read_string, u16_at, u32_at,
 };
 
 const DEFAULTROWHEIGHT: u16 = 0x0225;
 const HLINK: u16 = 0x01B8;
 const HLINKTOOLTIP: u16 = 0x0800;
 const EXTERNSHEET: u16 = 0x0017;
+const NOTE: u16 = 0x001C;
+const OBJ: u16 = 0x005D;
+const TXO: u16 = 0x01B6;
 
 impl<R: Read + Seek> Workbook<R> {
     fn compound(&mut self) -> Result<&mut Compound<R>> {
@@ -118,8 +125,17 @@ impl<R: Read + Seek> Workbook<R> {
         sheet: impl SheetSelector,
     ) -> Result<SheetMetadata> {
         let mut metadata = SheetMetadata::default();
-        self.walk_sheet(sheet, |kind, data, biff| {
+        let codec = self.compound()?.layout.codec;
+        let position = sheet.position(self.sheets())?;
+        let mut notes = Notes::default();
+        self.walk_sheet(position, |kind, data, biff| {
+            if notes.text(kind, data)? {
+                return Ok(true);
+            }
             match kind {
+                OBJ if biff == Biff::V8 => notes.object(data),
+                TXO if biff == Biff::V8 => notes.begin_text(data)?,
+                NOTE => notes.note(data, &codec, &mut metadata.comments)?,
                 DIMENSIONS => metadata.dimension = read_dimension(data, biff)?,
                 DEFAULTROWHEIGHT => {
                     metadata.rows_hidden_by_default = u16_at(data, 0)? & 0x02 != 0;
@@ -164,6 +180,10 @@ impl<R: Read + Seek> Workbook<R> {
                 _ => {}
             }
             Ok(true)
+        })?;
+        notes.end_text().map_err(|err| {
+            err.with_sheet(self.sheets[position].name())
+                .with_part(self.sheets[position].part())
         })?;
         Ok(metadata)
     }
@@ -214,6 +234,195 @@ impl<R: Read + Seek> Workbook<R> {
 const ROW_OR_CELL: [u16; 12] = [
     ROW, 0x0006, 0x00BD, 0x00BE, 0x00D6, 0x00D7, 0x00FD, 0x0201, 0x0203, 0x0204, 0x0205, 0x027E,
 ];
+
+/// The comments of a sheet substream, gathered as its records pass.
+#[derive(Default)]
+struct Notes {
+    /// BIFF8: the object id of the last OBJ record when it is a note.
+    object: Option<u16>,
+    /// The CONTINUE records after a TXO record, gathered until the next
+    /// record of another type.
+    text: Option<NoteText>,
+    /// Each note object's text, by object id, for its NOTE record.
+    texts: Vec<(u16, String)>,
+}
+
+struct NoteText {
+    /// The note object it belongs to.
+    object: u16,
+    /// Characters the TXO record says.
+    count: usize,
+    /// Bytes of formatting runs the TXO record says (in the last
+    /// CONTINUE records, after the text).
+    runs: usize,
+    /// The CONTINUE records' data, one after the other, and where each
+    /// starts.
+    bytes: Vec<u8>,
+    starts: Vec<usize>,
+}
+
+impl NoteText {
+    #[cold]
+    fn cut_short(&self, found: usize) -> Error {
+        Error::new(ErrorKind::Xls(format!(
+            "a comment's text (TXO record) says {} characters, but the CONTINUE records \
+             after it hold {found}",
+            self.count
+        )))
+    }
+
+    /// The text: the CONTINUE records before those holding the runs, each
+    /// starting with its flags byte (bit 0: UTF-16, else Latin-1).
+    fn finish(self) -> Result<String> {
+        let mut end = self.bytes.len();
+        let mut text_records = self.starts.len();
+        while text_records > 0 && self.bytes.len() - end < self.runs {
+            text_records -= 1;
+            end = self.starts[text_records];
+        }
+        let mut chars = Chars {
+            left: self.count,
+            wide: false,
+            pending: None,
+        };
+        let mut text = String::new();
+        for (index, &start) in self.starts[..text_records].iter().enumerate() {
+            let stop = self.starts.get(index + 1).copied().unwrap_or(end).min(end);
+            let data = &self.bytes[start..stop];
+            if let Some(&flags) = data.first() {
+                chars.wide = flags & 1 != 0;
+                let mut at = 1;
+                chars.take(data, &mut at, &mut text);
+            }
+        }
+        chars.finish(&mut text);
+        if chars.left > 0 {
+            return Err(self.cut_short(self.count - chars.left));
+        }
+        Ok(text)
+    }
+}
+
+impl Notes {
+    /// An OBJ record: its first subrecord (ftCmo) gives the object's kind
+    /// and id.
+    fn object(&mut self, data: &[u8]) {
+        let word = |at: usize| {
+            data.get(at..at + 2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        };
+        self.object = match (word(0), word(4), word(6)) {
+            (Some(0x15), Some(0x19), Some(id)) => Some(id),
+            _ => None,
+        };
+    }
+
+    /// A TXO record: the text of the last object follows in CONTINUE
+    /// records, gathered when that object is a note (those of text boxes
+    /// and other objects are skipped as any record is).
+    fn begin_text(&mut self, data: &[u8]) -> Result<()> {
+        let Some(object) = self.object.take() else {
+            return Ok(());
+        };
+        let count = usize::from(u16_at(data, 10)?);
+        let runs = usize::from(u16_at(data, 12)?);
+        self.text = Some(NoteText {
+            object,
+            count,
+            runs,
+            bytes: Vec::new(),
+            starts: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// A record while a TXO's CONTINUE records are gathered: a CONTINUE
+    /// is kept (up to what the TXO says, with a record's worth of flags
+    /// bytes: its length cannot grow memory past that), any other record
+    /// ends the text. Returns whether the record was taken.
+    fn text(&mut self, kind: u16, data: &[u8]) -> Result<bool> {
+        let Some(reading) = self.text.as_mut() else {
+            return Ok(false);
+        };
+        if kind == CONTINUE {
+            if reading.bytes.len() + data.len() > 2 * reading.count + reading.runs + 8224 {
+                return Err(Error::new(ErrorKind::Xls(format!(
+                    "the CONTINUE records after a comment's text (TXO record) hold more than \
+                     its {} characters and {} bytes of formatting runs",
+                    reading.count, reading.runs
+                ))));
+            }
+            reading.starts.push(reading.bytes.len());
+            reading.bytes.extend_from_slice(data);
+            return Ok(true);
+        }
+        self.end_text()?;
+        Ok(false)
+    }
+
+    /// Ends the text being gathered, if any.
+    fn end_text(&mut self) -> Result<()> {
+        if let Some(reading) = self.text.take() {
+            let object = reading.object;
+            let text = reading.finish()?;
+            self.texts.push((object, text));
+        }
+        Ok(())
+    }
+
+    /// A NOTE record: BIFF8 cell, object id and author, its text from
+    /// its object; BIFF5 cell and text (a NOTE of row 0xFFFF continues
+    /// the one before).
+    fn note(&mut self, data: &[u8], codec: &TextCodec, comments: &mut Vec<Comment>) -> Result<()> {
+        let row = u16_at(data, 0)?;
+        let column = u32::from(u16_at(data, 2)?);
+        if column > crate::cell::MAX_COLUMN {
+            return Err(Error::new(ErrorKind::Xls(format!(
+                "a comment (NOTE record) on column {}, past the last column",
+                column + 1
+            ))));
+        }
+        let cell = CellRef {
+            row: u32::from(row),
+            column,
+        };
+        match codec.biff {
+            Biff::V8 => {
+                let object = u16_at(data, 6)?;
+                let mut author = String::new();
+                read_string(data, 8, false, codec, &mut author)?;
+                let text = match self.texts.iter().position(|(id, _)| *id == object) {
+                    Some(at) => self.texts.swap_remove(at).1,
+                    None => String::new(),
+                };
+                comments.push(Comment {
+                    cell,
+                    author: (!author.is_empty()).then_some(author),
+                    text,
+                });
+            }
+            Biff::V5 => {
+                let count = usize::from(u16_at(data, 4)?);
+                let bytes = data.get(6..).unwrap_or(&[]);
+                let bytes = &bytes[..count.min(bytes.len())];
+                let mut text = String::new();
+                codec.decode_8bit(bytes, &mut text);
+                if row == u16::MAX {
+                    if let Some(last) = comments.last_mut() {
+                        last.text.push_str(&text);
+                    }
+                } else {
+                    comments.push(Comment {
+                        cell,
+                        author: None,
+                        text,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
 
 /// A DIMENSIONS record's range; None for an empty sheet.
 fn read_dimension(data: &[u8], biff: Biff) -> Result<Option<CellRange>> {

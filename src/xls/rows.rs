@@ -66,6 +66,11 @@ struct SheetState {
     /// the first one (8 KiB: .xls has 65,536 rows). ROW records come in
     /// blocks before their rows' cells; a row without one is not hidden.
     hidden: Option<Box<[u64]>>,
+    /// The highest row handed out: a hidden row between it and the next
+    /// row with cells is handed out first, empty (as `.xlsx` hands out a
+    /// hidden `<row>` without cells), so that the layers skipping hidden
+    /// rows tell it from an empty one.
+    frontier: Option<u32>,
 }
 
 impl SheetState {
@@ -85,6 +90,23 @@ impl SheetState {
             .hidden
             .get_or_insert_with(|| vec![0u64; 1 << 10].into_boxed_slice());
         bits[usize::from(row >> 6)] |= 1 << (row & 63);
+    }
+
+    /// The first hidden row after the frontier and before `row`.
+    fn hidden_before(&self, row: u32) -> Option<u32> {
+        let bits = self.hidden.as_ref()?;
+        let from = self.frontier.map_or(0, |last| last + 1);
+        let to = row.min(1 << 16);
+        let mut at = from;
+        while at < to {
+            let word = bits[at as usize >> 6] >> (at & 63);
+            if word != 0 {
+                let found = at + word.trailing_zeros();
+                return (found < to).then_some(found);
+            }
+            at = (at | 63) + 1;
+        }
+        None
     }
 
     fn is_hidden(&self, row: u32) -> bool {
@@ -284,6 +306,19 @@ impl<'r> RowReader<'r, '_> {
                         // The next row's first record: left for the next call.
                         break;
                     }
+                    if row.is_none()
+                        && let Some(hidden) = state.hidden_before(index)
+                    {
+                        // A hidden row without cells before it: handed out
+                        // first, this record left for the next call.
+                        state.frontier = Some(hidden);
+                        return Ok(Some(Row {
+                            index: hidden,
+                            cells: &[],
+                            values_elsewhere: false,
+                            hidden: true,
+                        }));
+                    }
                     row = Some(index);
                     formula_string = None;
                     text_bytes += header.len as u64;
@@ -354,6 +389,7 @@ impl<'r> RowReader<'r, '_> {
             return Ok(None);
         };
         state.cells_hint = cells.len();
+        state.frontier = state.frontier.max(Some(index));
         let values_elsewhere = cells.is_empty() && elsewhere;
         Ok(Some(Row {
             index,

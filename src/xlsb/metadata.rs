@@ -38,7 +38,9 @@ const SUP_ADDIN: u16 = 0x029B;
 
 /// A range from an `RfX` (first row, last row, first column, last
 /// column); None when it lies outside the sheet.
-fn range_of([first_row, last_row, first_column, last_column]: [u32; 4]) -> Option<CellRange> {
+pub(crate) fn range_of(
+    [first_row, last_row, first_column, last_column]: [u32; 4],
+) -> Option<CellRange> {
     (first_row <= MAX_ROW
         && last_row <= MAX_ROW
         && first_column <= MAX_COLUMN

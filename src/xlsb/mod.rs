@@ -17,6 +17,7 @@ pub(crate) mod records;
 pub(crate) mod rows;
 pub(crate) mod shared_strings;
 pub(crate) mod styles;
+pub(crate) mod tables;
 pub(crate) mod workbook_part;
 
 use std::io::{Read, Seek};

@@ -15,11 +15,14 @@ use crate::package::{SheetInfo, SheetKind, read_relationships, type_suffix};
 use crate::range::CellRange;
 
 /// Every table of every worksheet, in sheet order, then in the order of
-/// each sheet's relationships part.
+/// each sheet's relationships part. `binary`: the table parts are
+/// `.xlsb` record streams (`xl/tables/tableN.bin`, read by
+/// [`crate::xlsb::tables`]), found through the relationships the same way.
 pub(crate) fn read_tables<R: Read + Seek>(
     archive: &mut Archive<R>,
     sheets: &[SheetInfo],
     limits: &Limits,
+    binary: bool,
 ) -> Result<Vec<Table>> {
     let mut tables = Vec::new();
     for sheet in sheets.iter().filter(|s| s.kind() == SheetKind::Worksheet) {
@@ -35,8 +38,18 @@ pub(crate) fn read_tables<R: Read + Seek>(
                     "the table part {part}, which the sheet's relationships name"
                 )))));
             }
-            let bytes = archive.read_part(part, limits).map_err(located)?;
-            tables.push(parse_table(&bytes, part, sheet).map_err(located)?);
+            let table = if binary {
+                let bytes = archive.read_binary_part(part, limits).map_err(located)?;
+                crate::xlsb::tables::parse_table(&bytes, part, sheet)
+            } else {
+                let bytes = archive.read_part(part, limits).map_err(located)?;
+                parse_table(&bytes, part, sheet)
+            };
+            tables.push(
+                table
+                    .and_then(|t| check_counts(t, part, binary))
+                    .map_err(located)?,
+            );
         }
     }
     Ok(tables)
@@ -113,16 +126,22 @@ fn parse_table(bytes: &[u8], part: &str, sheet: &SheetInfo) -> Result<Table> {
         Ok(())
     })
     .map_err(xml_error(part))?;
-    let table = table.ok_or_else(|| Error::xml("no <table> element").with_part(part))?;
+    table.ok_or_else(|| Error::xml("no <table> element").with_part(part))
+}
+
+/// A table's header and totals row counts, checked against its range
+/// (the same for every format's table parts).
+fn check_counts(table: Table, part: &str, binary: bool) -> Result<Table> {
+    let damaged: fn(String) -> Error = if binary { Error::record } else { Error::xml };
     if table.header_row_count > 1 || table.totals_row_count > 1 {
-        return Err(Error::xml(format!(
+        return Err(damaged(format!(
             "table {} says {} header rows and {} totals rows (at most 1 each)",
             table.name, table.header_row_count, table.totals_row_count
         ))
         .with_part(part));
     }
     if table.header_row_count + table.totals_row_count > table.range.height() {
-        return Err(Error::xml(format!(
+        return Err(damaged(format!(
             "table {} has more header and totals rows than its range {} holds",
             table.name, table.range
         ))

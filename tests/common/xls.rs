@@ -379,3 +379,43 @@ pub fn compound(streams: &[(&str, &[u8])]) -> Vec<u8> {
     file.flush().unwrap();
     file.into_inner().into_inner()
 }
+
+pub const NOTE: u16 = 0x001C;
+pub const OBJ: u16 = 0x005D;
+pub const TXO: u16 = 0x01B6;
+
+/// A BIFF8 comment's drawing object: OBJ (ftCmo of a note, object `id`),
+/// TXO saying `count` characters, then a CONTINUE per piece of `pieces`
+/// (each with its own flags byte: Latin-1, or UTF-16 when a character
+/// does not fit), then a CONTINUE of formatting runs.
+pub fn note_object(id: u16, count: u16, pieces: &[&str]) -> Vec<u8> {
+    let mut obj = Vec::new();
+    for word in [0x15u16, 0x12, 0x19, id, 0x4011, 0, 0, 0, 0, 0, 0] {
+        obj.extend_from_slice(&word.to_le_bytes());
+    }
+    obj.extend_from_slice(&[0, 0, 0, 0]); // ftEnd
+    let mut out = record(OBJ, &obj);
+    let mut txo = vec![0u8; 18];
+    txo[0..2].copy_from_slice(&0x0212u16.to_le_bytes());
+    txo[10..12].copy_from_slice(&count.to_le_bytes());
+    txo[12..14].copy_from_slice(&16u16.to_le_bytes());
+    out.extend(record(TXO, &txo));
+    for piece in pieces {
+        // A string's characters without its count.
+        let string = unicode_string(piece);
+        out.extend(record(CONTINUE, &string[2..]));
+    }
+    out.extend(record(CONTINUE, &[0u8; 16]));
+    out
+}
+
+/// A BIFF8 NOTE: cell, object id, author.
+pub fn note(row: u16, column: u16, id: u16, author: &str) -> Vec<u8> {
+    let mut data = Vec::new();
+    for word in [row, column, 0, id] {
+        data.extend_from_slice(&word.to_le_bytes());
+    }
+    data.extend(unicode_string(author));
+    data.push(0);
+    record(NOTE, &data)
+}

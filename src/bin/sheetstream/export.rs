@@ -12,8 +12,8 @@ use crate::columns::{self, CellSlots};
 use crate::format::{self, DateStyle};
 use crate::input::{Input, inputs};
 use crate::partial::PartialFile;
-use crate::rows::{Role, Roles, RowArgs};
-use crate::{Common, Failure, SheetChoice, escape, worksheet_positions};
+use crate::rows::{HeaderRowArg, Role, Roles, RowArgs, WindowArgs};
+use crate::{Common, Failure, SheetChoice, escape, find_sheet, worksheet_positions};
 
 #[derive(Args)]
 pub struct CsvArgs {
@@ -27,7 +27,7 @@ pub struct CsvArgs {
     /// be the same after that or after case folding); with several
     /// workbooks, one subfolder each, named after the workbook. The list of
     /// sheet, file pairs is printed on standard output.
-    #[arg(long, requires = "output", conflicts_with = "SheetChoice")]
+    #[arg(long, requires = "output", conflicts_with_all = ["SheetChoice", "range", "table"])]
     all: bool,
     /// The output file (with --all, the folder); standard output without.
     #[arg(short, long, value_name = "PATH")]
@@ -45,6 +45,8 @@ pub struct CsvArgs {
     date_format: Option<String>,
     #[command(flatten)]
     rows: RowArgs,
+    #[command(flatten)]
+    window: WindowArgs,
     #[arg(long, value_name = "LIST", help = columns::HELP)]
     columns: Option<String>,
     /// Write each record with only the fields up to its last cell, instead
@@ -73,13 +75,15 @@ pub struct JsonlArgs {
     sheet: SheetChoice,
     /// Every worksheet, one after another; each object then starts with
     /// `"_sheet"` (and `"_file"` with several workbooks).
-    #[arg(long, conflicts_with = "SheetChoice")]
+    #[arg(long, conflicts_with_all = ["SheetChoice", "range", "table"])]
     all: bool,
     /// The output file; standard output without.
     #[arg(short, long, value_name = "PATH")]
     output: Option<PathBuf>,
     #[command(flatten)]
     rows: RowArgs,
+    #[command(flatten)]
+    window: WindowArgs,
     /// Write dates with this pattern (%Y %m %d %H %M %S %f) instead of ISO 8601.
     #[arg(long, value_name = "PATTERN")]
     date_format: Option<String>,
@@ -312,7 +316,7 @@ struct SheetCsv {
 }
 
 impl SheetCsv {
-    fn new(out: Output, args: &CsvArgs, plan: SheetPlan) -> SheetCsv {
+    fn new(out: Output, args: &CsvArgs, rows: &RowArgs, plan: SheetPlan) -> SheetCsv {
         let format = match (args.tsv, args.delimiter) {
             (true, _) => Delimited::Tsv,
             (false, delimiter) => Delimited::Csv(delimiter.unwrap_or(b',')),
@@ -331,8 +335,8 @@ impl SheetCsv {
             // Rows stay aligned with Excel's: empty rows above the first
             // with a value are empty records, unless the options say
             // where the sheet starts.
-            next_row: args.rows.first_row(),
-            roles: args.rows.roles(),
+            next_row: rows.first_row(),
+            roles: rows.roles(),
             done: false,
             ragged: args.ragged,
             width: plan.order.as_ref().map_or(plan.width, Vec::len),
@@ -348,6 +352,23 @@ impl SheetCsv {
 
     fn full(&self) -> bool {
         self.done
+    }
+
+    /// A table's column names (by sheet column) as the header record, in
+    /// the output columns' order.
+    fn given_header(&mut self, names: &[(u32, String)]) -> io::Result<()> {
+        self.header = Some(names.to_vec());
+        if self.written_header.is_some() {
+            return Ok(());
+        }
+        if let Some((name, _)) = &self.file_column {
+            self.writer.field(name)?;
+        }
+        for column in self.order.as_deref().unwrap_or(&[]) {
+            let name = names.iter().find(|(c, _)| c == column);
+            self.writer.field(name.map_or("", |(_, name)| name))?;
+        }
+        self.writer.end()
     }
 
     /// Writes the row (and empty records for any rows skipped before it);
@@ -462,6 +483,145 @@ impl SheetCsv {
     }
 }
 
+/// `--range` or `--table` for one workbook, as the typed commands read
+/// them: the sheet read (the range's or the table's, unless `--sheet`
+/// chose one, which must be it), the rows options made to start at the
+/// first row (a range's first row is its header unless `--header-row` or
+/// `--no-header` says otherwise; a table's header is its column names),
+/// its columns and its last row, past which the read stops.
+struct Window {
+    position: usize,
+    rows: RowArgs,
+    first_column: u32,
+    last_column: Option<u32>,
+    last_row: Option<u32>,
+    /// A table's column names, by sheet column: its header.
+    names: Option<Vec<(u32, String)>>,
+    /// What the window is, for messages: `range B3:F9`, `table Sales`.
+    what: String,
+}
+
+impl Window {
+    fn resolve(
+        workbook: &mut Workbook,
+        choice: &SheetChoice,
+        args: &WindowArgs,
+        rows: &RowArgs,
+    ) -> Result<Option<Window>, Failure> {
+        let chosen = choice.find(workbook)?;
+        let mut rows = rows.clone();
+        if let Some(name) = &args.table {
+            let tables = workbook.tables()?;
+            let table = sheetstream::Table::find(&tables, name)?;
+            if let Some(chosen) = chosen.filter(|&chosen| chosen != table.sheet) {
+                return Err(Failure::Usage(format!(
+                    "no table `{}` on sheet `{}` (the table is on sheet `{}`)",
+                    escape(name),
+                    escape(workbook.sheets()[chosen].name()),
+                    escape(&table.sheet_name)
+                )));
+            }
+            let data_row = table.range.first.row + table.header_row_count;
+            let last_row = table
+                .data_range(args.include_totals_row)
+                .map_or(data_row.saturating_sub(1), |data| data.last.row);
+            rows.skip_rows = rows.skip_rows.max(data_row);
+            rows.header_row = None;
+            rows.no_header = true;
+            let names = (table.range.first.column..=table.range.last.column)
+                .zip(table.columns.iter().cloned())
+                .collect();
+            return Ok(Some(Window {
+                position: table.sheet,
+                rows,
+                first_column: table.range.first.column,
+                last_column: Some(table.range.last.column),
+                last_row: Some(last_row),
+                names: Some(names),
+                what: format!("table {}", table.name),
+            }));
+        }
+        let Some(range) = args.range()? else {
+            return Ok(None);
+        };
+        let position = match (&range.sheet, chosen) {
+            (Some(sheet), Some(chosen)) if workbook.sheets()[chosen].name() != sheet => {
+                return Err(Failure::Usage(format!(
+                    "--range names sheet `{}`, but the sheet read is `{}`",
+                    escape(sheet),
+                    escape(workbook.sheets()[chosen].name())
+                )));
+            }
+            (_, Some(chosen)) => chosen,
+            (Some(sheet), None) => find_sheet(workbook, sheet)?,
+            (None, None) => first_worksheet(workbook)?,
+        };
+        rows.skip_rows = rows.skip_rows.max(range.first_row);
+        if !rows.no_header && rows.header_row.is_none() {
+            rows.header_row = Some(HeaderRowArg::Row(rows.skip_rows + 1));
+        }
+        Ok(Some(Window {
+            position,
+            rows,
+            first_column: range.first_column,
+            last_column: range.last_column,
+            last_row: range.last_row,
+            names: None,
+            what: format!("range {range}"),
+        }))
+    }
+
+    /// The output columns: `--columns` (resolved against the table's names
+    /// or the range's header row), which must lie inside; else every
+    /// column of the window. A range open to the right (`C5:`) ends at the
+    /// sheet's declared last column.
+    fn order(
+        &self,
+        workbook: &mut Workbook,
+        spec: Option<&ColumnSpec>,
+        dates: &DateStyle,
+    ) -> Result<Option<Vec<u32>>, Failure> {
+        let inside = |column: u32| {
+            column >= self.first_column && self.last_column.is_none_or(|l| column <= l)
+        };
+        if let Some(spec) = spec {
+            let order = match &self.names {
+                Some(names) => {
+                    let header: Vec<(u32, &str)> =
+                        names.iter().map(|(c, t)| (*c, t.as_str())).collect();
+                    spec.resolve(&header).map_err(|err| {
+                        Failure::Usage(format!("--columns: {}", escape(&err.to_string())))
+                    })?
+                }
+                None => columns::resolve(spec, workbook, self.position, &self.rows, dates)?,
+            };
+            if let Some(&outside) = order.iter().find(|&&column| !inside(column)) {
+                return Err(Failure::Usage(format!(
+                    "--columns: column {} is outside the {} read",
+                    column_letters(outside),
+                    self.what
+                )));
+            }
+            return Ok(Some(order));
+        }
+        let last = match self.last_column {
+            Some(last) => last,
+            None if self.first_column == 0 => return Ok(None),
+            None => match workbook.sheet_dimension(self.position)? {
+                Some(range) if range.last.column < sheetstream::MAX_COLUMN => range.last.column,
+                _ => {
+                    return Err(Failure::Usage(format!(
+                        "the {} has no last column and the sheet declares none: give one \
+                         (as in C5:H)",
+                        self.what
+                    )));
+                }
+            },
+        };
+        Ok(Some((self.first_column..=last).collect()))
+    }
+}
+
 /// The plan of one sheet: its declared width (unless the dimension spans
 /// to the last column XFD, which says nothing) and its output columns.
 fn plan(
@@ -471,6 +631,7 @@ fn plan(
     args: &CsvArgs,
     spec: Option<&ColumnSpec>,
     dates: &DateStyle,
+    window: Option<&Window>,
 ) -> Result<SheetPlan, Failure> {
     let width = match workbook.sheet_dimension(position)? {
         Some(range) if range.last.column < sheetstream::MAX_COLUMN => {
@@ -479,11 +640,12 @@ fn plan(
         _ => 0,
     };
     let width = if args.ragged { 0 } else { width };
-    let order = match spec {
-        Some(spec) => Some(columns::resolve(
+    let order = match (window, spec) {
+        (Some(window), spec) => window.order(workbook, spec, dates)?,
+        (None, Some(spec)) => Some(columns::resolve(
             spec, workbook, position, &args.rows, dates,
         )?),
-        None => None,
+        (None, None) => None,
     };
     let formats = args.formatted.then(|| workbook.number_formats().clone());
     Ok(SheetPlan {
@@ -511,9 +673,24 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
     let mut first_header = None;
     for input in &inputs {
         let (mut workbook, progress) = input.open(args.common.quiet)?;
-        let position = chosen_sheets(&workbook, &args.sheet, false)?[0];
-        let plan = plan(input, &mut workbook, position, args, spec.as_ref(), &dates)
+        let window = Window::resolve(&mut workbook, &args.sheet, &args.window, &args.rows)
             .map_err(|failure| in_file(input, failure))?;
+        let position = match &window {
+            Some(window) => window.position,
+            None => chosen_sheets(&workbook, &args.sheet, false)?[0],
+        };
+        let rows = window.as_ref().map_or(&args.rows, |window| &window.rows);
+        let last_row = window.as_ref().and_then(|window| window.last_row);
+        let plan = plan(
+            input,
+            &mut workbook,
+            position,
+            args,
+            spec.as_ref(),
+            &dates,
+            window.as_ref(),
+        )
+        .map_err(|failure| in_file(input, failure))?;
         let out_now = match out.take() {
             Some(out) => out,
             None => {
@@ -523,8 +700,11 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
             }
         };
         let selected = plan.order.as_deref().map(columns::set);
-        let mut sheet = SheetCsv::new(out_now, args, plan);
+        let mut sheet = SheetCsv::new(out_now, args, rows, plan);
         sheet.written_header = first_header.clone();
+        if let Some(names) = window.as_ref().and_then(|window| window.names.as_deref()) {
+            sheet.given_header(names)?;
+        }
         let sheet = Mutex::new(sheet);
         let failure: Mutex<Option<io::Error>> = Mutex::new(None);
         progress
@@ -532,6 +712,10 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
                 read_sheets(&workbook, args, [position], selected, || {
                     let (sheet, failure, dates) = (&sheet, &failure, &dates);
                     move |_: &SheetInfo, row: Row<'_>| {
+                        // The range's or table's last row stops the read.
+                        if last_row.is_some_and(|last| row.index() > last) {
+                            return false;
+                        }
                         let mut sheet = sheet.lock().unwrap_or_else(|poison| poison.into_inner());
                         // The row limit stops the read.
                         !sheet.full() && sheet.add_or_keep(&row, dates, failure).unwrap_or(false)
@@ -639,7 +823,7 @@ fn csv_all(
         for (position, name) in worksheet_positions(&workbook) {
             let stem = file_name(&name, position, &mut taken);
             let path = sheet_folder.join(format!("{stem}.{extension}"));
-            let plan = plan(input, &mut workbook, position, args, spec, dates)
+            let plan = plan(input, &mut workbook, position, args, spec, dates, None)
                 .map_err(|failure| in_file(input, failure))?;
             if let (Some(selected), Some(order)) = (&mut selected, &plan.order) {
                 selected.extend(order.iter().copied());
@@ -677,7 +861,7 @@ fn csv_all(
                                 Ok((out, partial)) => {
                                     held.current = Some((
                                         sheet.position(),
-                                        SheetCsv::new(out, args, plan),
+                                        SheetCsv::new(out, args, &args.rows, plan),
                                         partial,
                                     ));
                                 }
@@ -850,14 +1034,24 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
     let mut partial = None;
     for input in &inputs {
         let (mut workbook, progress) = input.open(args.common.quiet)?;
-        let positions = chosen_sheets(&workbook, &args.sheet, args.all)?;
+        let window = Window::resolve(&mut workbook, &args.sheet, &args.window, &args.rows)
+            .map_err(|failure| in_file(input, failure))?;
+        let positions = match &window {
+            Some(window) => vec![window.position],
+            None => chosen_sheets(&workbook, &args.sheet, args.all)?,
+        };
+        let rows = window.as_ref().map_or(&args.rows, |window| &window.rows);
+        let last_row = window.as_ref().and_then(|window| window.last_row);
         for position in positions {
-            let order = match &spec {
-                Some(spec) => Some(
+            let order = match (&window, &spec) {
+                (Some(window), spec) => window
+                    .order(&mut workbook, spec.as_ref(), &dates)
+                    .map_err(|failure| in_file(input, failure))?,
+                (None, Some(spec)) => Some(
                     columns::resolve(spec, &mut workbook, position, &args.rows, &dates)
                         .map_err(|failure| in_file(input, failure))?,
                 ),
-                None => None,
+                (None, None) => None,
             };
             // With several sheets or files, each object says where it is from.
             let mut keys = Keys::default();
@@ -875,6 +1069,9 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
                 format::json_string(&mut prefix, name);
             }
             let reserved = keys.used.clone();
+            if let Some(names) = window.as_ref().and_then(|window| window.names.as_deref()) {
+                keys = Keys::from_names(names, reserved.clone());
+            }
             let sheet = JsonlSheet {
                 out: match out.take() {
                     Some(out) => out,
@@ -892,7 +1089,7 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
                     .map_or_else(CellSlots::default, CellSlots::for_order),
                 order,
                 formats: args.formatted.then(|| workbook.number_formats().clone()),
-                roles: args.rows.roles(),
+                roles: rows.roles(),
                 failure: None,
             };
             let selected = sheet.order.as_deref().map(columns::set);
@@ -911,6 +1108,10 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
                         let mut line = Vec::with_capacity(1024);
                         let mut scratch = String::new();
                         move |_: &SheetInfo, row: Row<'_>| {
+                            // The range's or table's last row stops the read.
+                            if last_row.is_some_and(|last| row.index() > last) {
+                                return false;
+                            }
                             let mut sheet =
                                 state.lock().unwrap_or_else(|poison| poison.into_inner());
                             sheet.add(&row, dates, &mut line, &mut scratch)
@@ -1052,6 +1253,30 @@ impl Keys {
         for name in names {
             let name = keys.unique(name);
             keys.header.push(quoted(&name));
+        }
+        keys
+    }
+
+    /// The keys of a table's column names (by sheet column).
+    fn from_names(names: &[(u32, String)], reserved: HashSet<String>) -> Keys {
+        let width = names
+            .iter()
+            .map(|(c, _)| *c as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut keys = Keys {
+            used: reserved,
+            header: vec![Vec::new(); width],
+            ..Keys::default()
+        };
+        for (column, name) in names {
+            let name = keys.unique(name.clone());
+            keys.header[*column as usize] = quoted(&name);
+        }
+        for column in 0..width {
+            if keys.header[column].is_empty() {
+                keys.header[column] = quoted(&column_letters(column as u32));
+            }
         }
         keys
     }

@@ -158,7 +158,8 @@ enum Command {
     /// List the Excel tables (Insert > Table): name, sheet, range, header
     /// and totals row counts, column names (a JSON array). Read from the
     /// table parts only, no cell read. With several files, a first column
-    /// names the file. Read one with `--table NAME` (parquet, arrow, schema).
+    /// names the file. Read one with `--table NAME` (parquet, arrow, schema,
+    /// csv, jsonl).
     Tables(tables::TablesArgs),
     /// Convert a sheet (or every sheet) to CSV or TSV.
     Csv(export::CsvArgs),

@@ -261,7 +261,8 @@ impl ShapeArgs {
     }
 }
 
-// Tables and ranges: which rectangle of a sheet the typed commands read.
+// Tables and ranges: which rectangle of a sheet the typed commands, csv
+// and jsonl read.
 
 /// `--range`, `--table` and `--include-totals-row`: a rectangle of the
 /// sheet, or an Excel table by name, read as a pushdown (rows above
