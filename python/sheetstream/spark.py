@@ -1085,18 +1085,22 @@ def _sheet_name(workbook: Any, item: WorkItem) -> str:
 def _constant(value: str, rows: int) -> "pa.Array":
     import pyarrow as pa
 
-    return pa.nulls(rows, pa.string()).fill_null(value)
+    # One value repeated (not nulls filled: no pass over a null bitmap).
+    return pa.repeat(pa.scalar(value, pa.string()), rows)
 
 
 def _cast(column: "pa.Array", target: "pa.DataType") -> "pa.Array":
     """A safe cast: fails where a value would change (a fraction into a
     whole number, a text that is no number)."""
+    if column.type.equals(target):
+        # Before any import of pyarrow.compute (casts import it): a Python
+        # worker whose columns need no cast never pays its import, about
+        # 0.3 s once per worker.
+        return column
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.types as types
 
-    if column.type.equals(target):
-        return column
     if types.is_string(target):
         # Written as the Arrow layer writes them into a text column (as the
         # CSV writer does): TRUE/FALSE, ISO 8601 date-times.
