@@ -9,7 +9,7 @@
 //!
 //! `--big` writes only the one large workbook the Spark bench reads for
 //! executor memory (`python/benches/spark_bench.py --big`): one sheet of
-//! 1,048,575 rows x 25 columns of the mixed recipe (about 105 MB), and
+//! 1,048,575 rows x 25 columns of the mixed recipe (about 100 MB), and
 //! prints its path.
 
 #[path = "../benches/support/workbooks.rs"]
