@@ -1083,10 +1083,20 @@ def _sheet_name(workbook: Any, item: WorkItem) -> str:
 
 
 def _constant(value: str, rows: int) -> "pa.Array":
+    """``value`` ``rows`` times, a string array built from its buffers:
+    ``pa.repeat`` and ``fill_null`` would import pyarrow.compute (see
+    :func:`_cast`)."""
     import pyarrow as pa
 
-    # One value repeated (not nulls filled: no pass over a null bitmap).
-    return pa.repeat(pa.scalar(value, pa.string()), rows)
+    data = value.encode()
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - PySpark's Arrow path has numpy
+        return pa.repeat(pa.scalar(value, pa.string()), rows)
+    if len(data) * rows >= 2**31:  # beyond string offsets: Arrow says so
+        return pa.repeat(pa.scalar(value, pa.string()), rows)
+    offsets = numpy.arange(rows + 1, dtype=numpy.int32) * numpy.int32(len(data))
+    return pa.Array.from_buffers(pa.string(), rows, [None, pa.py_buffer(offsets), pa.py_buffer(data * rows)])
 
 
 def _cast(column: "pa.Array", target: "pa.DataType") -> "pa.Array":
