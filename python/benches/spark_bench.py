@@ -2,6 +2,8 @@
 source against what teams use without spark-excel, on Spark local[2].
 
     python python/benches/spark_bench.py [--files 32] [--rows 125000] [--skip openpyxl]
+    python python/benches/spark_bench.py --marginal 16 [--openpyxl-files 2]
+    python python/benches/spark_bench.py --big
 
 Readers, each run in a process of its own with a fresh SparkSession
 (local[2]), each writing every row of every workbook to Spark's `noop` sink
@@ -39,7 +41,19 @@ of the same set (``--files`` is set to 2N), in the same run, and the table
 gives ``t(2N) - t(N)`` per reader (the cost of N more files, Spark's fixed
 cost cancelled) beside the totals; ``spark-empty-source`` gives Spark's
 fixed cost, and the source reading one workbook the Python worker's peak
-RSS on it. The targets are checked on the marginal costs.
+RSS on it. The targets are checked on the marginal costs. The table also
+gives the Python workers' CPU seconds and how many of them read (2: the
+source's partitions keep both cores busy). ``--openpyxl-files M`` has
+openpyxl read M and 2M files instead, compared per file (marked so).
+
+``--big`` measures executor memory: the source reads one ~100 MB workbook
+(1,048,575 x 25, written by ``cargo run --release --example
+generate_bench_data -- --big`` into target/bench-data) on local[2] to the
+noop sink, and the largest Python worker's peak RSS is printed beside the
+Arrow layer's bound for that file (see ``arrow_bound``: the shared strings
+as held, plus the batches held at once, over the worker's baseline reading
+a 10-row workbook) and beside ``sheetstream.read_excel`` of the same file
+in one process.
 
 Printed per reader: wall seconds (from the session being up to the job's
 end; session start-up is printed apart), the peak RSS of the largest Spark
@@ -117,6 +131,8 @@ class WorkerPeaks:
     def __init__(self) -> None:
         self.python_peak = 0
         self.jvm_peak = 0
+        #: CPU seconds (user + system) of each Python process seen, by pid.
+        self.python_cpu: dict = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -147,9 +163,17 @@ class WorkerPeaks:
                     command = file.read().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
                 continue
+            try:
+                with open(f"/proc/{entry}/stat") as file:
+                    # utime and stime: the 12th and 13th fields after the
+                    # command's closing parenthesis.
+                    ticks = file.read().rsplit(")", 1)[1].split()
+                cpu = (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK")
+            except (OSError, IndexError, ValueError):
+                cpu = 0.0
             parents[int(entry)] = int(fields["PPid"])
-            status[int(entry)] = (fields.get("VmHWM", "0 kB"), command)
-        for pid, (hwm, command) in status.items():
+            status[int(entry)] = (fields.get("VmHWM", "0 kB"), command, cpu)
+        for pid, (hwm, command, cpu) in status.items():
             ancestor = parents.get(pid)
             while ancestor not in (None, 0, 1, me):
                 ancestor = parents.get(ancestor)
@@ -160,6 +184,12 @@ class WorkerPeaks:
                 self.jvm_peak = max(self.jvm_peak, kib)
             else:  # Spark's Python daemon and workers, or the CLI
                 self.python_peak = max(self.python_peak, kib)
+                self.python_cpu[pid] = max(self.python_cpu.get(pid, 0.0), cpu)
+
+    def busy_workers(self) -> int:
+        """Python processes that ran over a second of CPU: how many Spark
+        Python workers read at once (the daemon and idle workers do not)."""
+        return sum(1 for cpu in self.python_cpu.values() if cpu > 1.0)
 
 
 def spark_session():
@@ -181,6 +211,24 @@ def spark_session():
 def run_reader(reader: str, directory: str, paths: list) -> dict:
     """Runs in the child process: one reader, one fresh session."""
     started = time.perf_counter()
+    if reader == "read-excel-big":
+        # For contrast: the whole sheet into one table in this process.
+        import resource
+
+        import sheetstream
+
+        begin = time.perf_counter()
+        table = sheetstream.read_excel(paths[0], to="pyarrow")
+        wall = time.perf_counter() - begin
+        return {
+            "reader": reader,
+            "wall": wall,
+            "startup": 0.0,
+            "rows": table.num_rows,
+            "table_mib": table.nbytes / 2**20,
+            "python_peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "jvm_peak_mib": 0.0,
+        }
     with WorkerPeaks() as peaks:
         if reader == "sheetstream-parquet":
             cli = os.environ.get("SHEETSTREAM_CLI") or os.path.join(REPO, "target", "release", "sheetstream")
@@ -208,7 +256,12 @@ def run_reader(reader: str, directory: str, paths: list) -> dict:
             session = spark_session()
             startup = time.perf_counter() - started
             begin = time.perf_counter()
-            if reader == "sheetstream":
+            if reader == "sheetstream-big":
+                import sheetstream.spark
+
+                sheetstream.spark.register(session)
+                df = session.read.format("sheetstream").load(paths[0])
+            elif reader == "sheetstream":
                 import sheetstream.spark
 
                 sheetstream.spark.register(session)
@@ -229,6 +282,8 @@ def run_reader(reader: str, directory: str, paths: list) -> dict:
         "startup": startup,
         "python_peak_mib": peaks.python_peak / 1024,
         "jvm_peak_mib": peaks.jvm_peak / 1024,
+        "python_cpu": sum(peaks.python_cpu.values()),
+        "busy_workers": peaks.busy_workers(),
     }
 
 
@@ -374,7 +429,8 @@ def main() -> None:
         default=0,
         help="files pandas-openpyxl reads (default 0: all); with fewer, its time is scaled "
         "to all files, marked so and left out of the targets (scaling counts Spark's fixed "
-        "cost again for each share, so it overestimates)",
+        "cost again for each share, so it overestimates); with --marginal, openpyxl reads "
+        "this many and twice as many files and is compared per file (marked)",
     )
     parser.add_argument(
         "--marginal",
@@ -382,12 +438,25 @@ def main() -> None:
         default=0,
         help="N: each reader on N and 2N files, t(2N) - t(N) per reader (sets --files to 2N)",
     )
+    parser.add_argument(
+        "--big",
+        action="store_true",
+        help="executor memory: the source reading one ~100 MB workbook (1,048,575 x 25), the "
+        "Python worker's peak RSS beside the Arrow layer's bound and read_excel's peak",
+    )
+    parser.add_argument("--big-path", help=argparse.SUPPRESS)
     parser.add_argument("--subset", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.marginal:
         args.files = 2 * args.marginal
     directory = os.path.join(REPO, "target", "spark-bench-data", f"{args.files}x{args.rows}")
+    if args.child and args.big_path:
+        print(json.dumps(run_reader(args.child, os.path.dirname(args.big_path), [args.big_path])))
+        return
+    if args.big:
+        big(args)
+        return
     if args.child:
         paths = sorted(os.path.join(directory, name) for name in os.listdir(directory) if name.endswith(".xlsx"))
         if args.subset:
@@ -464,10 +533,11 @@ def main() -> None:
                     print(f"  {reader} is {results[reader]['wall'] / arrow['wall']:.1f}x the ready-made batches")
 
 
-def run_child(args: argparse.Namespace, reader: str, subset: int) -> Optional[dict]:
+def run_child(args: argparse.Namespace, reader: str, subset: int, big_path: str = "") -> Optional[dict]:
+    extra = ["--big-path", big_path] if big_path else []
     child = subprocess.run(
         [sys.executable, __file__, "--files", str(args.files), "--rows", str(args.rows),
-         "--child", reader, "--subset", str(subset)],
+         "--child", reader, "--subset", str(subset), *extra],
         capture_output=True,
         text=True,
     )
@@ -478,6 +548,128 @@ def run_child(args: argparse.Namespace, reader: str, subset: int) -> Optional[di
     return json.loads(lines[-1])
 
 
+BIG_WORKBOOK = "one_sheet_1048575_x25.xlsx"
+
+
+def big_workbook() -> str:
+    """The ~100 MB workbook, written by the Rust example (rust_xlsxwriter
+    writes it in seconds where xlsxwriter would take minutes)."""
+    directory = os.environ.get("SHEETSTREAM_BENCH_DIR") or os.path.join(REPO, "target", "bench-data")
+    path = os.path.join(directory, BIG_WORKBOOK)
+    if not os.path.exists(path):
+        subprocess.run(
+            ["cargo", "run", "--release", "--quiet", "--example", "generate_bench_data", "--", "--big"],
+            cwd=REPO,
+            check=True,
+        )
+    return path
+
+
+TINY_ROWS = 10
+
+
+def tiny_workbook(directory: str) -> str:
+    """A workbook of the big one's columns and ``TINY_ROWS`` rows: the
+    source's worker reading it gives the worker's own memory (the
+    interpreter, pyarrow, sheetstream, Spark's serializer), the baseline
+    the Arrow layer's bound is added to."""
+    import xlsxwriter
+
+    path = os.path.join(directory, f"tiny_{TINY_ROWS}_x25.xlsx")
+    if not os.path.exists(path):
+        workbook = xlsxwriter.Workbook(path)
+        sheet = workbook.add_worksheet("Sheet1")
+        for row in range(TINY_ROWS + 1):
+            for column in range(25):
+                sheet.write(row, column, f"c{column}" if row == 0 else row * column)
+        workbook.close()
+    return path
+
+
+#: Batches the source holds at once at most: two in the Arrow layer's
+#: channel (`CHANNEL_BATCHES`), one being built on its worker thread, the
+#: one Python holds and its copy conformed to Spark's schema.
+BATCHES_HELD = 5
+
+
+def arrow_bound(path: str, batch_size: int = 65536) -> dict:
+    """The Arrow layer's documented memory for reading ``path`` (a batch at
+    a time, plus the shared strings; ARCHITECTURE.md's invariants), from
+    the file's own figures:
+
+    - the shared strings as held (src/shared_strings.rs: the text in one
+      String and one usize end per string), counted from the workbook's
+      shared-strings part, twice over for a growing buffer's slack;
+    - ``BATCHES_HELD`` batches of ``batch_size`` rows, one batch's Arrow
+      buffers measured on the file's first batch;
+    - each row's own buffers (about twice its XML, under 1 KiB here) and
+      the inflate window are left out: a few hundred KiB.
+    """
+    import re
+    import zipfile
+
+    import sheetstream
+
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        part = next((name for name in names if name.lower().endswith("sharedstrings.xml")), None)
+        xml = archive.read(part) if part else b""
+        sheet_part = next(name for name in names if name.startswith("xl/worksheets/sheet"))
+        sheet_xml = archive.getinfo(sheet_part).file_size
+    texts = re.findall(rb"<t(?:\s[^>]*)?>([^<]*)</t>", xml)
+    strings = xml.count(b"<si>") + xml.count(b"<si ")
+    text_bytes = sum(len(text) for text in texts)
+    shared = 2 * (text_bytes + 8 * strings)
+    with sheetstream.open(path) as workbook:
+        first = next(iter(workbook.sheet(0, batch_size=batch_size).iter_batches()))
+        batch = first.nbytes
+    return {
+        "strings": strings,
+        "text_bytes": text_bytes,
+        "shared": shared,
+        "batch": batch,
+        "batch_rows": first.num_rows,
+        "sheet_xml": sheet_xml,
+        "bound": shared + BATCHES_HELD * batch,
+    }
+
+
+def big(args: argparse.Namespace) -> None:
+    """The source reading one ~100 MB workbook on local[2] to the noop sink:
+    the largest Python worker's peak RSS beside the Arrow layer's bound
+    (over the worker's own baseline, the empty source's) and beside
+    ``sheetstream.read_excel`` of the same file in one process."""
+    path = big_workbook()
+    mib = 2**20
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{path}: {os.path.getsize(path) / 1e6:.1f} MB")
+    bound = arrow_bound(path)
+    tiny = tiny_workbook(os.path.dirname(path))
+    empty = run_child(args, "sheetstream-big", 1, tiny)
+    source = run_child(args, "sheetstream-big", 1, path)
+    whole = run_child(args, "read-excel-big", 1, path)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"  shared strings: {bound['strings']:,} strings, {bound['text_bytes'] / mib:.1f} MiB of text "
+          f"-> {bound['shared'] / mib:.1f} MiB (text + 8 B a string, x2 for a growing buffer)")
+    print(f"  one batch of {bound['batch_rows']:,} rows: {bound['batch'] / mib:.1f} MiB of Arrow buffers; "
+          f"{BATCHES_HELD} held at most -> {BATCHES_HELD * bound['batch'] / mib:.1f} MiB")
+    print(f"  (the sheet's XML, never held: {bound['sheet_xml'] / mib:.0f} MiB)")
+    if not (empty and source):
+        return
+    baseline = empty["python_peak_mib"]
+    limit = baseline + bound["bound"] / mib
+    peak = source["python_peak_mib"]
+    print(f"Arrow layer's bound: worker baseline {baseline:.0f} MiB (the source's worker reading a "
+          f"workbook of {TINY_ROWS} rows: Python, pyarrow, sheetstream, Spark's serializer) "
+          f"+ {bound['bound'] / mib:.0f} MiB = {limit:.0f} MiB")
+    print(f"the source's largest Python worker: peak RSS {peak:.0f} MiB "
+          f"({'within' if peak <= limit else 'OVER'} the bound; {peak - baseline:.0f} MiB over the baseline), "
+          f"{source['wall']:.1f} s to the noop sink, JVM peak {source['jvm_peak_mib']:.0f} MiB")
+    if whole:
+        print(f"sheetstream.read_excel of the same file in one process: peak RSS {whole['python_peak_mib']:.0f} MiB "
+              f"(the table {whole['table_mib']:.0f} MiB, {whole['rows']:,} rows), {whole['wall']:.1f} s")
+
+
 def marginal(args: argparse.Namespace, paths: list) -> None:
     """Each reader on N and 2N files; t(2N) - t(N) per reader."""
     n = args.marginal
@@ -486,15 +678,19 @@ def marginal(args: argparse.Namespace, paths: list) -> None:
           f"N = {n} files ({size:.0f} MB), 2N = {2 * n}")
     readers = ["sheetstream", "sheetstream-parquet", "pandas-calamine", "pandas-openpyxl"]
     rows = {}
+    counts = {}  # N, or --openpyxl-files for openpyxl (marked in the table)
     for reader in readers:
         if reader in args.skip:
             continue
-        first = run_child(args, reader, n)
-        second = run_child(args, reader, 2 * n)
+        count = args.openpyxl_files if reader == "pandas-openpyxl" and 0 < args.openpyxl_files < n else n
+        first = run_child(args, reader, count)
+        second = run_child(args, reader, 2 * count)
         if first is None or second is None:
             continue
         rows[reader] = (first, second)
-        print(f"  {reader}: {first['wall']:.2f} s for N, {second['wall']:.2f} s for 2N", flush=True)
+        counts[reader] = count
+        print(f"  {reader}: {first['wall']:.2f} s for {count} files, {second['wall']:.2f} s for {2 * count}",
+              flush=True)
     empty = run_child(args, "spark-empty-source", 1)
     one = run_child(args, "sheetstream", 1)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -502,12 +698,18 @@ def marginal(args: argparse.Namespace, paths: list) -> None:
     base = rows.get("sheetstream")
     base_cost = base[1]["wall"] - base[0]["wall"] if base else None
     print(f"{'reader':<22}{'t(N) s':>9}{'t(2N) s':>9}{'t(2N)-t(N) s':>14}{'per file s':>12}"
-          f"{'vs source':>11}{'worker MiB':>12}")
+          f"{'vs source':>11}{'worker MiB':>12}{'Python CPU s (2N)':>19}{'busy workers':>14}")
     for reader, (first, second) in rows.items():
+        count = counts[reader]
         cost = second["wall"] - first["wall"]
-        ratio = f"{cost / base_cost:.1f}x" if base_cost and base_cost > 0 else "-"
-        print(f"{reader:<22}{first['wall']:>9.2f}{second['wall']:>9.2f}{cost:>14.2f}{cost / n:>12.3f}"
-              f"{ratio:>11}{second['python_peak_mib']:>12.0f}")
+        # Per file, so that a reader on fewer files compares.
+        ratio = f"{cost / count / (base_cost / n):.1f}x" if base_cost and base_cost > 0 else "-"
+        label = reader if count == n else f"{reader} ({count}/{2 * count})"
+        print(f"{label:<22}{first['wall']:>9.2f}{second['wall']:>9.2f}{cost:>14.2f}{cost / count:>12.3f}"
+              f"{ratio:>11}{second['python_peak_mib']:>12.0f}{second.get('python_cpu', 0):>19.1f}"
+              f"{second.get('busy_workers', 0):>14}")
+    print("(Python CPU: user + system seconds of the Spark Python workers, or the CLI, over the 2N run; "
+          "busy workers: Python processes that ran over 1 s of CPU, 2 when two tasks read at once)")
     if empty:
         print(f"Spark's fixed cost (a Python source yielding nothing): {empty['wall']:.2f} s")
     if one:
@@ -521,9 +723,11 @@ def marginal(args: argparse.Namespace, paths: list) -> None:
                   f"({'met' if overhead <= 1.5 else 'not met'})")
         for reader, target in (("pandas-calamine", 10), ("pandas-openpyxl", 40)):
             if reader in rows:
-                speedup = (rows[reader][1]["wall"] - rows[reader][0]["wall"]) / base_cost
+                count = counts[reader]
+                speedup = (rows[reader][1]["wall"] - rows[reader][0]["wall"]) / count / (base_cost / n)
+                fewer = f", per file: {reader} on {count} and {2 * count} files" if count != n else ""
                 print(f"target: source marginal >= {target}x faster than {reader}'s: {speedup:.1f}x "
-                      f"({'met' if speedup >= target else 'not met'})")
+                      f"({'met' if speedup >= target else 'not met'}{fewer})")
 
 
 if __name__ == "__main__":

@@ -1083,20 +1083,34 @@ def _sheet_name(workbook: Any, item: WorkItem) -> str:
 
 
 def _constant(value: str, rows: int) -> "pa.Array":
+    """``value`` ``rows`` times, a string array built from its buffers:
+    ``pa.repeat`` and ``fill_null`` would import pyarrow.compute (see
+    :func:`_cast`)."""
     import pyarrow as pa
 
-    return pa.nulls(rows, pa.string()).fill_null(value)
+    data = value.encode()
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - PySpark's Arrow path has numpy
+        return pa.repeat(pa.scalar(value, pa.string()), rows)
+    if len(data) * rows >= 2**31:  # beyond string offsets: Arrow says so
+        return pa.repeat(pa.scalar(value, pa.string()), rows)
+    offsets = numpy.arange(rows + 1, dtype=numpy.int32) * numpy.int32(len(data))
+    return pa.Array.from_buffers(pa.string(), rows, [None, pa.py_buffer(offsets), pa.py_buffer(data * rows)])
 
 
 def _cast(column: "pa.Array", target: "pa.DataType") -> "pa.Array":
     """A safe cast: fails where a value would change (a fraction into a
     whole number, a text that is no number)."""
+    if column.type.equals(target):
+        # Before any import of pyarrow.compute (casts import it): a Python
+        # worker whose columns need no cast never pays its import, about
+        # 0.3 s once per worker.
+        return column
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.types as types
 
-    if column.type.equals(target):
-        return column
     if types.is_string(target):
         # Written as the Arrow layer writes them into a text column (as the
         # CSV writer does): TRUE/FALSE, ISO 8601 date-times.

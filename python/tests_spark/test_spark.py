@@ -435,3 +435,50 @@ def test_sampling_every_row(spark, scratch):
     df = read(spark, path, samplingRows="all", batchSize="64")
     assert dict(df.dtypes)["amount"] == "double"
     assert df.agg(F.sum("amount")).first()[0] == 10 * 200 + 10.5 * 100
+
+
+def test_batches_that_need_no_cast_pass_without_pyarrow_compute(scratch):
+    # A Python worker reading columns whose types are already Spark's
+    # (numbers, text, booleans, dates; the file and sheet columns) passes
+    # the batches on without importing pyarrow.compute (about 0.3 s once
+    # per worker); the values are the workbook's.
+    import subprocess
+    import sys
+    import textwrap
+
+    import xlsxwriter
+
+    path = os.path.join(scratch, "plain.xlsx")
+    workbook = xlsxwriter.Workbook(path)
+    date_format = workbook.add_format({"num_format": "yyyy-mm-dd"})
+    sheet = workbook.add_worksheet("Data")
+    sheet.write_row(0, 0, ["id", "amount", "name", "flag", "day"])
+    for row in range(1, 201):
+        sheet.write_number(row, 0, row)
+        sheet.write_number(row, 1, row / 4)
+        sheet.write_string(row, 2, f"name {row % 7}")
+        sheet.write_boolean(row, 3, row % 3 == 0)
+        sheet.write_number(row, 4, 45000 + row, date_format)
+    workbook.close()
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from sheetstream.spark import SheetstreamDataSource
+        source = SheetstreamDataSource({{"path": {path!r}, "includeFileColumn": "true",
+                                         "includeSheetColumn": "true", "batchSize": "64"}})
+        reader = source.reader(source.schema())
+        batches = [batch for partition in reader.partitions() for batch in reader.read(partition)]
+        print("compute" if "pyarrow.compute" in sys.modules else "no compute")
+        ids = [value for batch in batches for value in batch.column("id").to_pylist()]
+        print(sum(ids), len(ids), len(batches))
+        print(sorted({{value for batch in batches for value in batch.column("_sheet").to_pylist()}}))
+        print(batches[-1].column("_file")[0].as_py() == {path!r}, batches[0].column("day")[0].as_py())
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.split("\n")[:4] == [
+        "no compute",
+        f"{sum(range(1, 201))} 200 4",
+        "['Data']",
+        "True 2023-03-16",
+    ]
