@@ -34,6 +34,7 @@ pub fn read_sheet_xml(xml: &[u8], chunk_size: usize) -> Result<(usize, String)> 
         shared_strings: Some(&shared_strings),
         styles: &styles,
         date_system: DateSystem::V1900,
+        links: &crate::formula::NO_LINKS,
     };
     let mut rows = SheetRows::xlsx(XlsxRows::new(
         PartSource::Reader(Box::new(xml)),
@@ -94,6 +95,7 @@ pub fn read_sheet_xlsb_with(
         shared_strings: Some(&shared_strings),
         styles: &styles,
         date_system: DateSystem::V1900,
+        links: &crate::formula::NO_LINKS,
     };
     let mut rows = SheetRows::xlsb(XlsbRows::new(
         PartSource::Reader(Box::new(bytes)),
@@ -134,6 +136,7 @@ pub fn count_sheet_xml<R>(
         shared_strings: workbook.shared_strings.as_ref(),
         styles: &workbook.styles,
         date_system: workbook.date_system,
+        links: &workbook.links,
     };
     let mut rows = SheetRows::xlsx(XlsxRows::new(
         PartSource::Reader(Box::new(xml)),

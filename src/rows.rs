@@ -12,6 +12,7 @@ use crate::chunk::ChunkBuffer;
 use crate::columns::ColumnSet;
 use crate::date::{DateSystem, DateTime};
 use crate::error::{Error, ErrorKind, Result};
+use crate::formula::Links;
 use crate::limits::Limits;
 use crate::pipe::Pipe;
 use crate::shared_strings::SharedStrings;
@@ -27,6 +28,8 @@ pub(crate) struct SheetContext<'a> {
     pub shared_strings: Option<&'a SharedStrings>,
     pub styles: &'a Styles,
     pub date_system: DateSystem,
+    /// What formulas refer to by index (`.xlsb`, `.xls`).
+    pub links: &'a Links,
 }
 
 #[cold]

@@ -92,6 +92,12 @@ pub(crate) struct Links {
     pub names: Vec<String>,
 }
 
+/// No links: a context without a workbook (tests, fuzzing).
+pub(crate) static NO_LINKS: Links = Links {
+    sheets: Vec::new(),
+    names: Vec::new(),
+};
+
 impl Links {
     /// The prefix (with its `!`) of sheets `first` to `last` of
     /// `sheet_names`, quoted as Excel quotes it; None when either is not
@@ -164,7 +170,10 @@ pub(crate) enum Decompiled {
     Text,
     /// PtgExp: the anchor's row, and its column (`.xls`; `.xlsb` gives
     /// the row only).
-    Shared { row: u32, column: Option<u32> },
+    Shared {
+        row: u32,
+        column: Option<u32>,
+    },
 }
 
 // Precedences, tighter binding higher (Excel's order: reference
@@ -436,6 +445,7 @@ impl<'r> Run<'r> {
                     .ok()
                     .and_then(|i| i.checked_sub(1))
                     .and_then(|i| links.names.get(i))
+                    .filter(|name| !name.is_empty())
                     .ok_or_else(|| {
                         malformed(format!(
                             "defined name {index} of a formula is past the workbook's {} names",
@@ -467,7 +477,11 @@ impl<'r> Run<'r> {
             0x29 => self.take(2).map(drop),
             // PtgRefErr, PtgAreaErr
             0x2A | 0x2B => {
-                let size = if base == 0x2A { row_bytes + 2 } else { 2 * row_bytes + 4 };
+                let size = if base == 0x2A {
+                    row_bytes + 2
+                } else {
+                    2 * row_bytes + 4
+                };
                 self.take(size)?;
                 let start = self.out.len();
                 self.out.push_str("#REF!");

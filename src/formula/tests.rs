@@ -99,7 +99,10 @@ fn constants() {
     assert_eq!(b8(&[0x1C, 0x07]), "#DIV/0!");
     assert_eq!(b8(&[0x1C, 0x2A]), "#N/A");
     // BIFF8 strings: 8-bit and UTF-16, quotes doubled.
-    assert_eq!(b8(&[0x17, 4, 0, b'a', b'"', b'b', 0xE9]), "\"a\"\"b\u{e9}\"");
+    assert_eq!(
+        b8(&[0x17, 4, 0, b'a', b'"', b'b', 0xE9]),
+        "\"a\"\"b\u{e9}\""
+    );
     assert_eq!(b8(&[0x17, 1, 1, 0xAC, 0x20]), "\"\u{20ac}\"");
     // .xlsb strings: UTF-16 with a 2-byte count.
     assert_eq!(
@@ -111,16 +114,28 @@ fn constants() {
 #[test]
 fn operators_and_precedence() {
     // 1+2*3
-    assert_eq!(b8(&cat(&[&int(1), &int(2), &int(3), &[MUL_, ADD_]])), "1+2*3");
+    assert_eq!(
+        b8(&cat(&[&int(1), &int(2), &int(3), &[MUL_, ADD_]])),
+        "1+2*3"
+    );
     // (1+2)*3 with PtgParen, and the same without it: parentheses either way.
     assert_eq!(
         b8(&cat(&[&int(1), &int(2), &[ADD_, PAREN], &int(3), &[MUL_]])),
         "(1+2)*3"
     );
-    assert_eq!(b8(&cat(&[&int(1), &int(2), &[ADD_], &int(3), &[MUL_]])), "(1+2)*3");
+    assert_eq!(
+        b8(&cat(&[&int(1), &int(2), &[ADD_], &int(3), &[MUL_]])),
+        "(1+2)*3"
+    );
     // -(1+2)^2: Excel's negation binds tighter than ^.
     assert_eq!(
-        b8(&cat(&[&int(1), &int(2), &[ADD_, PAREN, NEG_], &int(2), &[POW_]])),
+        b8(&cat(&[
+            &int(1),
+            &int(2),
+            &[ADD_, PAREN, NEG_],
+            &int(2),
+            &[POW_]
+        ])),
         "-(1+2)^2"
     );
     // -(x^2) without PtgParen keeps its meaning.
@@ -130,8 +145,14 @@ fn operators_and_precedence() {
         b8(&cat(&[&int(1), &int(2), &int(3), &[SUB_, PAREN, SUB_]])),
         "1-(2-3)"
     );
-    assert_eq!(b8(&cat(&[&int(1), &int(2), &int(3), &[SUB_, SUB_]])), "1-(2-3)");
-    assert_eq!(b8(&cat(&[&int(1), &int(2), &[SUB_], &int(3), &[SUB_]])), "1-2-3");
+    assert_eq!(
+        b8(&cat(&[&int(1), &int(2), &int(3), &[SUB_, SUB_]])),
+        "1-(2-3)"
+    );
+    assert_eq!(
+        b8(&cat(&[&int(1), &int(2), &[SUB_], &int(3), &[SUB_]])),
+        "1-2-3"
+    );
     // Percent, unary plus, concatenation, comparisons.
     assert_eq!(b8(&cat(&[&int(5), &[0x14]])), "5%");
     assert_eq!(b8(&cat(&[&int(1), &int(5), &[ADD_, 0x14]])), "(1+5)%");
@@ -216,7 +237,10 @@ fn references_areas_and_relative_forms() {
     // Deleted references.
     assert_eq!(b8(&[0x2A, 0, 0, 0, 0]), "#REF!");
     assert_eq!(b8(&[0x2B, 0, 0, 0, 0, 0, 0, 0, 0]), "#REF!");
-    assert_eq!(text(Dialect::Xlsb, &[0x2A, 0, 0, 0, 0, 0, 0]).unwrap(), "#REF!");
+    assert_eq!(
+        text(Dialect::Xlsb, &[0x2A, 0, 0, 0, 0, 0, 0]).unwrap(),
+        "#REF!"
+    );
     // Range, intersection and union operators.
     assert_eq!(
         b8(&cat(&[&ref_8(0, REL), &ref_8(1, 1 | REL), &[0x11]])),
@@ -226,7 +250,12 @@ fn references_areas_and_relative_forms() {
         b8(&cat(&[&ref_8(0, REL), &ref_8(1, 1 | REL), &[0x0F]])),
         "A1 B2"
     );
-    let union = cat(&[&ref_8(0, REL), &ref_8(1, 1 | REL), &[0x10, PAREN], &func_var(1, 4)]);
+    let union = cat(&[
+        &ref_8(0, REL),
+        &ref_8(1, 1 | REL),
+        &[0x10, PAREN],
+        &func_var(1, 4),
+    ]);
     assert_eq!(b8(&union), "SUM((A1,B2))");
     // A union as an argument without PtgParen gets its parentheses.
     let union = cat(&[&ref_8(0, REL), &ref_8(1, 1 | REL), &[0x10], &func_var(1, 4)]);
@@ -295,12 +324,23 @@ fn functions_names_and_attributes() {
     ]);
     assert_eq!(b8(&ifs), "IF(A1>1,\"yes\",)");
     assert_eq!(
-        b8(&cat(&[&int(1), &int(2), &func_var(2, 7), &int(3), &func_var(2, 6)])),
+        b8(&cat(&[
+            &int(1),
+            &int(2),
+            &func_var(2, 7),
+            &int(3),
+            &func_var(2, 6)
+        ])),
         "MIN(MAX(1,2),3)"
     );
     // PtgAttrSum, PtgAttrSemi and spaces skipped, CHOOSE's jump table.
     assert_eq!(
-        b8(&cat(&[&[0x19, 0x01, 0, 0], &ref_8(0, REL), &[0x19, 0x40, 0, 2], &[0x19, 0x10, 0, 0]])),
+        b8(&cat(&[
+            &[0x19, 0x01, 0, 0],
+            &ref_8(0, REL),
+            &[0x19, 0x40, 0, 2],
+            &[0x19, 0x10, 0, 0]
+        ])),
         "SUM(A1)"
     );
     let choose = cat(&[
@@ -317,11 +357,21 @@ fn functions_names_and_attributes() {
     assert_eq!(b8(&[0x23, 2, 0, 0, 0]), "Total");
     assert_eq!(text(Dialect::Xlsb, &[0x43, 1, 0, 0, 0]).unwrap(), "Rate");
     assert_eq!(
-        b8(&cat(&[&[0x23, 1, 0, 0, 0], &int(1), &int(2), &func_var(3, 0xFF)])),
+        b8(&cat(&[
+            &[0x23, 1, 0, 0, 0],
+            &int(1),
+            &int(2),
+            &func_var(3, 0xFF)
+        ])),
         "Rate(1,2)"
     );
     // The PtgMem tokens are skipped, the expression after them kept.
-    let mem = cat(&[&[0x26, 0, 0, 0, 0, 7, 0], &ref_8(0, REL), &ref_8(1, 1 | REL), &[0x11]]);
+    let mem = cat(&[
+        &[0x26, 0, 0, 0, 0, 7, 0],
+        &ref_8(0, REL),
+        &ref_8(1, 1 | REL),
+        &[0x11],
+    ]);
     assert_eq!(b8(&mem), "A1:B2");
     assert_eq!(b8(&cat(&[&[0x29, 3, 0], &int(4)])), "4");
 }
@@ -332,7 +382,13 @@ fn shared_formula_and_data_table_cells() {
     let mut decompiler = Decompiler::new();
     assert_eq!(
         decompiler
-            .decompile(Dialect::Biff8, &[0x01, 3, 0, 2, 0], ORIGIN, &links(), &mut out)
+            .decompile(
+                Dialect::Biff8,
+                &[0x01, 3, 0, 2, 0],
+                ORIGIN,
+                &links(),
+                &mut out
+            )
             .unwrap(),
         Decompiled::Shared {
             row: 3,
@@ -341,7 +397,13 @@ fn shared_formula_and_data_table_cells() {
     );
     assert_eq!(
         decompiler
-            .decompile(Dialect::Xlsb, &[0x01, 3, 0, 0, 0], ORIGIN, &links(), &mut out)
+            .decompile(
+                Dialect::Xlsb,
+                &[0x01, 3, 0, 0, 0],
+                ORIGIN,
+                &links(),
+                &mut out
+            )
             .unwrap(),
         Decompiled::Shared {
             row: 3,
@@ -396,9 +458,17 @@ fn hostile_streams_are_errors() {
     assert!(matches!(b8_err(&func(4)).kind(), ErrorKind::Unsupported(_)));
     // Too few operands, too many, a name past the names, an error code.
     assert!(b8_err(&[ADD_]).to_string().contains("takes 2"));
-    assert!(b8_err(&cat(&[&int(1), &int(2)])).to_string().contains("leave 2"));
+    assert!(
+        b8_err(&cat(&[&int(1), &int(2)]))
+            .to_string()
+            .contains("leave 2")
+    );
     assert!(b8_err(&func_var(2, 4)).to_string().contains("takes 2"));
-    assert!(b8_err(&[0x23, 9, 0, 0, 0]).to_string().contains("past the workbook's 2 names"));
+    assert!(
+        b8_err(&[0x23, 9, 0, 0, 0])
+            .to_string()
+            .contains("past the workbook's 2 names")
+    );
     assert!(b8_err(&[0x23, 0, 0, 0, 0]).to_string().contains("past"));
     assert!(b8_err(&[0x1C, 0x99]).to_string().contains("unknown code"));
     assert!(text(Dialect::Biff8, &[]).is_err());

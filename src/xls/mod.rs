@@ -108,6 +108,7 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Work
         styles: globals.styles,
         date_system: globals.date_system,
         limits,
+        links: globals.links,
     })
 }
 

@@ -22,6 +22,7 @@ use super::records::{
 use crate::cell::{Cell, MAX_COLUMN, MAX_ROW, Row, Value};
 use crate::columns::ColumnSet;
 use crate::error::{Error, ErrorKind, Result};
+use crate::formula::{Decompiled, Decompiler, Dialect, Origin};
 use crate::limits::Limits;
 use crate::rows::{PartSource, SheetContext};
 
@@ -58,6 +59,10 @@ pub(crate) struct XlsbRows<'a> {
     cells: Vec<Cell<'a>>,
     text: String,
     text_cells: Vec<TextCell>,
+    /// With formulas: each formula cell's text in the row's text buffer,
+    /// and the decompiler's reused stack.
+    formula_cells: Vec<TextCell>,
+    decompiler: Decompiler,
     /// The next row's index and hidden flag, when the previous row ended
     /// at its header.
     next_header: Option<(u32, bool)>,
@@ -91,6 +96,8 @@ impl<'a> XlsbRows<'a> {
             cells: Vec::new(),
             text: String::new(),
             text_cells: Vec::new(),
+            formula_cells: Vec::new(),
+            decompiler: Decompiler::new(),
             next_header: None,
             last_row: None,
             formulas: false,
@@ -108,10 +115,10 @@ impl<'a> XlsbRows<'a> {
         self
     }
 
-    /// Formula text is not decoded from `.xlsb` (that needs a decompiler of
-    /// its parsed formulas): with `formulas`, the first formula cell read
-    /// is an [`ErrorKind::Unsupported`] error rather than a cell without
-    /// its formula.
+    /// With `formulas`, each formula cell's parsed formula is decompiled
+    /// (`crate::formula`) into the row's text buffer and handed out as
+    /// [`Cell::formula`]; a formula with a token the decompiler does not
+    /// offer is an [`ErrorKind::Unsupported`] error naming it.
     pub(crate) fn with_formulas(mut self, formulas: bool) -> Self {
         self.formulas = formulas;
         self
@@ -146,6 +153,9 @@ impl<'a> XlsbRows<'a> {
                 for cell in &self.text_cells {
                     cells[cell.index].value = Value::Text(&text[cell.start..cell.end]);
                 }
+                for cell in &self.formula_cells {
+                    cells[cell.index].formula = Some(&text[cell.start..cell.end]);
+                }
                 Ok(Some(Row {
                     index,
                     cells,
@@ -177,6 +187,7 @@ impl<'a> XlsbRows<'a> {
         self.cells.clear();
         self.text.clear();
         self.text_cells.clear();
+        self.formula_cells.clear();
         let (index, hidden) = match self.next_header.take() {
             Some(header) => header,
             None => {
@@ -208,6 +219,8 @@ impl<'a> XlsbRows<'a> {
             cells: &mut self.cells,
             text: &mut self.text,
             text_cells: &mut self.text_cells,
+            formula_cells: &mut self.formula_cells,
+            decompiler: &mut self.decompiler,
             context: self.context,
             columns: self.columns.as_ref(),
             formulas: self.formulas,
@@ -291,6 +304,8 @@ struct RowSink<'s, 'a> {
     cells: &'s mut Vec<Cell<'a>>,
     text: &'s mut String,
     text_cells: &'s mut Vec<TextCell>,
+    formula_cells: &'s mut Vec<TextCell>,
+    decompiler: &'s mut Decompiler,
     context: SheetContext<'a>,
     /// The columns resolved and handed out; None for all.
     columns: Option<&'s ColumnSet>,
@@ -370,12 +385,6 @@ impl RowSink<'_, '_> {
             }
             return Ok(column);
         }
-        if self.formulas && (FMLA_STRING..=FMLA_ERROR).contains(&kind) {
-            return Err(at(Error::new(ErrorKind::Unsupported(
-                "formula text of .xlsb cells (their formulas are stored parsed, and no decompiler is offered): read without formulas"
-                    .into(),
-            ))));
-        }
         let context = self.context;
         let value = match kind {
             CELL_RK | SHORT_RK => {
@@ -420,6 +429,9 @@ impl RowSink<'_, '_> {
                 "more than {MAX_ROW_CELLS} cells with a value in one row"
             )))));
         }
+        if self.formulas && (FMLA_STRING..=FMLA_ERROR).contains(&kind) {
+            self.formula(&mut fields, column).map_err(at)?;
+        }
         self.cells.push(Cell {
             row,
             column,
@@ -428,6 +440,52 @@ impl RowSink<'_, '_> {
             formula: None,
         });
         Ok(column)
+    }
+}
+
+impl RowSink<'_, '_> {
+    /// A formula cell's parsed formula (after its value: flags, then the
+    /// token stream's size and tokens) decompiled into the row's text
+    /// buffer, for the cell about to be pushed.
+    #[inline(never)]
+    fn formula(&mut self, fields: &mut Fields<'_>, column: u32) -> Result<()> {
+        fields.skip(2, "a formula's flags")?;
+        let size = fields.u32("a formula's size")?;
+        let rgce = fields.bytes(size as usize, "a formula's tokens")?;
+        let start = self.text.len();
+        let origin = Origin {
+            row: self.index,
+            column,
+        };
+        let decompiled = self.decompiler.decompile(
+            Dialect::Xlsb,
+            rgce,
+            origin,
+            self.context.links,
+            self.text,
+        )?;
+        if let Decompiled::Shared { .. } = decompiled {
+            return Err(Error::new(ErrorKind::Unsupported(
+                "formula text: a shared formula's cell (PtgExp, token 0x01) of an .xlsb sheet is not decoded; \
+                 read without formulas for the cached values"
+                    .into(),
+            )));
+        }
+        // Formula text can be longer than its tokens (a defined name's
+        // index is 4 bytes, its name up to 255 characters): a row's text
+        // is held within four times the row limit.
+        if self.text.len() as u64 > self.max_row_bytes.saturating_mul(4) {
+            return Err(Error::limit(
+                "formula text of one row (four times the row size limit)",
+                self.max_row_bytes.saturating_mul(4),
+            ));
+        }
+        self.formula_cells.push(TextCell {
+            index: self.cells.len(),
+            start,
+            end: self.text.len(),
+        });
+        Ok(())
     }
 }
 
@@ -871,23 +929,32 @@ mod tests {
         assert!(err.to_string().contains("before any row header"), "{err}");
     }
 
-    #[test]
-    fn formula_text_is_refused_when_asked_for() {
+    /// A formula's flags and parsed formula: `rgce`, no extra data.
+    fn parsed(rgce: &[u8]) -> Vec<u8> {
+        let mut out = vec![0, 0];
+        out.extend_from_slice(&(rgce.len() as u32).to_le_bytes());
+        out.extend_from_slice(rgce);
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out
+    }
+
+    /// The rows of a sheet part, read with formulas or without.
+    fn formula_rows(
+        data: &[u8],
+        formulas: bool,
+    ) -> Result<Vec<Vec<(u32, String, Option<String>)>>> {
         use crate::rows::{PartSource, SheetRows};
-        let mut data = Vec::new();
-        row(&mut data, 0);
-        record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
-        record(
-            &mut data,
-            FMLA_NUM,
-            &[cell(1, 0), 2.0f64.to_le_bytes().to_vec(), vec![0; 10]].concat(),
-        );
-        let bytes = sheet(&data);
+        let bytes = sheet(data);
         let styles = crate::styles::Styles::general(crate::date::DateSystem::V1900);
+        let links = crate::formula::Links {
+            sheets: vec![Some("'My Sheet'!".into())],
+            names: vec!["Rate".into()],
+        };
         let context = SheetContext {
             shared_strings: None,
             styles: &styles,
             date_system: crate::date::DateSystem::V1900,
+            links: &links,
         };
         let limits = Limits::default();
         let mut rows = SheetRows::xlsb(XlsbRows::new(
@@ -897,13 +964,120 @@ mod tests {
             "p",
             &limits,
         ))
-        .with_formulas(true);
-        let err = rows.next_row().unwrap_err();
+        .with_formulas(formulas);
+        let mut out = Vec::new();
+        while let Some(row) = rows.next_row()? {
+            out.push(
+                row.cells()
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.column(),
+                            format!("{:?}", c.value()),
+                            c.formula().map(str::to_owned),
+                        )
+                    })
+                    .collect(),
+            );
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn formula_text_is_decompiled_when_asked_for() {
+        let mut data = Vec::new();
+        row(&mut data, 4);
+        record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
+        // A1+1: PtgRef (relative A1), PtgInt 1, PtgAdd.
+        let a1_plus_1 = [0x24, 0, 0, 0, 0, 0, 0xC0, 0x1E, 1, 0, 0x03];
+        record(
+            &mut data,
+            FMLA_NUM,
+            &[
+                cell(1, 0),
+                2.0f64.to_le_bytes().to_vec(),
+                parsed(&a1_plus_1),
+            ]
+            .concat(),
+        );
+        // "a"&'My Sheet'!$B$2 with a string result.
+        let mut concat = vec![0x17, 1, 0, b'a', 0];
+        concat.extend_from_slice(&[0x3A, 0, 0, 1, 0, 0, 0, 1, 0]);
+        concat.push(0x08);
+        record(
+            &mut data,
+            FMLA_STRING,
+            &[
+                cell(2, 0),
+                vec![2, 0, 0, 0, b'a', 0, b'x', 0],
+                parsed(&concat),
+            ]
+            .concat(),
+        );
+        // Rate*2 with a boolean result (whatever its meaning).
+        let rate = [0x23, 1, 0, 0, 0, 0x1E, 2, 0, 0x05];
+        record(
+            &mut data,
+            FMLA_BOOL,
+            &[cell(3, 0), vec![0], parsed(&rate)].concat(),
+        );
+        let rows = formula_rows(&data, true).unwrap();
+        let formulas: Vec<Option<&str>> = rows[0].iter().map(|c| c.2.as_deref()).collect();
+        assert_eq!(
+            formulas,
+            [
+                None,
+                Some("A1+1"),
+                Some("\"a\"&'My Sheet'!$B$2"),
+                Some("Rate*2")
+            ]
+        );
+        // The values are the cached results, formulas or not.
+        assert_eq!(rows[0][2].1, "Text(\"ax\")");
+        assert_eq!(formula_rows(&data, false).unwrap()[0][2].2, None);
+        assert_eq!(formula_rows(&data, false).unwrap()[0][2].1, rows[0][2].1);
+    }
+
+    #[test]
+    fn formula_text_not_offered_is_an_error_naming_the_token_and_cell() {
+        let one = |rgce: &[u8]| {
+            let mut data = Vec::new();
+            row(&mut data, 0);
+            record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
+            record(
+                &mut data,
+                FMLA_NUM,
+                &[cell(1, 0), 2.0f64.to_le_bytes().to_vec(), parsed(rgce)].concat(),
+            );
+            formula_rows(&data, true).unwrap_err()
+        };
+        // An array constant.
+        let err = one(&[0x40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
         assert!(matches!(err.kind(), ErrorKind::Unsupported(_)), "{err}");
+        assert!(err.to_string().contains("0x40"), "{err}");
         assert_eq!(
             (err.location().row, err.location().column),
             (Some(1), Some(2))
         );
+        assert_eq!(err.location().sheet.as_deref(), Some("S"));
+        assert_eq!(err.location().part.as_deref(), Some("p"));
+        assert!(err.location().offset.is_some());
+        // A shared formula's cell.
+        let err = one(&[0x01, 0, 0, 0, 0]);
+        assert!(err.to_string().contains("PtgExp"), "{err}");
+        // Tokens cut short: a malformed record, not a panic.
+        let err = one(&[0x24, 0, 0]);
+        assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+        // A token stream's size past its record.
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        let mut body = [cell(1, 0), 2.0f64.to_le_bytes().to_vec(), vec![0, 0]].concat();
+        body.extend_from_slice(&u32::MAX.to_le_bytes());
+        record(&mut data, FMLA_NUM, &body);
+        let err = formula_rows(&data, true).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+        // Without formulas, the same record is its cached value.
+        assert_eq!(formula_rows(&data, false).unwrap()[0][0].1, "Number(2.0)");
     }
 
     #[test]
