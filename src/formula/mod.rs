@@ -106,38 +106,44 @@ impl Links {
         let name = |index: i64| sheet_names.get(usize::try_from(index).ok()?).copied();
         let (first, last) = (name(first)?, name(last)?);
         let mut prefix = String::new();
-        if first == last {
-            push_sheet_name(&mut prefix, first);
-        } else {
-            push_sheet_name(&mut prefix, &format!("{first}:{last}"));
-        }
+        push_sheet_names(&mut prefix, first, (first != last).then_some(last));
         prefix.push('!');
         Some(prefix)
     }
 }
 
-/// A sheet name as a formula writes it: quoted (a quote doubled) unless
-/// it is letters, digits, `_` and `.`, not starting with a digit and not
-/// read as a cell reference.
-pub(crate) fn push_sheet_name(out: &mut String, name: &str) {
-    let plain = !name.is_empty()
-        && !name.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-        && !looks_like_reference(name);
-    if plain {
-        out.push_str(name);
-    } else {
+/// `first` or `first:last` as a formula writes it: both plain, or the
+/// whole quoted (a quote doubled) when either needs quotes (`'My
+/// Sheet:Other'`): a name that is not letters, digits, `_` and `.`, that
+/// starts with a digit, or that reads as a cell reference.
+fn push_sheet_names(out: &mut String, first: &str, last: Option<&str>) {
+    let quoted = needs_quotes(first) || last.is_some_and(needs_quotes);
+    if quoted {
         out.push('\'');
+    }
+    for (i, name) in std::iter::once(first).chain(last).enumerate() {
+        if i > 0 {
+            out.push(':');
+        }
         for c in name.chars() {
             if c == '\'' {
                 out.push('\'');
             }
             out.push(c);
         }
+    }
+    if quoted {
         out.push('\'');
     }
+}
+
+fn needs_quotes(name: &str) -> bool {
+    name.is_empty()
+        || name.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        || !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        || looks_like_reference(name)
 }
 
 /// Whether a name reads as an A1 or R1C1 reference (`A1`, `XFD9`, `R1C1`,

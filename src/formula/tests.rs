@@ -287,7 +287,7 @@ fn three_d_references_through_the_link_table() {
     // Sheet names as Excel quotes them.
     let name = |n: &str| {
         let mut out = String::new();
-        push_sheet_name(&mut out, n);
+        push_sheet_names(&mut out, n, None);
         out
     };
     assert_eq!(name("Data"), "Data");
@@ -297,6 +297,16 @@ fn three_d_references_through_the_link_table() {
     assert_eq!(name("A1"), "'A1'");
     assert_eq!(name("R1C1"), "'R1C1'");
     assert_eq!(name("Données"), "Données");
+    assert_eq!(
+        Links::sheet_prefix(&["My Sheet", "Other"], 0, 1).as_deref(),
+        Some("'My Sheet:Other'!")
+    );
+    assert_eq!(
+        Links::sheet_prefix(&["A", "Other"], 1, 1).as_deref(),
+        Some("Other!")
+    );
+    assert_eq!(Links::sheet_prefix(&["A"], 0, 1), None);
+    assert_eq!(Links::sheet_prefix(&["A"], -1, -1), None);
 }
 
 fn b8_err(rgce: &[u8]) -> Error {

@@ -12,6 +12,7 @@
 //! records the cell reader skips.
 
 pub(crate) mod compound;
+mod formulas;
 pub(crate) mod globals;
 pub(crate) mod metadata;
 pub(crate) mod records;
