@@ -369,6 +369,13 @@ fn formula_text_is_decompiled_with_shared_formulas_3d_references_and_names() {
     sheet.extend(xls::formula_tokens(2, 1, STRING_RESULT, &three_d));
     sheet.extend(record(xls::STRING, &xls::unicode_string("x1")));
     sheet.extend(xls::formula_tokens(3, 0, NUMBER_RESULT, &exp));
+    // C5:C6 share C4*1 with a range that starts at A5 (Excel writes such
+    // ranges): PtgExp names C5, the FORMULA the SHRFMLA follows.
+    let shared = [ptg_ref(0x4C, 0xFFFF, 0xC000), vec![0x1E, 1, 0, 0x05]].concat();
+    let exp = [0x01, 4, 0, 2, 0];
+    sheet.extend(xls::formula_tokens(4, 2, NUMBER_RESULT, &exp));
+    sheet.extend(xls::shrfmla((4, 5), (0, 2), &shared));
+    sheet.extend(xls::formula_tokens(5, 2, NUMBER_RESULT, &exp));
     book.sheet("Sheet1", sheet);
     book.sheet("My Sheet", xls::number(0, 0, 0, 1.0));
     book.sheet("Other", xls::number(0, 0, 0, 1.0));
@@ -382,6 +389,8 @@ fn formula_text_is_decompiled_with_shared_formulas_3d_references_and_names() {
             "A3 1 A2+Rate",
             "B3 x1 'My Sheet'!$A$1&SUM(Sheet1:Other!B2)",
             "A4 1 A3+Rate",
+            "C5 1 C4*1",
+            "C6 1 C5*1",
         ]
     );
     // Without formulas the same cells carry none.
@@ -410,7 +419,7 @@ fn formula_text_is_decompiled_with_shared_formulas_3d_references_and_names() {
             }
         })
         .unwrap();
-    assert_eq!(found.into_inner().unwrap().len(), 5);
+    assert_eq!(found.into_inner().unwrap().len(), 7);
 }
 
 #[test]
@@ -449,6 +458,10 @@ fn formula_text_errors_name_the_cell_and_token() {
     records.extend(xls::number(4, 3, 0, 1.0));
     let err = one(records);
     assert!(err.to_string().contains("has no SHRFMLA"), "{err}");
+    assert_eq!(
+        (err.location().row, err.location().column),
+        (Some(5), Some(3))
+    );
     // A 3-D reference with no external sheet table, a name past the names,
     // tokens cut short, a data table.
     let err = one(xls::formula_tokens(

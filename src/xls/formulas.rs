@@ -3,9 +3,11 @@
 //! FORMULA record's tokens through the format-neutral decompiler
 //! (`crate::formula`), the text in the row's arena.
 //!
-//! A cell of a shared formula holds only PtgExp, naming the shared
-//! range's first cell; the range's tokens come in the SHRFMLA record right
-//! after that cell's FORMULA (the tokens of an array formula in ARRAY).
+//! A cell of a shared formula holds only PtgExp, naming the cell whose
+//! FORMULA record the range's SHRFMLA record follows (the tokens of an
+//! array formula in ARRAY): not always the range's first cell (a range
+//! may start left of the first cell that uses it, as in files Excel
+//! wrote), so a SHRFMLA is keyed by the FORMULA before it.
 //! The sheet's shared and array formulas are kept (tokens in one buffer,
 //! bounded) from their record to the sheet's end, so each cell of a shared
 //! formula gets the shared tokens decompiled against its own position, as
@@ -54,9 +56,17 @@ pub(super) struct Formulas {
     stored: HashMap<(u32, u32), Stored>,
     tokens: Vec<u8>,
     pending: Option<Pending>,
+    /// The cell of the last FORMULA record, which a SHRFMLA or ARRAY
+    /// after it belongs to.
+    last: Option<(u32, u32)>,
 }
 
 impl Formulas {
+    /// Notes a FORMULA record's cell, read or not.
+    pub(super) fn seen(&mut self, origin: Origin) {
+        self.last = Some((origin.row, origin.column));
+    }
+
     /// The text of FORMULA record `data` (the cell at `row`, `column`),
     /// written into `arena`; None when its shared or array formula's record
     /// is still to come (noted for [`Formulas::shared_record`]) or it is
@@ -128,8 +138,10 @@ impl Formulas {
         arena: &'r Bump,
         max_bytes: u64,
     ) -> Result<Option<(Target, &'r str)>> {
-        let first_row = u32::from(u16_at(data, 0)?);
-        let first_column = u32::from(*data.get(4).ok_or_else(short)?);
+        let first = (
+            u32::from(u16_at(data, 0)?),
+            u32::from(*data.get(4).ok_or_else(short)?),
+        );
         let (array, at) = match kind {
             SHRFMLA => (false, 8),
             _ => (true, 12),
@@ -146,7 +158,7 @@ impl Formulas {
         }
         let start = self.tokens.len();
         self.tokens.extend_from_slice(rgce);
-        let anchor = (first_row, first_column);
+        let anchor = self.last.unwrap_or(first);
         self.stored.insert(
             anchor,
             Stored {
@@ -177,12 +189,12 @@ impl Formulas {
     pub(super) fn settled(&mut self) -> Result<()> {
         match self.pending.take() {
             None => Ok(()),
-            Some(pending) => Err(Error::record(format!(
-                "the shared formula of row {} column {} (its cell's PtgExp) has no SHRFMLA or \
-                 ARRAY record after it",
-                pending.origin.row + 1,
-                pending.origin.column + 1
-            ))),
+            Some(pending) => Err(Error::record(
+                "a shared formula's cell (PtgExp naming itself) has no SHRFMLA or ARRAY record \
+                 after it",
+            )
+            .with_row(pending.origin.row + 1)
+            .with_column(pending.origin.column + 1)),
         }
     }
 }

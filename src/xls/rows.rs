@@ -318,6 +318,9 @@ impl<'r> RowReader<'r, '_> {
                     if header.kind == FORMULA
                         && let Some(formulas) = formulas.as_deref_mut()
                     {
+                        let column = u32::from(u16_at(data, 2).map_err(locate)?);
+                        let origin = Origin { row: index, column };
+                        formulas.seen(origin);
                         let target = if formula_string.is_some() {
                             Target::StringResult
                         } else if cells.len() > before {
@@ -327,8 +330,6 @@ impl<'r> RowReader<'r, '_> {
                             records.consume(&header);
                             continue;
                         };
-                        let column = u32::from(u16_at(data, 2).map_err(locate)?);
-                        let origin = Origin { row: index, column };
                         let text = formulas
                             .cell(
                                 data,
