@@ -12,6 +12,7 @@
 //! relationships); what makes a package `.xlsb` is its workbook part's
 //! content, a record stream starting with BrtBeginBook ([`is_binary_workbook`]).
 
+mod formulas;
 pub(crate) mod metadata;
 pub(crate) mod records;
 pub(crate) mod rows;

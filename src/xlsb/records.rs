@@ -55,6 +55,8 @@ pub(crate) const SUP_BOOK_SRC: u16 = 0x0163;
 pub(crate) const SUP_SELF: u16 = 0x0165;
 pub(crate) const SUP_SAME: u16 = 0x0166;
 pub(crate) const SUP_ADDIN: u16 = 0x029B;
+pub(crate) const ARR_FMLA: u16 = 0x01AA;
+pub(crate) const SHR_FMLA: u16 = 0x01AB;
 // Styles.
 pub(crate) const FMT: u16 = 0x002C;
 pub(crate) const XF: u16 = 0x002F;

@@ -14,10 +14,12 @@
 
 use bumpalo::Bump;
 
+use super::formulas::{Pending, SharedFormulas};
 use super::records::{
-    CELL_BLANK, CELL_BOOL, CELL_ERROR, CELL_ISST, CELL_REAL, CELL_RK, CELL_RSTRING, CELL_ST,
-    END_SHEET_DATA, FMLA_BOOL, FMLA_ERROR, FMLA_NUM, FMLA_STRING, Fields, ROW_HDR, RecordStream,
-    SHORT_BLANK, SHORT_BOOL, SHORT_ERROR, SHORT_ISST, SHORT_REAL, SHORT_RK, SHORT_ST, push_utf16,
+    ARR_FMLA, CELL_BLANK, CELL_BOOL, CELL_ERROR, CELL_ISST, CELL_REAL, CELL_RK, CELL_RSTRING,
+    CELL_ST, END_SHEET_DATA, FMLA_BOOL, FMLA_ERROR, FMLA_NUM, FMLA_STRING, Fields, ROW_HDR,
+    RecordStream, SHORT_BLANK, SHORT_BOOL, SHORT_ERROR, SHORT_ISST, SHORT_REAL, SHORT_RK, SHORT_ST,
+    SHR_FMLA, push_utf16,
 };
 use crate::cell::{Cell, MAX_COLUMN, MAX_ROW, Row, Value};
 use crate::columns::ColumnSet;
@@ -63,6 +65,7 @@ pub(crate) struct XlsbRows<'a> {
     /// and the decompiler's reused stack.
     formula_cells: Vec<TextCell>,
     decompiler: Decompiler,
+    shared: SharedFormulas,
     /// The next row's index and hidden flag, when the previous row ended
     /// at its header.
     next_header: Option<(u32, bool)>,
@@ -98,6 +101,7 @@ impl<'a> XlsbRows<'a> {
             text_cells: Vec::new(),
             formula_cells: Vec::new(),
             decompiler: Decompiler::new(),
+            shared: SharedFormulas::default(),
             next_header: None,
             last_row: None,
             formulas: false,
@@ -221,6 +225,7 @@ impl<'a> XlsbRows<'a> {
             text_cells: &mut self.text_cells,
             formula_cells: &mut self.formula_cells,
             decompiler: &mut self.decompiler,
+            shared: &mut self.shared,
             context: self.context,
             columns: self.columns.as_ref(),
             formulas: self.formulas,
@@ -261,7 +266,10 @@ impl<'a> XlsbRows<'a> {
                     break 'row flow;
                 }
             }
-            let Some(record) = records.next(is_row_record)? else {
+            let formulas = sink.formulas;
+            let wanted =
+                |kind| is_row_record(kind) || (formulas && (kind == SHR_FMLA || kind == ARR_FMLA));
+            let Some(record) = records.next(wanted)? else {
                 break Flow::More;
             };
             let flow = sink.record(record.kind, record.body, record.offset)?;
@@ -269,6 +277,9 @@ impl<'a> XlsbRows<'a> {
                 break flow;
             }
         };
+        if let Some(pending) = sink.shared.pending.take() {
+            return Err(no_shared_formula(pending));
+        }
         let values_elsewhere = sink.values_elsewhere;
         match flow {
             Flow::NextRow(next) => self.next_header = Some((next, sink.next_hidden)),
@@ -306,6 +317,7 @@ struct RowSink<'s, 'a> {
     text_cells: &'s mut Vec<TextCell>,
     formula_cells: &'s mut Vec<TextCell>,
     decompiler: &'s mut Decompiler,
+    shared: &'s mut SharedFormulas,
     context: SheetContext<'a>,
     /// The columns resolved and handed out; None for all.
     columns: Option<&'s ColumnSet>,
@@ -335,6 +347,9 @@ impl RowSink<'_, '_> {
                 return row_index(body, offset, Some(self.index)).map(Flow::NextRow);
             }
             END_SHEET_DATA => return Ok(Flow::End),
+            SHR_FMLA | ARR_FMLA => {
+                return self.shared_formula(kind, body, offset).map(|()| Flow::More);
+            }
             _ => {}
         }
         self.row_bytes += body.len() as u64;
@@ -449,6 +464,10 @@ impl RowSink<'_, '_> {
     /// buffer, for the cell about to be pushed.
     #[inline(never)]
     fn formula(&mut self, fields: &mut Fields<'_>, column: u32) -> Result<()> {
+        if let Some(pending) = self.shared.pending.take() {
+            return Err(no_shared_formula(pending));
+        }
+        self.shared.last = Some((self.index, column));
         fields.skip(2, "a formula's flags")?;
         let size = fields.u32("a formula's size")?;
         let rgce = fields.bytes(size as usize, "a formula's tokens")?;
@@ -464,12 +483,39 @@ impl RowSink<'_, '_> {
             self.context.links,
             self.text,
         )?;
-        if let Decompiled::Shared { .. } = decompiled {
-            return Err(Error::new(ErrorKind::Unsupported(
-                "formula text: a shared formula's cell (PtgExp, token 0x01) of an .xlsb sheet is not decoded; \
-                 read without formulas for the cached values"
-                    .into(),
-            )));
+        if let Decompiled::Shared { row: named, .. } = decompiled {
+            let Some(rgce) = self.shared.tokens(named, self.index, column) else {
+                if named == self.index {
+                    // The BrtShrFmla comes next.
+                    self.shared.pending = Some(Pending {
+                        index: self.cells.len(),
+                        row: self.index,
+                        column,
+                    });
+                    return Ok(());
+                }
+                return Err(Error::record(format!(
+                    "a shared formula's cell (PtgExp) names row {}, where no shared formula \
+                     (BrtShrFmla) before it covers this cell",
+                    named + 1
+                )));
+            };
+            if rgce.is_empty() {
+                // A cell of an array formula other than its first.
+                return Ok(());
+            }
+            let again = self.decompiler.decompile(
+                Dialect::Xlsb,
+                rgce,
+                origin,
+                self.context.links,
+                self.text,
+            )?;
+            if again != Decompiled::Text {
+                return Err(Error::record(
+                    "a shared formula's tokens are themselves a PtgExp",
+                ));
+            }
         }
         // Formula text can be longer than its tokens (a defined name's
         // index is 4 bytes, its name up to 255 characters): a row's text
@@ -487,6 +533,51 @@ impl RowSink<'_, '_> {
         });
         Ok(())
     }
+}
+
+impl RowSink<'_, '_> {
+    /// A BrtShrFmla: its tokens kept for the cells of its range, and the
+    /// text of the cell waiting for them.
+    #[cold]
+    #[inline(never)]
+    fn shared_formula(&mut self, kind: u16, body: &[u8], offset: u64) -> Result<()> {
+        let limit = self.max_row_bytes.saturating_mul(4);
+        let located = |err: Error| err.with_row(self.index + 1).with_offset(offset);
+        let Some((pending, rgce)) = self.shared.record(kind, body, limit).map_err(located)? else {
+            return Ok(());
+        };
+        let at = |err: Error| cell_error(err, pending.row, Some(pending.column), offset);
+        let start = self.text.len();
+        let origin = Origin {
+            row: pending.row,
+            column: pending.column,
+        };
+        let decompiled = self
+            .decompiler
+            .decompile(Dialect::Xlsb, rgce, origin, self.context.links, self.text)
+            .map_err(at)?;
+        if decompiled != Decompiled::Text {
+            return Err(at(Error::record(
+                "a shared formula's tokens are themselves a PtgExp",
+            )));
+        }
+        self.formula_cells.push(TextCell {
+            index: pending.index,
+            start,
+            end: self.text.len(),
+        });
+        Ok(())
+    }
+}
+
+#[cold]
+fn no_shared_formula(pending: Pending) -> Error {
+    Error::record(
+        "a shared formula's cell (PtgExp naming its own row) has no shared formula record \
+         (BrtShrFmla) after it",
+    )
+    .with_row(pending.row + 1)
+    .with_column(pending.column + 1)
 }
 
 /// An error met reading a cell, with where: row, column (where it was
