@@ -529,3 +529,40 @@ fn the_function_table_has_known_entries() {
     assert_eq!(ftab::function(255), None);
     assert_eq!(ftab::function(485), None);
 }
+
+#[test]
+fn random_streams_never_panic() {
+    // A small stand-in for the fuzz target (fuzz/fuzz_targets/
+    // decompile_formula.rs): random streams built from real token bytes
+    // and random ones, through crate::fuzzing::decompile_formula.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let tokens = [
+        0x03u8, 0x04, 0x05, 0x07, 0x08, 0x0B, 0x0F, 0x10, 0x11, 0x13, 0x14, 0x15, 0x16, 0x17, 0x19,
+        0x1C, 0x1D, 0x1E, 0x1F, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x29, 0x2A, 0x2C, 0x2D, 0x3A,
+        0x3B, 0x41, 0x42, 0x44, 0x01,
+    ];
+    let mut ok = 0;
+    for _ in 0..20_000 {
+        let len = (next() % 40) as usize;
+        let stream: Vec<u8> = (0..len)
+            .map(|i| {
+                let r = next();
+                if i % 3 == 0 {
+                    tokens[(r % tokens.len() as u64) as usize]
+                } else {
+                    (r % 4) as u8
+                }
+            })
+            .collect();
+        if crate::fuzzing::decompile_formula(&stream) > 0 {
+            ok += 1;
+        }
+    }
+    assert!(ok > 100, "only {ok} streams decompiled");
+}
