@@ -1029,11 +1029,11 @@ mod tests {
         out
     }
 
+    /// Each row's cells: column, value (debug-printed) and formula.
+    type FormulaCells = Vec<Vec<(u32, String, Option<String>)>>;
+
     /// The rows of a sheet part, read with formulas or without.
-    fn formula_rows(
-        data: &[u8],
-        formulas: bool,
-    ) -> Result<Vec<Vec<(u32, String, Option<String>)>>> {
+    fn formula_rows(data: &[u8], formulas: bool) -> Result<FormulaCells> {
         use crate::rows::{PartSource, SheetRows};
         let bytes = sheet(data);
         let styles = crate::styles::Styles::general(crate::date::DateSystem::V1900);
