@@ -150,7 +150,9 @@ impl Formulas {
         let rgce = data
             .get(at + 2..at + 2 + size)
             .ok_or_else(|| Error::record("a shared formula's tokens run past its record"))?;
-        if (self.tokens.len() + rgce.len()) as u64 > max_bytes {
+        // Each kept formula counts its tokens and its entry (an empty
+        // token list still costs a map entry).
+        if (self.tokens.len() + rgce.len() + 32 * (self.stored.len() + 1)) as u64 > max_bytes {
             return Err(Error::limit(
                 "tokens of a sheet's shared formulas",
                 max_bytes,

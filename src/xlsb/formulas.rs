@@ -51,6 +51,8 @@ pub(super) struct SharedFormulas {
     pub pending: Option<Pending>,
     /// The last formula cell read, which a BrtShrFmla after it belongs to.
     pub last: Option<(u32, u32)>,
+    /// How many formulas are kept.
+    entries: usize,
 }
 
 impl SharedFormulas {
@@ -86,7 +88,10 @@ impl SharedFormulas {
         }
         let size = fields.u32("a shared formula's size")?;
         let rgce = fields.bytes(size as usize, "a shared formula's tokens")?;
-        if (self.tokens.len() + rgce.len()) as u64 > max_bytes {
+        // Each kept formula counts its tokens and its entries (an empty
+        // token list still costs them).
+        self.entries += 1;
+        if (self.tokens.len() + rgce.len() + 64 * self.entries) as u64 > max_bytes {
             return Err(Error::limit(
                 "tokens of a sheet's shared formulas",
                 max_bytes,

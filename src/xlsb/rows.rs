@@ -1130,6 +1130,60 @@ mod tests {
     }
 
     #[test]
+    fn shared_formulas_are_decompiled_against_each_cell() {
+        use super::super::records::SHR_FMLA;
+        // B5:B6 share A5+1 (PtgRefN: same row, one column left), written
+        // on B5 with a BrtShrFmla after it; B6 holds PtgExp of row 5.
+        let exp = [0x01, 4, 0, 0, 0];
+        let shared = [0x4C, 0, 0, 0, 0, 0xFF, 0xFF, 0x1E, 1, 0, 0x03];
+        let mut shrfmla = Vec::new();
+        for x in [4u32, 5, 1, 1, shared.len() as u32] {
+            shrfmla.extend_from_slice(&x.to_le_bytes());
+        }
+        shrfmla.extend_from_slice(&shared);
+        shrfmla.extend_from_slice(&0u32.to_le_bytes());
+        let formula_cell =
+            |column: u32| [cell(column, 0), 2.0f64.to_le_bytes().to_vec(), parsed(&exp)].concat();
+        let mut data = Vec::new();
+        row(&mut data, 4);
+        record(&mut data, FMLA_NUM, &formula_cell(1));
+        record(&mut data, SHR_FMLA, &shrfmla);
+        row(&mut data, 5);
+        record(&mut data, FMLA_NUM, &formula_cell(1));
+        let rows = formula_rows(&data, true).unwrap();
+        assert_eq!(rows[0][0].2.as_deref(), Some("A5+1"));
+        assert_eq!(rows[1][0].2.as_deref(), Some("A6+1"));
+        // Without formulas the BrtShrFmla is skipped unread.
+        assert_eq!(formula_rows(&data, false).unwrap()[1][0].2, None);
+        // A PtgExp naming its own row with no BrtShrFmla after it, and one
+        // naming a row no shared formula covers.
+        let mut data = Vec::new();
+        row(&mut data, 4);
+        record(&mut data, FMLA_NUM, &formula_cell(1));
+        let err = formula_rows(&data, true).unwrap_err();
+        assert!(
+            err.to_string().contains("no shared formula record"),
+            "{err}"
+        );
+        assert_eq!(
+            (err.location().row, err.location().column),
+            (Some(5), Some(2))
+        );
+        let mut data = Vec::new();
+        row(&mut data, 7);
+        record(&mut data, FMLA_NUM, &formula_cell(1));
+        let err = formula_rows(&data, true).unwrap_err();
+        assert!(err.to_string().contains("names row 5"), "{err}");
+        // A BrtShrFmla cut short is a record error.
+        let mut data = Vec::new();
+        row(&mut data, 4);
+        record(&mut data, FMLA_NUM, &formula_cell(1));
+        record(&mut data, SHR_FMLA, &shrfmla[..20]);
+        let err = formula_rows(&data, true).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+    }
+
+    #[test]
     fn formula_text_not_offered_is_an_error_naming_the_token_and_cell() {
         let one = |rgce: &[u8]| {
             let mut data = Vec::new();
