@@ -286,6 +286,7 @@ pub fn decompile_formula(tokens: &[u8]) -> usize {
     let links = Links {
         sheets: vec![Some("Sheet1!".into()), None, Some("'A b'!".into())],
         names: vec!["Rate".into(), String::new()],
+        external_names: vec![vec!["EDATE".into()]],
     };
     let mut decompiler = Decompiler::new();
     let mut total = 0;

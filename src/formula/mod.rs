@@ -90,12 +90,17 @@ impl Dialect {
 pub(crate) struct Links {
     pub sheets: Vec<Option<String>>,
     pub names: Vec<String>,
+    /// Each external sheet index's external names (PtgNameX's index, from
+    /// 1), where its supporting link is an add-in's (functions such as
+    /// `EDATE` in files of Excel 2003): empty otherwise.
+    pub external_names: Vec<Vec<String>>,
 }
 
 /// No links: a context without a workbook (tests, fuzzing).
 pub(crate) static NO_LINKS: Links = Links {
     sheets: Vec::new(),
     names: Vec::new(),
+    external_names: Vec::new(),
 };
 
 impl Links {
@@ -536,11 +541,35 @@ impl<'r> Run<'r> {
             }
             // PtgArray
             0x20 => Err(unsupported("an array constant (PtgArray)", ptg, at)),
-            0x39 => Err(unsupported(
-                "an external name (PtgNameX: an add-in or newer function, or a name in another workbook)",
-                ptg,
-                at,
-            )),
+            // PtgNameX: an add-in's function name (others not offered).
+            0x39 => {
+                let ixti = self.u16()?;
+                let index = match dialect {
+                    Dialect::Xlsb => self.u32()?,
+                    Dialect::Biff8 => {
+                        let index = self.u16()?;
+                        self.take(2)?;
+                        u32::from(index)
+                    }
+                };
+                let links = self.links;
+                let name = links
+                    .external_names
+                    .get(usize::from(ixti))
+                    .and_then(|names| names.get(usize::try_from(index).ok()?.checked_sub(1)?))
+                    .filter(|name| !name.is_empty())
+                    .ok_or_else(|| {
+                        unsupported(
+                            "an external name (PtgNameX) that is not an add-in's function: a \
+                             name in another workbook, or a newer function",
+                            ptg,
+                            at,
+                        )
+                    })?;
+                let start = self.out.len();
+                self.out.push_str(name);
+                self.push(start, ATOM)
+            }
             _ => Err(unsupported("this token", ptg, at)),
         }
     }

@@ -9,6 +9,7 @@ fn links() -> Links {
             Some("Sheet1:Sheet3!".into()),
         ],
         names: vec!["Rate".into(), "Total".into()],
+        external_names: vec![Vec::new(), Vec::new(), vec!["EDATE".into()]],
     }
 }
 
@@ -375,6 +376,14 @@ fn functions_names_and_attributes() {
         ])),
         "Rate(1,2)"
     );
+    // An add-in's function: PtgNameX first, then PtgFuncVar 255.
+    let addin = cat(&[
+        &[0x39, 2, 0, 1, 0, 0, 0],
+        &ref_8(0, REL),
+        &int(1),
+        &func_var(3, 0xFF),
+    ]);
+    assert_eq!(b8(&addin), "EDATE(A1,1)");
     // The PtgMem tokens are skipped, the expression after them kept.
     let mem = cat(&[
         &[0x26, 0, 0, 0, 0, 7, 0],
@@ -430,6 +439,7 @@ fn unsupported_tokens_are_named() {
     for (rgce, what) in [
         (&[0x20, 0, 0, 0, 0, 0, 0, 0][..], "0x20"),
         (&[0x39, 0, 0, 1, 0, 0, 0][..], "0x39"),
+        (&[0x39, 2, 0, 2, 0, 0, 0][..], "0x39"),
         (&[0x18, 0x19][..], "0x18"),
         (&[0x1A][..], "0x1a"),
     ] {

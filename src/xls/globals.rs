@@ -20,6 +20,7 @@ use super::records::{
 };
 
 const SUPBOOK: u16 = 0x01AE;
+const EXTERNNAME: u16 = 0x0023;
 const EXTERNSHEET: u16 = 0x0017;
 
 /// The most XF records kept: cells name one by a `u16`.
@@ -81,6 +82,10 @@ pub(crate) fn read_globals(records: &mut Records<'_>, limits: &Limits) -> Result
     // Which SUPBOOKs are this workbook, the EXTERNSHEET entries (supporting
     // link, first and last sheet) and the defined names, for formulas.
     let mut own_books: Vec<bool> = Vec::new();
+    // Each add-in SUPBOOK's EXTERNNAMEs (the functions it names); empty
+    // for other SUPBOOKs.
+    let mut addin_names: Vec<Vec<String>> = Vec::new();
+    let mut addin_books: Vec<bool> = Vec::new();
     let mut extern_sheets: Vec<(u16, i16, i16)> = Vec::new();
     let mut links = Links::default();
     while let Some(header) = records.peek()? {
@@ -149,7 +154,28 @@ pub(crate) fn read_globals(records: &mut Records<'_>, limits: &Limits) -> Result
                 });
             }
             SUPBOOK if biff == Biff::V8 => {
-                own_books.push(u16_at(data, 2).map_err(locate)? == 0x0401);
+                let kind = u16_at(data, 2).map_err(locate)?;
+                own_books.push(kind == 0x0401);
+                addin_books.push(kind == 0x3A01);
+                addin_names.push(Vec::new());
+            }
+            EXTERNNAME if biff == Biff::V8 => {
+                // An add-in's names are read; others' are left out.
+                let last = addin_names.len().checked_sub(1);
+                let addin = last.filter(|&last| addin_books[last]);
+                if let (Some(last), Some(&cch)) = (addin, data.get(6)) {
+                    let wide = data.get(7).is_some_and(|flags| flags & 1 != 0);
+                    let bytes = usize::from(cch) * if wide { 2 } else { 1 };
+                    let mut name = String::new();
+                    if let Some(text) = data.get(8..8 + bytes) {
+                        if wide {
+                            super::records::decode_utf16(text, &mut None, &mut name);
+                        } else {
+                            super::records::decode_latin1(text, &mut name);
+                        }
+                    }
+                    addin_names[last].push(name);
+                }
             }
             EXTERNSHEET if biff == Biff::V8 => {
                 let count = usize::from(u16_at(data, 0).map_err(locate)?);
@@ -174,6 +200,15 @@ pub(crate) fn read_globals(records: &mut Records<'_>, limits: &Limits) -> Result
         end = records.offset();
     }
     let names: Vec<&str> = sheets.iter().map(|sheet| sheet.name.as_str()).collect();
+    links.external_names = extern_sheets
+        .iter()
+        .map(|&(book, _, _)| {
+            addin_names
+                .get(usize::from(book))
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
     links.sheets = extern_sheets
         .iter()
         .map(|&(book, first, last)| {

@@ -1040,6 +1040,7 @@ mod tests {
         let links = crate::formula::Links {
             sheets: vec![Some("'My Sheet'!".into())],
             names: vec!["Rate".into()],
+            external_names: Vec::new(),
         };
         let context = SheetContext {
             shared_strings: None,
