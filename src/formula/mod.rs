@@ -21,13 +21,14 @@
 //! against the formula's cell, 3-D references through the workbook's
 //! external sheet table ([`Links`]), deleted references (`#REF!`),
 //! built-in functions (fixed and varying argument counts, the
-//! [`ftab`] table), user-defined functions named by a defined name,
+//! [`ftab`] table), user-defined functions named by a defined name or
+//! by an add-in's external name (PtgNameX, `.xls`),
 //! defined names, PtgAttr (SUM of one argument; IF, CHOOSE and GOTO jump
 //! hints and spaces skipped: the text is Excel's without its extra
 //! spaces), and the PtgMem tokens (skipped, as Excel does: the
 //! expression after them is the formula). Anything else, such as array
-//! constants, external names (PtgNameX: add-in and newer `_xlfn.`
-//! functions), structured table references and macro commands, is an
+//! constants, other external names (a name in another workbook),
+//! structured table references and macro commands, is an
 //! [`ErrorKind::Unsupported`] error naming the token's byte and offset,
 //! never a wrong or empty text. A token stream cut short, an index past
 //! its table or a stream that does not leave exactly one operand is an
