@@ -137,8 +137,10 @@ impl<'a> Cell<'a> {
 
     /// The formula text, when the reader was asked for formulas
     /// ([`SheetRows::with_formulas`](crate::SheetRows::with_formulas)) and
-    /// the cell has one written out (cells that share a formula written on
-    /// another cell have none of their own). XML entities are decoded;
+    /// the cell has one written out (in `.xlsx`, cells that share a
+    /// formula written on another cell have none of their own; in `.xlsb`
+    /// and `.xls` each gets the shared formula as it reads from that cell,
+    /// decompiled from its tokens). XML entities are decoded;
     /// unlike text values, formula text is not an escaped string in the
     /// format, so `_xHHHH_` stays as written (as in `_xlfn.CONCAT`).
     #[inline]

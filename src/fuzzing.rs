@@ -34,6 +34,7 @@ pub fn read_sheet_xml(xml: &[u8], chunk_size: usize) -> Result<(usize, String)> 
         shared_strings: Some(&shared_strings),
         styles: &styles,
         date_system: DateSystem::V1900,
+        links: &crate::formula::NO_LINKS,
     };
     let mut rows = SheetRows::xlsx(XlsxRows::new(
         PartSource::Reader(Box::new(xml)),
@@ -94,6 +95,7 @@ pub fn read_sheet_xlsb_with(
         shared_strings: Some(&shared_strings),
         styles: &styles,
         date_system: DateSystem::V1900,
+        links: &crate::formula::NO_LINKS,
     };
     let mut rows = SheetRows::xlsb(XlsbRows::new(
         PartSource::Reader(Box::new(bytes)),
@@ -134,6 +136,7 @@ pub fn count_sheet_xml<R>(
         shared_strings: workbook.shared_strings.as_ref(),
         styles: &workbook.styles,
         date_system: workbook.date_system,
+        links: &workbook.links,
     };
     let mut rows = SheetRows::xlsx(XlsxRows::new(
         PartSource::Reader(Box::new(xml)),
@@ -275,4 +278,43 @@ pub fn read_whole_workbook(bytes: &[u8]) -> usize {
         check(&err);
     }
     cells
+}
+
+/// Decompiles `tokens` as a formula of both layouts (`.xlsb` and BIFF8)
+/// against a small link table, from a cell near the grid's corner (so
+/// relative references wrap); returns the total length of the texts.
+/// Panics (for the fuzzer to find) when an error leaves text behind or a
+/// text is past the decompiler's bound; nothing else may panic.
+pub fn decompile_formula(tokens: &[u8]) -> usize {
+    use crate::formula::{Decompiled, Decompiler, Dialect, Links, MAX_TEXT, Origin};
+    let links = Links {
+        sheets: vec![Some("Sheet1!".into()), None, Some("'A b'!".into())],
+        names: vec!["Rate".into(), String::new()],
+        external_names: vec![vec!["EDATE".into()]],
+    };
+    let mut decompiler = Decompiler::new();
+    let mut total = 0;
+    for dialect in [Dialect::Xlsb, Dialect::Biff8] {
+        for origin in [
+            Origin { row: 0, column: 0 },
+            Origin {
+                row: 65_535,
+                column: 255,
+            },
+        ] {
+            let mut out = String::from("kept");
+            match decompiler.decompile(dialect, tokens, origin, &links, &mut out) {
+                Ok(Decompiled::Text) => {
+                    // The bound is checked after each token: one string token
+                    // (65,535 UTF-16 units, quotes doubled) may pass it.
+                    let bound = 4 + MAX_TEXT + 6 * 65_536 + 1024;
+                    assert!(out.len() <= bound, "text of {} bytes", out.len());
+                    total += out.len();
+                }
+                Ok(Decompiled::Shared { .. }) => assert_eq!(out, "kept"),
+                Err(_) => assert_eq!(out, "kept", "an error left text behind"),
+            }
+        }
+    }
+    total
 }

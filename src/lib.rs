@@ -146,6 +146,7 @@ mod date;
 mod de;
 mod error;
 mod format;
+mod formula;
 #[cfg(any(feature = "chrono", feature = "jiff"))]
 mod interop;
 mod limits;

@@ -255,6 +255,7 @@ impl<R: Read + Seek> Workbook<R> {
             styles: crate::styles::Styles::default(),
             date_system: self.date_system,
             limits: self.limits,
+            links: crate::formula::Links::default(),
         }
     }
 

@@ -408,6 +408,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
                         shared_strings: workbook.shared_strings.as_ref(),
                         styles: &workbook.styles,
                         date_system: workbook.date_system,
+                        links: &workbook.links,
                     },
                     limits: workbook.limits,
                     format: workbook.format,

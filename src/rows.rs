@@ -12,6 +12,7 @@ use crate::chunk::ChunkBuffer;
 use crate::columns::ColumnSet;
 use crate::date::{DateSystem, DateTime};
 use crate::error::{Error, ErrorKind, Result};
+use crate::formula::Links;
 use crate::limits::Limits;
 use crate::pipe::Pipe;
 use crate::shared_strings::SharedStrings;
@@ -27,6 +28,8 @@ pub(crate) struct SheetContext<'a> {
     pub shared_strings: Option<&'a SharedStrings>,
     pub styles: &'a Styles,
     pub date_system: DateSystem,
+    /// What formulas refer to by index (`.xlsb`, `.xls`).
+    pub links: &'a Links,
 }
 
 #[cold]
@@ -181,12 +184,15 @@ impl<'a> SheetRows<'a> {
 
     /// Also decode formula text, available through [`Cell::formula`](crate::Cell::formula).
     ///
-    /// `.xls` and `.xlsb` store formulas parsed and their text is not
-    /// offered: asked for it, an `.xls` sheet's first
-    /// [`SheetRows::next_row`] is an
-    /// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error (the
-    /// reader yields no rows), and an `.xlsb` sheet's first formula cell
-    /// is. Formulas' cached values are read without it as in every format.
+    /// `.xls` (BIFF8) and `.xlsb` store formulas parsed: their text is
+    /// decompiled from the tokens (each cell of a shared formula gets its
+    /// own text). A formula with a token the decompiler does not offer
+    /// (array constants, external names, references to other workbooks,
+    /// BIFF5 formulas, ...) is an
+    /// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) error
+    /// naming the token and the cell; damaged tokens are an
+    /// [`ErrorKind::Record`](crate::ErrorKind::Record) error. Formulas'
+    /// cached values are read without it as in every format.
     pub fn with_formulas(self, formulas: bool) -> Self {
         let last_row = self.last_row;
         let mut rows = match self.reader {

@@ -10,6 +10,7 @@ use crate::cell::Row;
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::NumberFormats;
+use crate::formula::Links;
 use crate::limits::Limits;
 use crate::number_format::FormatKind;
 use crate::package::archive::Archive;
@@ -58,6 +59,8 @@ pub struct Workbook<R = SharedFile> {
     pub(crate) styles: Styles,
     pub(crate) date_system: DateSystem,
     pub(crate) limits: Limits,
+    /// What formulas refer to by index (`.xlsb`, `.xls`; empty for `.xlsx`).
+    pub(crate) links: Links,
 }
 
 /// The file format of a workbook, found from its bytes (not its name).
@@ -358,7 +361,7 @@ impl<R: Read + Seek> Workbook<R> {
         let mut archive = Archive::new(reader)?;
         let workbook_part = find_workbook_part(&mut archive, &limits)?;
         if xlsb::is_binary_workbook(&mut archive, &workbook_part, &limits)? {
-            let (layout, styles, shared_strings) =
+            let (layout, styles, shared_strings, links) =
                 xlsb::read_workbook(&mut archive, &workbook_part, &limits)?;
             return Ok(Workbook {
                 container: Container::Package(archive),
@@ -369,6 +372,7 @@ impl<R: Read + Seek> Workbook<R> {
                 styles,
                 date_system: layout.date_system,
                 limits,
+                links,
             });
         }
         let layout = read_layout(&mut archive, workbook_part, &limits)?;
@@ -395,6 +399,7 @@ impl<R: Read + Seek> Workbook<R> {
             styles,
             date_system: layout.date_system,
             limits,
+            links: Links::default(),
         })
     }
 
@@ -444,12 +449,14 @@ impl<R: Read + Seek> Workbook<R> {
             styles,
             date_system,
             limits,
+            links,
             ..
         } = self;
         let context = SheetContext {
             shared_strings: shared_strings.as_ref(),
             styles,
             date_system: *date_system,
+            links,
         };
         open_sheet_rows(*format, container, &sheets[position], context, limits)
     }
@@ -473,6 +480,7 @@ impl<R: Read + Seek> Workbook<R> {
             shared_strings: self.shared_strings.as_ref(),
             styles: &self.styles,
             date_system: self.date_system,
+            links: &self.links,
         };
         let info = &self.sheets[position];
         match scope {

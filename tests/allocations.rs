@@ -160,6 +160,43 @@ fn stream_columns(bytes: Vec<u8>, columns: Option<ColumnSet>) -> (SheetCounts, u
     (counts, allocations)
 }
 
+/// Streams the sheet with formula text (`with_formulas`): the number of
+/// formula cells and the allocations made while streaming.
+fn stream_formulas(bytes: Vec<u8>) -> (u64, u64) {
+    let mut workbook = Workbook::from_bytes(bytes).unwrap();
+    let mut formulas = 0;
+    let before = allocations();
+    let mut rows = workbook.rows("Data").unwrap().with_formulas(true);
+    while let Some(row) = rows.next_row().unwrap() {
+        formulas += row.cells().iter().filter(|c| c.formula().is_some()).count() as u64;
+    }
+    drop(rows);
+    (formulas, allocations() - before)
+}
+
+/// Asserts that formula text costs no allocation per row (the decompiler's
+/// stack and the row's buffers are reused).
+fn assert_formula_allocations(format: &str, small: Vec<u8>, large: Vec<u8>, rows: (u64, u64)) {
+    let (small_formulas, small_allocations) = stream_formulas(small);
+    let (large_formulas, large_allocations) = stream_formulas(large);
+    assert_eq!((small_formulas, large_formulas), rows);
+    println!(
+        "allocations while streaming {format} with formulas: {small_allocations} for {} rows, \
+         {large_allocations} for {} rows",
+        rows.0, rows.1
+    );
+    assert!(
+        small_allocations < 160,
+        "{small_allocations} allocations for {format} formulas"
+    );
+    assert!(
+        large_allocations.abs_diff(small_allocations) <= 4,
+        "{format} formulas: {small_allocations} allocations for {} rows but {large_allocations} for {}",
+        rows.0,
+        rows.1
+    );
+}
+
 /// Streams the sheet of a `.xls` workbook: the counts, the allocations
 /// opening the sheet (`rows()`) and those while streaming its rows.
 fn stream_xls(bytes: Vec<u8>) -> (SheetCounts, u64, u64) {
@@ -357,6 +394,18 @@ fn allocations_do_not_grow_with_rows() {
     assert!(
         large_xls_allocations.abs_diff(small_xls_allocations) <= 4,
         ".xls: {small_xls_allocations} allocations for 6,000 rows but {large_xls_allocations} for 60,000"
+    );
+    assert_formula_allocations(
+        ".xls",
+        xls_workbook(6_000),
+        xls_workbook(60_000),
+        (6_000, 60_000),
+    );
+    assert_formula_allocations(
+        ".xlsb",
+        xlsb_workbook(10_000),
+        xlsb_workbook(200_000),
+        (10_000, 200_000),
     );
     xlsb_allocations_do_not_grow_with_rows();
 }

@@ -317,18 +317,176 @@ fn a_column_selection_is_pushed_down() {
     assert_eq!(seen[6], (6, vec![], true));
 }
 
+/// A BIFF8 PtgRef / PtgRefN token: row, column with its relative flags.
+fn ptg_ref(ptg: u8, row: u16, column: u16) -> Vec<u8> {
+    let mut out = vec![ptg];
+    out.extend_from_slice(&row.to_le_bytes());
+    out.extend_from_slice(&column.to_le_bytes());
+    out
+}
+
+const NUMBER_RESULT: [u8; 8] = [0, 0, 0, 0, 0, 0, 0xF0, 0x3F];
+const STRING_RESULT: [u8; 8] = [0, 0, 0, 0, 0, 0, 0xFF, 0xFF];
+
+/// Each cell's reference, value and formula, read with formulas.
+fn formulas_of(bytes: Vec<u8>, sheet: usize) -> sheetstream::Result<Vec<String>> {
+    let mut workbook = Workbook::from_bytes(bytes)?;
+    let mut rows = workbook.rows(sheet)?.with_formulas(true);
+    let mut out = Vec::new();
+    while let Some(row) = rows.next_row()? {
+        for cell in row.cells() {
+            out.push(format!(
+                "{} {} {}",
+                cell.reference(),
+                cell.value(),
+                cell.formula().unwrap_or("-")
+            ));
+        }
+    }
+    Ok(out)
+}
+
 #[test]
-fn formula_text_is_not_offered_for_xls() {
-    let mut workbook = Workbook::from_bytes(every_value_kind()).unwrap();
-    let mut rows = workbook.rows(0).unwrap().with_formulas(true);
-    let err = rows.next_row().unwrap_err();
-    assert!(matches!(err.kind(), ErrorKind::Unsupported(_)), "{err}");
-    assert!(
-        err.to_string()
-            .contains("formula text is not offered for .xls"),
-        "{err}"
+fn formula_text_is_decompiled_with_shared_formulas_3d_references_and_names() {
+    let mut book = Book::new();
+    book.globals
+        .extend(xls::links(3, &[(1, 1), (0, 2)], &["Rate", "Total"]));
+    let mut sheet = Vec::new();
+    // A1: B1*2 (relative), with a number result.
+    let b1_times_2 = [ptg_ref(0x44, 0, 1 | 0xC000), vec![0x1E, 2, 0, 0x05]].concat();
+    sheet.extend(xls::formula_tokens(0, 0, NUMBER_RESULT, &b1_times_2));
+    sheet.extend(xls::number(0, 1, 0, 0.5));
+    // A2:A4 share A1+Rate (the row above, relative): A2 is the anchor.
+    let shared = [ptg_ref(0x4C, 0xFFFF, 0xC000), vec![0x23, 1, 0, 0, 0, 0x03]].concat();
+    let exp = [0x01, 1, 0, 0, 0];
+    sheet.extend(xls::formula_tokens(1, 0, NUMBER_RESULT, &exp));
+    sheet.extend(xls::shrfmla((1, 3), (0, 0), &shared));
+    sheet.extend(xls::formula_tokens(2, 0, NUMBER_RESULT, &exp));
+    // A string result after a 3-D reference to the quoted sheet and to a
+    // range of sheets: 'My Sheet'!$A$1&SUM(Sheet1:Other!B2).
+    let mut three_d = vec![0x5A, 0, 0, 0, 0, 0, 0];
+    three_d.extend_from_slice(&[0x3A, 1, 0, 1, 0, 1, 0xC0, 0x42, 1, 4, 0, 0x08]);
+    sheet.extend(xls::formula_tokens(2, 1, STRING_RESULT, &three_d));
+    sheet.extend(record(xls::STRING, &xls::unicode_string("x1")));
+    sheet.extend(xls::formula_tokens(3, 0, NUMBER_RESULT, &exp));
+    // C5:C6 share C4*1 with a range that starts at A5 (Excel writes such
+    // ranges): PtgExp names C5, the FORMULA the SHRFMLA follows.
+    let shared = [ptg_ref(0x4C, 0xFFFF, 0xC000), vec![0x1E, 1, 0, 0x05]].concat();
+    let exp = [0x01, 4, 0, 2, 0];
+    sheet.extend(xls::formula_tokens(4, 2, NUMBER_RESULT, &exp));
+    sheet.extend(xls::shrfmla((4, 5), (0, 2), &shared));
+    sheet.extend(xls::formula_tokens(5, 2, NUMBER_RESULT, &exp));
+    book.sheet("Sheet1", sheet);
+    book.sheet("My Sheet", xls::number(0, 0, 0, 1.0));
+    book.sheet("Other", xls::number(0, 0, 0, 1.0));
+    let seen = formulas_of(book.bytes(), 0).unwrap();
+    assert_eq!(
+        seen,
+        [
+            "A1 1 B1*2",
+            "B1 0.5 -",
+            "A2 1 A1+Rate",
+            "A3 1 A2+Rate",
+            "B3 x1 'My Sheet'!$A$1&SUM(Sheet1:Other!B2)",
+            "A4 1 A3+Rate",
+            "C5 1 C4*1",
+            "C6 1 C5*1",
+        ]
     );
-    assert!(rows.next_row().unwrap().is_none());
+    // Without formulas the same cells carry none.
+    let mut workbook = Workbook::from_bytes(book.bytes()).unwrap();
+    let mut rows = workbook.rows(0).unwrap();
+    let row = rows.next_row().unwrap().unwrap();
+    assert_eq!(row.cells()[0].formula(), None);
+    // The parallel reader gives the same formulas.
+    let workbook = Workbook::from_bytes(book.bytes()).unwrap();
+    let found = std::sync::Mutex::new(Vec::new());
+    workbook
+        .parallel()
+        .for_each_sheet(|| {
+            |sheet: &sheetstream::SheetInfo,
+             rows: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+                let mut rows = rows?.with_formulas(true);
+                while let Some(row) = rows.next_row()? {
+                    for cell in row.cells() {
+                        if let Some(formula) = cell.formula() {
+                            let entry = (sheet.name().to_owned(), formula.to_owned());
+                            found.lock().unwrap().push(entry);
+                        }
+                    }
+                }
+                Ok(true)
+            }
+        })
+        .unwrap();
+    assert_eq!(found.into_inner().unwrap().len(), 7);
+}
+
+#[test]
+fn formula_text_errors_name_the_cell_and_token() {
+    let one = |records: Vec<u8>| {
+        let mut book = Book::new();
+        book.sheet("Data", records);
+        formulas_of(book.bytes(), 0).unwrap_err()
+    };
+    // An array constant: not offered.
+    let err = one(xls::formula_tokens(
+        4,
+        2,
+        NUMBER_RESULT,
+        &[0x60, 0, 0, 0, 0, 0, 0, 0],
+    ));
+    assert!(matches!(err.kind(), ErrorKind::Unsupported(_)), "{err}");
+    assert!(err.to_string().contains("0x60"), "{err}");
+    assert_eq!(
+        (err.location().row, err.location().column),
+        (Some(5), Some(3))
+    );
+    assert_eq!(err.location().sheet.as_deref(), Some("Data"));
+    assert!(err.location().offset.is_some());
+    // A PtgExp naming a shared formula no record holds.
+    let err = one(xls::formula_tokens(
+        4,
+        2,
+        NUMBER_RESULT,
+        &[0x01, 0, 0, 0, 0],
+    ));
+    assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+    assert!(err.to_string().contains("no SHRFMLA"), "{err}");
+    // A PtgExp naming its own cell with no SHRFMLA after it.
+    let mut records = xls::formula_tokens(4, 2, NUMBER_RESULT, &[0x01, 4, 0, 2, 0]);
+    records.extend(xls::number(4, 3, 0, 1.0));
+    let err = one(records);
+    assert!(err.to_string().contains("has no SHRFMLA"), "{err}");
+    assert_eq!(
+        (err.location().row, err.location().column),
+        (Some(5), Some(3))
+    );
+    // A 3-D reference with no external sheet table, a name past the names,
+    // tokens cut short, a data table.
+    let err = one(xls::formula_tokens(
+        0,
+        0,
+        NUMBER_RESULT,
+        &[0x3A, 0, 0, 0, 0, 0, 0],
+    ));
+    assert!(err.to_string().contains("external sheet 0"), "{err}");
+    let err = one(xls::formula_tokens(
+        0,
+        0,
+        NUMBER_RESULT,
+        &[0x23, 1, 0, 0, 0],
+    ));
+    assert!(err.to_string().contains("defined name 1"), "{err}");
+    let err = one(xls::formula_tokens(0, 0, NUMBER_RESULT, &[0x24, 0, 0]));
+    assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+    let err = one(xls::formula_tokens(
+        0,
+        0,
+        NUMBER_RESULT,
+        &[0x02, 0, 0, 0, 0],
+    ));
+    assert!(err.to_string().contains("PtgTbl"), "{err}");
 }
 
 #[test]

@@ -3,19 +3,25 @@
 //! (refused), CODEPAGE, DATEMODE, FORMAT and XF (into the neutral styles:
 //! cells name any XF by index, so every XF is a style, in order),
 //! BOUNDSHEET (the sheet list and each sheet's offset) and SST with its
-//! CONTINUE records (into the shared strings).
+//! CONTINUE records (into the shared strings); SUPBOOK, EXTERNSHEET and
+//! NAME (BIFF8) into the [`Links`] formula text resolves against.
 
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
+use crate::formula::Links;
 use crate::limits::Limits;
 use crate::package::{SheetInfo, SheetKind, SheetState};
 use crate::shared_strings::{SharedStrings, SharedStringsBuilder};
 use crate::styles::{Styles, StylesBuilder};
 
 use super::records::{
-    BOF, BOUNDSHEET, Biff, CODEPAGE, CONTINUE, Chars, DATEMODE, EOF, FILEPASS, FORMAT, OLD_BOFS,
-    Records, SST, TextCodec, XF, read_string, short_record, u16_at, u32_at,
+    BOF, BOUNDSHEET, Biff, CODEPAGE, CONTINUE, Chars, DATEMODE, EOF, FILEPASS, FORMAT, NAME,
+    OLD_BOFS, Records, SST, TextCodec, XF, read_string, short_record, u16_at, u32_at,
 };
+
+const SUPBOOK: u16 = 0x01AE;
+const EXTERNNAME: u16 = 0x0023;
+const EXTERNSHEET: u16 = 0x0017;
 
 /// The most XF records kept: cells name one by a `u16`.
 const MAX_XFS: usize = 1 << 16;
@@ -31,6 +37,8 @@ pub(crate) struct Globals {
     pub styles: Styles,
     pub shared_strings: Option<SharedStrings>,
     pub date_system: DateSystem,
+    /// What formulas refer to by index (BIFF8: SUPBOOK, EXTERNSHEET, NAME).
+    pub links: Links,
 }
 
 /// The BIFF version a BOF record names.
@@ -71,6 +79,15 @@ pub(crate) fn read_globals(records: &mut Records<'_>, limits: &Limits) -> Result
     let mut shared_strings = None;
     let mut text = String::new();
     let mut end = records.offset();
+    // Which SUPBOOKs are this workbook, the EXTERNSHEET entries (supporting
+    // link, first and last sheet) and the defined names, for formulas.
+    let mut own_books: Vec<bool> = Vec::new();
+    // Each add-in SUPBOOK's EXTERNNAMEs (the functions it names); empty
+    // for other SUPBOOKs.
+    let mut addin_names: Vec<Vec<String>> = Vec::new();
+    let mut addin_books: Vec<bool> = Vec::new();
+    let mut extern_sheets: Vec<(u16, i16, i16)> = Vec::new();
+    let mut links = Links::default();
     while let Some(header) = records.peek()? {
         let locate = |err: Error| err.with_offset(header.offset);
         if header.kind == SST {
@@ -136,11 +153,73 @@ pub(crate) fn read_globals(records: &mut Records<'_>, limits: &Limits) -> Result
                     part: String::new(),
                 });
             }
+            SUPBOOK if biff == Biff::V8 => {
+                let kind = u16_at(data, 2).map_err(locate)?;
+                own_books.push(kind == 0x0401);
+                addin_books.push(kind == 0x3A01);
+                addin_names.push(Vec::new());
+            }
+            EXTERNNAME if biff == Biff::V8 => {
+                // An add-in's names are read; others' are left out.
+                let last = addin_names.len().checked_sub(1);
+                let addin = last.filter(|&last| addin_books[last]);
+                if let (Some(last), Some(&cch)) = (addin, data.get(6)) {
+                    let wide = data.get(7).is_some_and(|flags| flags & 1 != 0);
+                    let bytes = usize::from(cch) * if wide { 2 } else { 1 };
+                    let mut name = String::new();
+                    if let Some(text) = data.get(8..8 + bytes) {
+                        if wide {
+                            super::records::decode_utf16(text, &mut None, &mut name);
+                        } else {
+                            super::records::decode_latin1(text, &mut name);
+                        }
+                    }
+                    addin_names[last].push(name);
+                }
+            }
+            EXTERNSHEET if biff == Biff::V8 => {
+                let count = usize::from(u16_at(data, 0).map_err(locate)?);
+                let entries = data.get(2..).unwrap_or(&[]).chunks_exact(6).take(count);
+                extern_sheets.extend(entries.map(|xti| {
+                    (
+                        u16::from_le_bytes([xti[0], xti[1]]),
+                        i16::from_le_bytes([xti[2], xti[3]]),
+                        i16::from_le_bytes([xti[4], xti[5]]),
+                    )
+                }));
+            }
+            NAME if biff == Biff::V8 => {
+                let name = super::metadata::read_name(data, &codec, &[], &[]);
+                links
+                    .names
+                    .push(name.map(|name| name.name).unwrap_or_default());
+            }
             _ => {}
         }
         records.consume(&header);
         end = records.offset();
     }
+    let names: Vec<&str> = sheets.iter().map(|sheet| sheet.name.as_str()).collect();
+    links.external_names = extern_sheets
+        .iter()
+        .map(|&(book, _, _)| {
+            addin_names
+                .get(usize::from(book))
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
+    links.sheets = extern_sheets
+        .iter()
+        .map(|&(book, first, last)| {
+            own_books
+                .get(usize::from(book))
+                .copied()
+                .unwrap_or(false)
+                .then(|| Links::sheet_prefix(&names, i64::from(first), i64::from(last)))
+                .flatten()
+        })
+        .collect();
     for format in xf_formats {
         styles.cell_style(u32::from(format));
     }
@@ -152,6 +231,7 @@ pub(crate) fn read_globals(records: &mut Records<'_>, limits: &Limits) -> Result
         styles: styles.finish(date_system),
         shared_strings,
         date_system,
+        links,
     })
 }
 

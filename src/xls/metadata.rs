@@ -468,7 +468,7 @@ const BUILTIN_NAMES: [&str; 14] = [
 ];
 
 /// A NAME record; None when it is too short to hold its name.
-fn read_name(
+pub(crate) fn read_name(
     data: &[u8],
     codec: &TextCodec,
     sheets: &[String],

@@ -12,6 +12,7 @@
 //! records the cell reader skips.
 
 pub(crate) mod compound;
+mod formulas;
 pub(crate) mod globals;
 pub(crate) mod metadata;
 pub(crate) mod records;
@@ -122,6 +123,7 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Work
         styles: globals.styles,
         date_system: globals.date_system,
         limits,
+        links: globals.links,
     })
 }
 

@@ -16,8 +16,11 @@ use bumpalo::collections::{String as BumpString, Vec as BumpVec};
 use crate::cell::{Cell, MAX_COLUMN, Row, Value};
 use crate::columns::ColumnSet;
 use crate::error::{Error, ErrorKind, Result};
+use crate::formula::Origin;
 use crate::limits::Limits;
 use crate::rows::SheetContext;
+
+use super::formulas::{ARRAY, Formulas, SHRFMLA, Target};
 
 use super::records::{
     BOF, BOOLERR, Biff, CONTINUE, Chars, EOF, FORMULA, LABEL, LABELSST, MULRK, NUMBER, OLD_BOFS,
@@ -42,6 +45,8 @@ pub(crate) struct XlsRows<'a> {
     /// leaves them out (a range's or table's columns); all by default.
     window: (u32, u32),
     formulas: bool,
+    /// With formulas: the sheet's shared formulas and the decompiler.
+    formula_state: Formulas,
     state: SheetState,
     /// An error to give at the first row (opening the sheet failed where
     /// no reader could be returned).
@@ -140,6 +145,7 @@ impl<'a> XlsRows<'a> {
             columns: None,
             window: (0, u32::MAX),
             formulas: false,
+            formula_state: Formulas::default(),
             state: SheetState {
                 worksheet_bof,
                 bounded,
@@ -172,8 +178,8 @@ impl<'a> XlsRows<'a> {
         rows
     }
 
-    /// Formula text is not offered for `.xls` (BIFF stores formulas as
-    /// parsed tokens): asking for it makes the first row an error.
+    /// With `formulas`, each FORMULA record's tokens are decompiled (BIFF8;
+    /// see `super::formulas`) into the row's arena as [`Cell::formula`].
     pub(crate) fn with_formulas(mut self, formulas: bool) -> Self {
         self.formulas = formulas;
         self
@@ -197,15 +203,6 @@ impl<'a> XlsRows<'a> {
             self.state.finished = true;
             return Err(err.with_sheet(self.sheet_name).with_part(self.part));
         }
-        if self.formulas {
-            self.state.finished = true;
-            return Err(Error::new(ErrorKind::Unsupported(
-                "formula text is not offered for .xls workbooks (BIFF stores formulas as \
-                 parsed tokens); read their cached values without with_formulas(true)"
-                    .into(),
-            ))
-            .with_sheet(self.sheet_name));
-        }
         let Some(records) = self.records.as_mut() else {
             self.state.finished = true;
             return Ok(None);
@@ -219,7 +216,8 @@ impl<'a> XlsRows<'a> {
             window: self.window,
             max_text: self.max_row_bytes,
         };
-        match reader.read(records, &mut self.state) {
+        let formulas = self.formulas.then_some(&mut self.formula_state);
+        match reader.read(records, &mut self.state, formulas) {
             Ok(Some(row)) => Ok(Some(row)),
             Ok(None) => {
                 self.state.finished = true;
@@ -249,6 +247,8 @@ struct OpenString<'r> {
     cell: CellAt,
     text: BumpString<'r>,
     chars: Chars,
+    /// A formula's text, for a formula's string result.
+    formula: Option<&'r str>,
 }
 
 #[derive(Clone, Copy)]
@@ -259,13 +259,20 @@ struct CellAt {
 }
 
 impl<'r> RowReader<'r, '_> {
-    fn read(&self, records: &mut Records<'_>, state: &mut SheetState) -> Result<Option<Row<'r>>> {
+    fn read(
+        &self,
+        records: &mut Records<'_>,
+        state: &mut SheetState,
+        mut formulas: Option<&mut Formulas>,
+    ) -> Result<Option<Row<'r>>> {
         let mut cells: BumpVec<'r, Cell<'r>> =
             BumpVec::with_capacity_in(state.cells_hint, self.arena);
         let mut row: Option<u32> = None;
         let mut elsewhere = false;
         // A formula whose string result the next STRING record holds.
         let mut formula_string: Option<CellAt> = None;
+        // That formula's text, for the STRING record.
+        let mut string_formula: Option<&'r str> = None;
         let mut open: Option<OpenString<'r>> = None;
         let mut text_bytes = 0u64;
         loop {
@@ -302,6 +309,9 @@ impl<'r> RowReader<'r, '_> {
                 NUMBER | RK | MULRK | LABELSST | LABEL | RSTRING | BOOLERR | FORMULA => {
                     let data = records.data(&header);
                     let index = u32::from(u16_at(data, 0).map_err(locate)?);
+                    if let Some(formulas) = formulas.as_deref_mut() {
+                        formulas.settled().map_err(locate)?;
+                    }
                     if row.is_some_and(|current| current != index) {
                         // The next row's first record: left for the next call.
                         break;
@@ -321,6 +331,7 @@ impl<'r> RowReader<'r, '_> {
                     }
                     row = Some(index);
                     formula_string = None;
+                    string_formula = None;
                     text_bytes += header.len as u64;
                     if text_bytes.saturating_mul(3) > self.max_text.saturating_add(1 << 20) {
                         return Err(locate(
@@ -328,6 +339,7 @@ impl<'r> RowReader<'r, '_> {
                                 .with_row(index + 1),
                         ));
                     }
+                    let before = cells.len();
                     self.cell_record(
                         header.kind,
                         data,
@@ -338,16 +350,64 @@ impl<'r> RowReader<'r, '_> {
                         &mut open,
                     )
                     .map_err(|err| locate(err).with_row(index + 1))?;
+                    if header.kind == FORMULA
+                        && let Some(formulas) = formulas.as_deref_mut()
+                    {
+                        let column = u32::from(u16_at(data, 2).map_err(locate)?);
+                        let origin = Origin { row: index, column };
+                        formulas.seen(origin);
+                        let target = if formula_string.is_some() {
+                            Target::StringResult
+                        } else if cells.len() > before {
+                            Target::Pushed(cells.len() - 1)
+                        } else {
+                            // Not selected, or no value.
+                            records.consume(&header);
+                            continue;
+                        };
+                        let text = formulas
+                            .cell(
+                                data,
+                                origin,
+                                target,
+                                self.context.links,
+                                self.arena,
+                                self.codec.biff,
+                            )
+                            .map_err(|err| {
+                                locate(err).with_row(index + 1).with_column(column + 1)
+                            })?;
+                        set_formula(&mut cells, &mut string_formula, target, text);
+                    }
+                }
+                SHRFMLA | ARRAY if formulas.is_some() => {
+                    let data = records.data(&header);
+                    let resolved = formulas
+                        .as_deref_mut()
+                        .expect("matched on is_some")
+                        .shared_record(
+                            header.kind,
+                            data,
+                            self.context.links,
+                            self.arena,
+                            self.max_text.saturating_mul(4),
+                        )
+                        .map_err(locate)?;
+                    if let Some((target, text)) = resolved {
+                        set_formula(&mut cells, &mut string_formula, target, Some(text));
+                    }
                 }
                 STRING => {
                     if let Some(cell) = formula_string.take() {
                         let data = records.data(&header);
                         text_bytes += header.len as u64;
-                        open = Some(self.start_string(data, 0, cell).map_err(|err| {
+                        let mut string = self.start_string(data, 0, cell).map_err(|err| {
                             locate(err)
                                 .with_row(cell.row + 1)
                                 .with_column(cell.column + 1)
-                        })?);
+                        })?;
+                        string.formula = string_formula.take();
+                        open = Some(string);
                     }
                 }
                 BOF => {
@@ -384,6 +444,9 @@ impl<'r> RowReader<'r, '_> {
         }
         if let Some(string) = open.take() {
             self.finish_string(string, &mut cells)?;
+        }
+        if let Some(formulas) = formulas {
+            formulas.settled()?;
         }
         let Some(index) = row else {
             return Ok(None);
@@ -536,6 +599,7 @@ impl<'r> RowReader<'r, '_> {
                         wide: false,
                         pending: None,
                     },
+                    formula: None,
                 })
             }
             Biff::V8 => {
@@ -560,7 +624,12 @@ impl<'r> RowReader<'r, '_> {
                 };
                 text.reserve(cch.min(data.len()));
                 chars.take(data, &mut position, &mut text);
-                Ok(OpenString { cell, text, chars })
+                Ok(OpenString {
+                    cell,
+                    text,
+                    chars,
+                    formula: None,
+                })
             }
         }
     }
@@ -571,7 +640,29 @@ impl<'r> RowReader<'r, '_> {
         cells: &mut BumpVec<'r, Cell<'r>>,
     ) -> Result<()> {
         string.chars.finish(&mut string.text);
-        push(cells, string.cell, Value::Text(string.text.into_bump_str()))
+        push(cells, string.cell, Value::Text(string.text.into_bump_str()))?;
+        if let (Some(formula), Some(cell)) = (string.formula, cells.last_mut()) {
+            cell.formula = Some(formula);
+        }
+        Ok(())
+    }
+}
+
+/// A formula cell's text where it goes: on its pushed cell, or kept for
+/// its STRING record.
+fn set_formula<'r>(
+    cells: &mut BumpVec<'r, Cell<'r>>,
+    string_formula: &mut Option<&'r str>,
+    target: Target,
+    text: Option<&'r str>,
+) {
+    match target {
+        Target::Pushed(index) => {
+            if let Some(cell) = cells.get_mut(index) {
+                cell.formula = text;
+            }
+        }
+        Target::StringResult => *string_formula = text,
     }
 }
 

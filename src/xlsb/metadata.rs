@@ -16,8 +16,9 @@
 use std::io::{Read, Seek};
 
 use super::records::{
-    BEGIN_COMMENT, BEGIN_SHEET_DATA, COL_INFO, COMMENT_AUTHOR, COMMENT_TEXT, Fields, HLINK,
-    MERGE_CELL, ROW_HDR, RecordStream, Records, WS_DIM, WS_FMT_INFO, utf16_string,
+    BEGIN_COMMENT, BEGIN_SHEET_DATA, COL_INFO, COMMENT_AUTHOR, COMMENT_TEXT, EXTERN_SHEET, Fields,
+    HLINK, MERGE_CELL, NAME, ROW_HDR, RecordStream, Records, SUP_ADDIN, SUP_BOOK_SRC, SUP_SAME,
+    SUP_SELF, WS_DIM, WS_FMT_INFO, utf16_string,
 };
 use super::rows::error_text;
 use crate::cell::{CellRef, MAX_COLUMN, MAX_ROW};
@@ -27,14 +28,6 @@ use crate::package::{read_relationships, type_suffix};
 use crate::range::CellRange;
 use crate::rows::PartSource;
 use crate::workbook::{SheetSelector, Workbook};
-
-// Workbook records for defined names.
-const NAME: u16 = 0x0027;
-const EXTERN_SHEET: u16 = 0x016A;
-const SUP_BOOK_SRC: u16 = 0x0163;
-const SUP_SELF: u16 = 0x0165;
-const SUP_SAME: u16 = 0x0166;
-const SUP_ADDIN: u16 = 0x029B;
 
 /// A range from an `RfX` (first row, last row, first column, last
 /// column); None when it lies outside the sheet.

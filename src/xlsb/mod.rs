@@ -12,6 +12,7 @@
 //! relationships); what makes a package `.xlsb` is its workbook part's
 //! content, a record stream starting with BrtBeginBook ([`is_binary_workbook`]).
 
+mod formulas;
 pub(crate) mod metadata;
 pub(crate) mod records;
 pub(crate) mod rows;
@@ -23,6 +24,7 @@ pub(crate) mod workbook_part;
 use std::io::{Read, Seek};
 
 use crate::error::Result;
+use crate::formula::Links;
 use crate::limits::Limits;
 use crate::package::Layout;
 use crate::package::archive::Archive;
@@ -60,14 +62,14 @@ pub(crate) fn is_binary_workbook<R: Read + Seek>(
     }))
 }
 
-/// What opening an `.xlsb` workbook reads: the layout, the styles and the
-/// shared strings.
+/// What opening an `.xlsb` workbook reads: the layout, the styles, the
+/// shared strings and what formulas refer to.
 pub(crate) fn read_workbook<R: Read + Seek>(
     archive: &mut Archive<R>,
     workbook_part: &str,
     limits: &Limits,
-) -> Result<(Layout, Styles, Option<SharedStrings>)> {
-    let layout = workbook_part::read_layout(archive, workbook_part, limits)?;
+) -> Result<(Layout, Styles, Option<SharedStrings>, Links)> {
+    let (layout, links) = workbook_part::read_layout(archive, workbook_part, limits)?;
     let styles = match &layout.styles_part {
         Some(part) => {
             let bytes = archive.read_binary_part(part, limits)?;
@@ -85,5 +87,5 @@ pub(crate) fn read_workbook<R: Read + Seek>(
         }
         None => None,
     };
-    Ok((layout, styles, shared_strings))
+    Ok((layout, styles, shared_strings, links))
 }

@@ -49,6 +49,14 @@ pub(crate) const SST_ITEM: u16 = 0x0013;
 pub(crate) const BEGIN_BOOK: u16 = 0x0083;
 pub(crate) const WB_PROP: u16 = 0x0099;
 pub(crate) const BUNDLE_SH: u16 = 0x009C;
+pub(crate) const NAME: u16 = 0x0027;
+pub(crate) const EXTERN_SHEET: u16 = 0x016A;
+pub(crate) const SUP_BOOK_SRC: u16 = 0x0163;
+pub(crate) const SUP_SELF: u16 = 0x0165;
+pub(crate) const SUP_SAME: u16 = 0x0166;
+pub(crate) const SUP_ADDIN: u16 = 0x029B;
+pub(crate) const ARR_FMLA: u16 = 0x01AA;
+pub(crate) const SHR_FMLA: u16 = 0x01AB;
 // Styles.
 pub(crate) const FMT: u16 = 0x002C;
 pub(crate) const XF: u16 = 0x002F;

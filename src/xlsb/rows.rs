@@ -14,14 +14,17 @@
 
 use bumpalo::Bump;
 
+use super::formulas::{Pending, SharedFormulas};
 use super::records::{
-    CELL_BLANK, CELL_BOOL, CELL_ERROR, CELL_ISST, CELL_REAL, CELL_RK, CELL_RSTRING, CELL_ST,
-    END_SHEET_DATA, FMLA_BOOL, FMLA_ERROR, FMLA_NUM, FMLA_STRING, Fields, ROW_HDR, RecordStream,
-    SHORT_BLANK, SHORT_BOOL, SHORT_ERROR, SHORT_ISST, SHORT_REAL, SHORT_RK, SHORT_ST, push_utf16,
+    ARR_FMLA, CELL_BLANK, CELL_BOOL, CELL_ERROR, CELL_ISST, CELL_REAL, CELL_RK, CELL_RSTRING,
+    CELL_ST, END_SHEET_DATA, FMLA_BOOL, FMLA_ERROR, FMLA_NUM, FMLA_STRING, Fields, ROW_HDR,
+    RecordStream, SHORT_BLANK, SHORT_BOOL, SHORT_ERROR, SHORT_ISST, SHORT_REAL, SHORT_RK, SHORT_ST,
+    SHR_FMLA, push_utf16,
 };
 use crate::cell::{Cell, MAX_COLUMN, MAX_ROW, Row, Value};
 use crate::columns::ColumnSet;
 use crate::error::{Error, ErrorKind, Result};
+use crate::formula::{Decompiled, Decompiler, Dialect, Origin};
 use crate::limits::Limits;
 use crate::rows::{PartSource, SheetContext};
 
@@ -58,6 +61,11 @@ pub(crate) struct XlsbRows<'a> {
     cells: Vec<Cell<'a>>,
     text: String,
     text_cells: Vec<TextCell>,
+    /// With formulas: each formula cell's text in the row's text buffer,
+    /// and the decompiler's reused stack.
+    formula_cells: Vec<TextCell>,
+    decompiler: Decompiler,
+    shared: SharedFormulas,
     /// The next row's index and hidden flag, when the previous row ended
     /// at its header.
     next_header: Option<(u32, bool)>,
@@ -91,6 +99,9 @@ impl<'a> XlsbRows<'a> {
             cells: Vec::new(),
             text: String::new(),
             text_cells: Vec::new(),
+            formula_cells: Vec::new(),
+            decompiler: Decompiler::new(),
+            shared: SharedFormulas::default(),
             next_header: None,
             last_row: None,
             formulas: false,
@@ -108,10 +119,10 @@ impl<'a> XlsbRows<'a> {
         self
     }
 
-    /// Formula text is not decoded from `.xlsb` (that needs a decompiler of
-    /// its parsed formulas): with `formulas`, the first formula cell read
-    /// is an [`ErrorKind::Unsupported`] error rather than a cell without
-    /// its formula.
+    /// With `formulas`, each formula cell's parsed formula is decompiled
+    /// (`crate::formula`) into the row's text buffer and handed out as
+    /// [`Cell::formula`]; a formula with a token the decompiler does not
+    /// offer is an [`ErrorKind::Unsupported`] error naming it.
     pub(crate) fn with_formulas(mut self, formulas: bool) -> Self {
         self.formulas = formulas;
         self
@@ -146,6 +157,9 @@ impl<'a> XlsbRows<'a> {
                 for cell in &self.text_cells {
                     cells[cell.index].value = Value::Text(&text[cell.start..cell.end]);
                 }
+                for cell in &self.formula_cells {
+                    cells[cell.index].formula = Some(&text[cell.start..cell.end]);
+                }
                 Ok(Some(Row {
                     index,
                     cells,
@@ -177,6 +191,7 @@ impl<'a> XlsbRows<'a> {
         self.cells.clear();
         self.text.clear();
         self.text_cells.clear();
+        self.formula_cells.clear();
         let (index, hidden) = match self.next_header.take() {
             Some(header) => header,
             None => {
@@ -208,6 +223,9 @@ impl<'a> XlsbRows<'a> {
             cells: &mut self.cells,
             text: &mut self.text,
             text_cells: &mut self.text_cells,
+            formula_cells: &mut self.formula_cells,
+            decompiler: &mut self.decompiler,
+            shared: &mut self.shared,
             context: self.context,
             columns: self.columns.as_ref(),
             formulas: self.formulas,
@@ -248,7 +266,10 @@ impl<'a> XlsbRows<'a> {
                     break 'row flow;
                 }
             }
-            let Some(record) = records.next(is_row_record)? else {
+            let formulas = sink.formulas;
+            let wanted =
+                |kind| is_row_record(kind) || (formulas && (kind == SHR_FMLA || kind == ARR_FMLA));
+            let Some(record) = records.next(wanted)? else {
                 break Flow::More;
             };
             let flow = sink.record(record.kind, record.body, record.offset)?;
@@ -256,6 +277,9 @@ impl<'a> XlsbRows<'a> {
                 break flow;
             }
         };
+        if let Some(pending) = sink.shared.pending.take() {
+            return Err(no_shared_formula(pending));
+        }
         let values_elsewhere = sink.values_elsewhere;
         match flow {
             Flow::NextRow(next) => self.next_header = Some((next, sink.next_hidden)),
@@ -291,6 +315,9 @@ struct RowSink<'s, 'a> {
     cells: &'s mut Vec<Cell<'a>>,
     text: &'s mut String,
     text_cells: &'s mut Vec<TextCell>,
+    formula_cells: &'s mut Vec<TextCell>,
+    decompiler: &'s mut Decompiler,
+    shared: &'s mut SharedFormulas,
     context: SheetContext<'a>,
     /// The columns resolved and handed out; None for all.
     columns: Option<&'s ColumnSet>,
@@ -320,6 +347,9 @@ impl RowSink<'_, '_> {
                 return row_index(body, offset, Some(self.index)).map(Flow::NextRow);
             }
             END_SHEET_DATA => return Ok(Flow::End),
+            SHR_FMLA | ARR_FMLA => {
+                return self.shared_formula(kind, body, offset).map(|()| Flow::More);
+            }
             _ => {}
         }
         self.row_bytes += body.len() as u64;
@@ -370,12 +400,6 @@ impl RowSink<'_, '_> {
             }
             return Ok(column);
         }
-        if self.formulas && (FMLA_STRING..=FMLA_ERROR).contains(&kind) {
-            return Err(at(Error::new(ErrorKind::Unsupported(
-                "formula text of .xlsb cells (their formulas are stored parsed, and no decompiler is offered): read without formulas"
-                    .into(),
-            ))));
-        }
         let context = self.context;
         let value = match kind {
             CELL_RK | SHORT_RK => {
@@ -420,6 +444,9 @@ impl RowSink<'_, '_> {
                 "more than {MAX_ROW_CELLS} cells with a value in one row"
             )))));
         }
+        if self.formulas && (FMLA_STRING..=FMLA_ERROR).contains(&kind) {
+            self.formula(&mut fields, column).map_err(at)?;
+        }
         self.cells.push(Cell {
             row,
             column,
@@ -429,6 +456,128 @@ impl RowSink<'_, '_> {
         });
         Ok(column)
     }
+}
+
+impl RowSink<'_, '_> {
+    /// A formula cell's parsed formula (after its value: flags, then the
+    /// token stream's size and tokens) decompiled into the row's text
+    /// buffer, for the cell about to be pushed.
+    #[inline(never)]
+    fn formula(&mut self, fields: &mut Fields<'_>, column: u32) -> Result<()> {
+        if let Some(pending) = self.shared.pending.take() {
+            return Err(no_shared_formula(pending));
+        }
+        self.shared.last = Some((self.index, column));
+        fields.skip(2, "a formula's flags")?;
+        let size = fields.u32("a formula's size")?;
+        let rgce = fields.bytes(size as usize, "a formula's tokens")?;
+        let start = self.text.len();
+        let origin = Origin {
+            row: self.index,
+            column,
+        };
+        let decompiled = self.decompiler.decompile(
+            Dialect::Xlsb,
+            rgce,
+            origin,
+            self.context.links,
+            self.text,
+        )?;
+        if let Decompiled::Shared { row: named, .. } = decompiled {
+            let Some(rgce) = self.shared.tokens(named, self.index, column) else {
+                if named == self.index {
+                    // The BrtShrFmla comes next.
+                    self.shared.pending = Some(Pending {
+                        index: self.cells.len(),
+                        row: self.index,
+                        column,
+                    });
+                    return Ok(());
+                }
+                return Err(Error::record(format!(
+                    "a shared formula's cell (PtgExp) names row {}, where no shared formula \
+                     (BrtShrFmla) before it covers this cell",
+                    named + 1
+                )));
+            };
+            if rgce.is_empty() {
+                // A cell of an array formula other than its first.
+                return Ok(());
+            }
+            let again = self.decompiler.decompile(
+                Dialect::Xlsb,
+                rgce,
+                origin,
+                self.context.links,
+                self.text,
+            )?;
+            if again != Decompiled::Text {
+                return Err(Error::record(
+                    "a shared formula's tokens are themselves a PtgExp",
+                ));
+            }
+        }
+        // Formula text can be longer than its tokens (a defined name's
+        // index is 4 bytes, its name up to 255 characters): a row's text
+        // is held within four times the row limit.
+        if self.text.len() as u64 > self.max_row_bytes.saturating_mul(4) {
+            return Err(Error::limit(
+                "formula text of one row (four times the row size limit)",
+                self.max_row_bytes.saturating_mul(4),
+            ));
+        }
+        self.formula_cells.push(TextCell {
+            index: self.cells.len(),
+            start,
+            end: self.text.len(),
+        });
+        Ok(())
+    }
+}
+
+impl RowSink<'_, '_> {
+    /// A BrtShrFmla: its tokens kept for the cells of its range, and the
+    /// text of the cell waiting for them.
+    #[cold]
+    #[inline(never)]
+    fn shared_formula(&mut self, kind: u16, body: &[u8], offset: u64) -> Result<()> {
+        let limit = self.max_row_bytes.saturating_mul(4);
+        let located = |err: Error| err.with_row(self.index + 1).with_offset(offset);
+        let Some((pending, rgce)) = self.shared.record(kind, body, limit).map_err(located)? else {
+            return Ok(());
+        };
+        let at = |err: Error| cell_error(err, pending.row, Some(pending.column), offset);
+        let start = self.text.len();
+        let origin = Origin {
+            row: pending.row,
+            column: pending.column,
+        };
+        let decompiled = self
+            .decompiler
+            .decompile(Dialect::Xlsb, rgce, origin, self.context.links, self.text)
+            .map_err(at)?;
+        if decompiled != Decompiled::Text {
+            return Err(at(Error::record(
+                "a shared formula's tokens are themselves a PtgExp",
+            )));
+        }
+        self.formula_cells.push(TextCell {
+            index: pending.index,
+            start,
+            end: self.text.len(),
+        });
+        Ok(())
+    }
+}
+
+#[cold]
+fn no_shared_formula(pending: Pending) -> Error {
+    Error::record(
+        "a shared formula's cell (PtgExp naming its own row) has no shared formula record \
+         (BrtShrFmla) after it",
+    )
+    .with_row(pending.row + 1)
+    .with_column(pending.column + 1)
 }
 
 /// An error met reading a cell, with where: row, column (where it was
@@ -871,23 +1020,33 @@ mod tests {
         assert!(err.to_string().contains("before any row header"), "{err}");
     }
 
-    #[test]
-    fn formula_text_is_refused_when_asked_for() {
+    /// A formula's flags and parsed formula: `rgce`, no extra data.
+    fn parsed(rgce: &[u8]) -> Vec<u8> {
+        let mut out = vec![0, 0];
+        out.extend_from_slice(&(rgce.len() as u32).to_le_bytes());
+        out.extend_from_slice(rgce);
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out
+    }
+
+    /// Each row's cells: column, value (debug-printed) and formula.
+    type FormulaCells = Vec<Vec<(u32, String, Option<String>)>>;
+
+    /// The rows of a sheet part, read with formulas or without.
+    fn formula_rows(data: &[u8], formulas: bool) -> Result<FormulaCells> {
         use crate::rows::{PartSource, SheetRows};
-        let mut data = Vec::new();
-        row(&mut data, 0);
-        record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
-        record(
-            &mut data,
-            FMLA_NUM,
-            &[cell(1, 0), 2.0f64.to_le_bytes().to_vec(), vec![0; 10]].concat(),
-        );
-        let bytes = sheet(&data);
+        let bytes = sheet(data);
         let styles = crate::styles::Styles::general(crate::date::DateSystem::V1900);
+        let links = crate::formula::Links {
+            sheets: vec![Some("'My Sheet'!".into())],
+            names: vec!["Rate".into()],
+            external_names: Vec::new(),
+        };
         let context = SheetContext {
             shared_strings: None,
             styles: &styles,
             date_system: crate::date::DateSystem::V1900,
+            links: &links,
         };
         let limits = Limits::default();
         let mut rows = SheetRows::xlsb(XlsbRows::new(
@@ -897,13 +1056,174 @@ mod tests {
             "p",
             &limits,
         ))
-        .with_formulas(true);
-        let err = rows.next_row().unwrap_err();
+        .with_formulas(formulas);
+        let mut out = Vec::new();
+        while let Some(row) = rows.next_row()? {
+            out.push(
+                row.cells()
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.column(),
+                            format!("{:?}", c.value()),
+                            c.formula().map(str::to_owned),
+                        )
+                    })
+                    .collect(),
+            );
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn formula_text_is_decompiled_when_asked_for() {
+        let mut data = Vec::new();
+        row(&mut data, 4);
+        record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
+        // A1+1: PtgRef (relative A1), PtgInt 1, PtgAdd.
+        let a1_plus_1 = [0x24, 0, 0, 0, 0, 0, 0xC0, 0x1E, 1, 0, 0x03];
+        record(
+            &mut data,
+            FMLA_NUM,
+            &[
+                cell(1, 0),
+                2.0f64.to_le_bytes().to_vec(),
+                parsed(&a1_plus_1),
+            ]
+            .concat(),
+        );
+        // "a"&'My Sheet'!$B$2 with a string result.
+        let mut concat = vec![0x17, 1, 0, b'a', 0];
+        concat.extend_from_slice(&[0x3A, 0, 0, 1, 0, 0, 0, 1, 0]);
+        concat.push(0x08);
+        record(
+            &mut data,
+            FMLA_STRING,
+            &[
+                cell(2, 0),
+                vec![2, 0, 0, 0, b'a', 0, b'x', 0],
+                parsed(&concat),
+            ]
+            .concat(),
+        );
+        // Rate*2 with a boolean result (whatever its meaning).
+        let rate = [0x23, 1, 0, 0, 0, 0x1E, 2, 0, 0x05];
+        record(
+            &mut data,
+            FMLA_BOOL,
+            &[cell(3, 0), vec![0], parsed(&rate)].concat(),
+        );
+        let rows = formula_rows(&data, true).unwrap();
+        let formulas: Vec<Option<&str>> = rows[0].iter().map(|c| c.2.as_deref()).collect();
+        assert_eq!(
+            formulas,
+            [
+                None,
+                Some("A1+1"),
+                Some("\"a\"&'My Sheet'!$B$2"),
+                Some("Rate*2")
+            ]
+        );
+        // The values are the cached results, formulas or not.
+        assert_eq!(rows[0][2].1, "Text(\"ax\")");
+        assert_eq!(formula_rows(&data, false).unwrap()[0][2].2, None);
+        assert_eq!(formula_rows(&data, false).unwrap()[0][2].1, rows[0][2].1);
+    }
+
+    #[test]
+    fn shared_formulas_are_decompiled_against_each_cell() {
+        use super::super::records::SHR_FMLA;
+        // B5:B6 share A5+1 (PtgRefN: same row, one column left), written
+        // on B5 with a BrtShrFmla after it; B6 holds PtgExp of row 5.
+        let exp = [0x01, 4, 0, 0, 0];
+        let shared = [0x4C, 0, 0, 0, 0, 0xFF, 0xFF, 0x1E, 1, 0, 0x03];
+        let mut shrfmla = Vec::new();
+        for x in [4u32, 5, 1, 1, shared.len() as u32] {
+            shrfmla.extend_from_slice(&x.to_le_bytes());
+        }
+        shrfmla.extend_from_slice(&shared);
+        shrfmla.extend_from_slice(&0u32.to_le_bytes());
+        let formula_cell =
+            |column: u32| [cell(column, 0), 2.0f64.to_le_bytes().to_vec(), parsed(&exp)].concat();
+        let mut data = Vec::new();
+        row(&mut data, 4);
+        record(&mut data, FMLA_NUM, &formula_cell(1));
+        record(&mut data, SHR_FMLA, &shrfmla);
+        row(&mut data, 5);
+        record(&mut data, FMLA_NUM, &formula_cell(1));
+        let rows = formula_rows(&data, true).unwrap();
+        assert_eq!(rows[0][0].2.as_deref(), Some("A5+1"));
+        assert_eq!(rows[1][0].2.as_deref(), Some("A6+1"));
+        // Without formulas the BrtShrFmla is skipped unread.
+        assert_eq!(formula_rows(&data, false).unwrap()[1][0].2, None);
+        // A PtgExp naming its own row with no BrtShrFmla after it, and one
+        // naming a row no shared formula covers.
+        let mut data = Vec::new();
+        row(&mut data, 4);
+        record(&mut data, FMLA_NUM, &formula_cell(1));
+        let err = formula_rows(&data, true).unwrap_err();
+        assert!(
+            err.to_string().contains("no shared formula record"),
+            "{err}"
+        );
+        assert_eq!(
+            (err.location().row, err.location().column),
+            (Some(5), Some(2))
+        );
+        let mut data = Vec::new();
+        row(&mut data, 7);
+        record(&mut data, FMLA_NUM, &formula_cell(1));
+        let err = formula_rows(&data, true).unwrap_err();
+        assert!(err.to_string().contains("names row 5"), "{err}");
+        // A BrtShrFmla cut short is a record error.
+        let mut data = Vec::new();
+        row(&mut data, 4);
+        record(&mut data, FMLA_NUM, &formula_cell(1));
+        record(&mut data, SHR_FMLA, &shrfmla[..20]);
+        let err = formula_rows(&data, true).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+    }
+
+    #[test]
+    fn formula_text_not_offered_is_an_error_naming_the_token_and_cell() {
+        let one = |rgce: &[u8]| {
+            let mut data = Vec::new();
+            row(&mut data, 0);
+            record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
+            record(
+                &mut data,
+                FMLA_NUM,
+                &[cell(1, 0), 2.0f64.to_le_bytes().to_vec(), parsed(rgce)].concat(),
+            );
+            formula_rows(&data, true).unwrap_err()
+        };
+        // An array constant.
+        let err = one(&[0x40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
         assert!(matches!(err.kind(), ErrorKind::Unsupported(_)), "{err}");
+        assert!(err.to_string().contains("0x40"), "{err}");
         assert_eq!(
             (err.location().row, err.location().column),
             (Some(1), Some(2))
         );
+        assert_eq!(err.location().sheet.as_deref(), Some("S"));
+        assert_eq!(err.location().part.as_deref(), Some("p"));
+        assert!(err.location().offset.is_some());
+        // A shared formula's cell.
+        let err = one(&[0x01, 0, 0, 0, 0]);
+        assert!(err.to_string().contains("PtgExp"), "{err}");
+        // Tokens cut short: a malformed record, not a panic.
+        let err = one(&[0x24, 0, 0]);
+        assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+        // A token stream's size past its record.
+        let mut data = Vec::new();
+        row(&mut data, 0);
+        let mut body = [cell(1, 0), 2.0f64.to_le_bytes().to_vec(), vec![0, 0]].concat();
+        body.extend_from_slice(&u32::MAX.to_le_bytes());
+        record(&mut data, FMLA_NUM, &body);
+        let err = formula_rows(&data, true).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Record(_)), "{err}");
+        // Without formulas, the same record is its cached value.
+        assert_eq!(formula_rows(&data, false).unwrap()[0][0].1, "Number(2.0)");
     }
 
     #[test]

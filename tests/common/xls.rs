@@ -130,6 +130,56 @@ pub fn blank(row: u16, column: u16, xf: u16) -> Vec<u8> {
     record(BLANK, &cell_head(row, column, xf))
 }
 
+/// A FORMULA record with an 8-byte cached result and the tokens `rgce`.
+pub fn formula_tokens(row: u16, column: u16, result: [u8; 8], rgce: &[u8]) -> Vec<u8> {
+    let mut data = cell_head(row, column, 0);
+    data.extend_from_slice(&result);
+    data.extend_from_slice(&0u16.to_le_bytes());
+    data.extend_from_slice(&0u32.to_le_bytes());
+    data.extend_from_slice(&(rgce.len() as u16).to_le_bytes());
+    data.extend_from_slice(rgce);
+    record(FORMULA, &data)
+}
+
+/// A SHRFMLA record: the shared formula of rows `rows`, columns `columns`.
+pub fn shrfmla(rows: (u16, u16), columns: (u8, u8), rgce: &[u8]) -> Vec<u8> {
+    let mut data = Vec::new();
+    data.extend_from_slice(&rows.0.to_le_bytes());
+    data.extend_from_slice(&rows.1.to_le_bytes());
+    data.extend_from_slice(&[columns.0, columns.1, 0, 1]);
+    data.extend_from_slice(&(rgce.len() as u16).to_le_bytes());
+    data.extend_from_slice(rgce);
+    record(0x04BC, &data)
+}
+
+/// The globals' records for 3-D references and names: SUPBOOK (this
+/// workbook, `sheets` sheets), EXTERNSHEET (each entry's first and last
+/// sheet) and a NAME per name (a constant 1).
+pub fn links(sheets: u16, externs: &[(i16, i16)], names: &[&str]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut supbook = sheets.to_le_bytes().to_vec();
+    supbook.extend_from_slice(&0x0401u16.to_le_bytes());
+    out.extend(record(0x01AE, &supbook));
+    let mut externsheet = (externs.len() as u16).to_le_bytes().to_vec();
+    for &(first, last) in externs {
+        externsheet.extend_from_slice(&0u16.to_le_bytes());
+        externsheet.extend_from_slice(&first.to_le_bytes());
+        externsheet.extend_from_slice(&last.to_le_bytes());
+    }
+    out.extend(record(EXTERNSHEET, &externsheet));
+    for name in names {
+        let rgce = [0x1E, 1, 0];
+        let mut data = vec![0, 0, 0, name.len() as u8];
+        data.extend_from_slice(&(rgce.len() as u16).to_le_bytes());
+        data.extend_from_slice(&[0; 8]);
+        data.push(0);
+        data.extend_from_slice(name.as_bytes());
+        data.extend_from_slice(&rgce);
+        out.extend(record(NAME, &data));
+    }
+    out
+}
+
 /// A FORMULA record with an 8-byte cached result and a one-token formula.
 fn formula(row: u16, column: u16, xf: u16, result: [u8; 8]) -> Vec<u8> {
     let mut data = cell_head(row, column, xf);
