@@ -51,6 +51,14 @@ pub(crate) const MAX_OPERANDS: usize = 1024;
 /// 8,192 characters).
 pub(crate) const MAX_TEXT: usize = 64 * 1024;
 
+/// The most text bytes one formula's insertions may move. Operators edit
+/// their operands in place, so a token stream of nested prefixes (`-` of
+/// `-` of ... 60,000 deep) would move its whole text once per token:
+/// quadratic work for one cell. Excel's own formulas (8,192 characters,
+/// 64 nesting levels) move well under a MiB; past this budget a formula
+/// is refused as a limit, keeping the work linear in the stream's length.
+pub(crate) const MAX_MOVED: usize = 128 * MAX_TEXT;
+
 /// Which format's token layout a stream has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Dialect {
@@ -254,6 +262,7 @@ impl Decompiler {
             out,
             base,
             stack: &mut self.stack,
+            moved: 0,
         }
         .run();
         if result.is_err() {
@@ -272,6 +281,8 @@ struct Run<'r> {
     out: &'r mut String,
     base: usize,
     stack: &'r mut Vec<Operand>,
+    /// Text bytes moved by insertions so far (bounded by [`MAX_MOVED`]).
+    moved: usize,
 }
 
 impl<'r> Run<'r> {
@@ -286,6 +297,12 @@ impl<'r> Run<'r> {
             self.token(ptg, at)?;
             if self.out.len() - self.base > MAX_TEXT {
                 return Err(Error::limit("formula text size", MAX_TEXT as u64));
+            }
+            if self.moved > MAX_MOVED {
+                return Err(Error::limit(
+                    "formula text bytes moved while decompiling",
+                    MAX_MOVED as u64,
+                ));
             }
         }
         match self.stack.len() {
@@ -718,16 +735,27 @@ impl<'r> Run<'r> {
         Ok(self.stack.pop().expect("checked above"))
     }
 
+    /// Inserts `text` at `at`, counting the bytes it moves.
+    fn insert_str(&mut self, at: usize, text: &str) {
+        self.moved += self.out.len() - at;
+        self.out.insert_str(at, text);
+    }
+
+    fn insert_char(&mut self, at: usize, c: char) {
+        self.moved += self.out.len() - at;
+        self.out.insert(at, c);
+    }
+
     /// Puts the text from `start` to the end in parentheses.
     fn wrap(&mut self, start: usize) {
-        self.out.insert(start, '(');
+        self.insert_char(start, '(');
         self.out.push(')');
     }
 
     /// Puts the text from `start` to `end` in parentheses.
     fn wrap_span(&mut self, start: usize, end: usize) {
-        self.out.insert(end, ')');
-        self.out.insert(start, '(');
+        self.insert_char(end, ')');
+        self.insert_char(start, '(');
     }
 
     fn binary(&mut self, sign: &str, precedence: u8) -> Result<()> {
@@ -738,10 +766,10 @@ impl<'r> Run<'r> {
         if right.precedence <= precedence {
             self.wrap(right.start);
         }
-        self.out.insert_str(right.start, sign);
+        self.insert_str(right.start, sign);
         if left.precedence < precedence {
-            self.out.insert(right.start, ')');
-            self.out.insert(left.start, '(');
+            self.insert_char(right.start, ')');
+            self.insert_char(left.start, '(');
         }
         self.push(left.start, precedence)
     }
@@ -751,7 +779,7 @@ impl<'r> Run<'r> {
         if operand.precedence < NEG {
             self.wrap(operand.start);
         }
-        self.out.insert(operand.start, sign);
+        self.insert_char(operand.start, sign);
         self.push(operand.start, NEG)
     }
 
@@ -770,8 +798,8 @@ impl<'r> Run<'r> {
         };
         self.separate(first);
         self.out.push(')');
-        self.out.insert(start, '(');
-        self.out.insert_str(start, name);
+        self.insert_char(start, '(');
+        self.insert_str(start, name);
         self.stack.truncate(first);
         self.push(start, ATOM)
     }
@@ -788,7 +816,7 @@ impl<'r> Run<'r> {
             }
             end = operand.start;
             if i > first {
-                self.out.insert(operand.start, ',');
+                self.insert_char(operand.start, ',');
             }
         }
     }
@@ -811,7 +839,7 @@ impl<'r> Run<'r> {
         };
         self.separate(args);
         self.out.push(')');
-        self.out.insert(end, '(');
+        self.insert_char(end, '(');
         self.stack.truncate(first);
         self.push(name.start, ATOM)
     }

@@ -576,3 +576,23 @@ fn random_streams_never_panic() {
     }
     assert!(ok > 100, "only {ok} streams decompiled");
 }
+
+#[test]
+fn nested_prefixes_are_refused_before_their_work_turns_quadratic() {
+    // 1, then 60,000 unary minuses: each would move the whole text.
+    let mut rgce = int(1);
+    rgce.extend(std::iter::repeat_n(NEG_, 60_000));
+    let err = text(Dialect::Xlsb, &rgce).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::LimitExceeded { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("moved"), "{err}");
+    // Excel's own nesting depth stays well inside the budget.
+    let mut rgce = int(1);
+    rgce.extend(std::iter::repeat_n(NEG_, 64));
+    assert_eq!(
+        text(Dialect::Xlsb, &rgce).unwrap(),
+        format!("{}1", "-".repeat(64))
+    );
+}
