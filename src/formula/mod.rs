@@ -461,14 +461,7 @@ impl<'r> Run<'r> {
             }
             // PtgName
             0x23 => {
-                let index = match dialect {
-                    Dialect::Xlsb => self.u32()?,
-                    Dialect::Biff8 => {
-                        let index = self.u16()?;
-                        self.take(2)?;
-                        u32::from(index)
-                    }
-                };
+                let index = self.name_index()?;
                 let links = self.links;
                 let name = usize::try_from(index)
                     .ok()
@@ -562,14 +555,7 @@ impl<'r> Run<'r> {
             // PtgNameX: an add-in's function name (others not offered).
             0x39 => {
                 let ixti = self.u16()?;
-                let index = match dialect {
-                    Dialect::Xlsb => self.u32()?,
-                    Dialect::Biff8 => {
-                        let index = self.u16()?;
-                        self.take(2)?;
-                        u32::from(index)
-                    }
-                };
+                let index = self.name_index()?;
                 let links = self.links;
                 let name = links
                     .external_names
@@ -735,6 +721,19 @@ impl<'r> Run<'r> {
         Ok(self.stack.pop().expect("checked above"))
     }
 
+    /// A defined name's or external name's index: 4 bytes in `.xlsb`, 2
+    /// and 2 unused in `.xls`.
+    fn name_index(&mut self) -> Result<u32> {
+        match self.dialect {
+            Dialect::Xlsb => self.u32(),
+            Dialect::Biff8 => {
+                let index = self.u16()?;
+                self.take(2)?;
+                Ok(u32::from(index))
+            }
+        }
+    }
+
     /// Inserts `text` at `at`, counting the bytes it moves.
     fn insert_str(&mut self, at: usize, text: &str) {
         self.moved += self.out.len() - at;
@@ -892,7 +891,8 @@ fn push_row(out: &mut String, row: u32, column: u16) {
     let _ = write!(out, "{}", u64::from(row) + 1);
 }
 
-/// An error code's text (BErr).
+/// An error code's text (BErr, as `.xlsb` and `.xls` store error values
+/// and formula results); None for a code Excel does not define.
 pub(crate) fn error_text(code: u8) -> Option<&'static str> {
     Some(match code {
         0x00 => "#NULL!",

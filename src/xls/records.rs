@@ -231,21 +231,6 @@ pub(crate) fn rk_number(rk: u32) -> f64 {
     if rk & 1 != 0 { number / 100.0 } else { number }
 }
 
-/// An error code's text; None for a code BIFF does not define.
-pub(crate) fn error_text(code: u8) -> Option<&'static str> {
-    Some(match code {
-        0x00 => "#NULL!",
-        0x07 => "#DIV/0!",
-        0x0F => "#VALUE!",
-        0x17 => "#REF!",
-        0x1D => "#NAME?",
-        0x24 => "#NUM!",
-        0x2A => "#N/A",
-        0x2B => "#GETTING_DATA",
-        _ => return None,
-    })
-}
-
 /// The BIFF version of the stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Biff {

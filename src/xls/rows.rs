@@ -17,6 +17,7 @@ use crate::cell::{Cell, MAX_COLUMN, Row, Value};
 use crate::columns::ColumnSet;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formula::Origin;
+use crate::formula::error_text;
 use crate::limits::Limits;
 use crate::rows::SheetContext;
 
@@ -24,8 +25,8 @@ use super::formulas::{ARRAY, Formulas, SHRFMLA, Target};
 
 use super::records::{
     BOF, BOOLERR, Biff, CONTINUE, Chars, EOF, FORMULA, LABEL, LABELSST, MULRK, NUMBER, OLD_BOFS,
-    RK, ROW, RSTRING, Records, STRING, TextCodec, WSBOOL, error_text, f64_at, rk_number,
-    short_record, u16_at, u32_at,
+    RK, ROW, RSTRING, Records, STRING, TextCodec, WSBOOL, f64_at, rk_number, short_record, u16_at,
+    u32_at,
 };
 
 /// The most cells with a value one row event holds (as for `.xlsx`).

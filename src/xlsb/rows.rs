@@ -643,23 +643,11 @@ fn bad_row(index: u32, offset: u64, last: Option<u32>) -> Error {
     .with_offset(offset)
 }
 
-/// The text of an error code (BrtCellError, BrtFmlaError).
+/// The text of an error code (BrtCellError, BrtFmlaError); a code that is
+/// none of Excel's is an error.
 pub(crate) fn error_text(code: u8) -> Result<&'static str> {
-    Ok(match code {
-        0x00 => "#NULL!",
-        0x07 => "#DIV/0!",
-        0x0F => "#VALUE!",
-        0x17 => "#REF!",
-        0x1D => "#NAME?",
-        0x24 => "#NUM!",
-        0x2A => "#N/A",
-        0x2B => "#GETTING_DATA",
-        other => {
-            return Err(Error::invalid_value(format!(
-                "error code {other:#04x} is none of Excel's"
-            )));
-        }
-    })
+    crate::formula::error_text(code)
+        .ok_or_else(|| Error::invalid_value(format!("error code {code:#04x} is none of Excel's")))
 }
 
 /// An `RkNumber`: the high 30 bits of a double, or a 30-bit signed
