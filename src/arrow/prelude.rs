@@ -66,23 +66,7 @@ impl Sampled {
             return;
         }
         for cell in cells {
-            let mut text = |text: &str| {
-                let at = self.text.len();
-                self.text.push_str(text);
-                at..self.text.len()
-            };
-            let value = match cell.value() {
-                Value::Number(number) => SampledValue::Number(number),
-                Value::Text(t) => SampledValue::Text(text(t)),
-                Value::Bool(flag) => SampledValue::Bool(flag),
-                Value::Error(code) => SampledValue::Error(text(code)),
-                Value::DateTime(date) => SampledValue::DateTime(date),
-            };
-            self.cells.push(SampledCell {
-                column: cell.column(),
-                format: format_of(formats, cell),
-                value,
-            });
+            self.push_value(cell.column(), format_of(formats, cell), cell.value());
         }
         self.rows.push((index, start..self.cells.len()));
     }

@@ -646,26 +646,14 @@ impl<'r> Run<'r> {
             Dialect::Xlsb => {
                 let units = usize::from(self.u16()?);
                 let bytes = self.take(units * 2)?;
-                let units = bytes
-                    .chunks_exact(2)
-                    .map(|pair| u16::from_le_bytes([pair[0], pair[1]]));
-                for c in char::decode_utf16(units) {
-                    let c = c.unwrap_or(char::REPLACEMENT_CHARACTER);
-                    push_string_char(self.out, c);
-                }
+                push_utf16_string_chars(self.out, bytes);
             }
             Dialect::Biff8 => {
                 let count = usize::from(self.u8()?);
                 let wide = self.u8()? & 1 != 0;
                 if wide {
                     let bytes = self.take(count * 2)?;
-                    let units = bytes
-                        .chunks_exact(2)
-                        .map(|pair| u16::from_le_bytes([pair[0], pair[1]]));
-                    for c in char::decode_utf16(units) {
-                        let c = c.unwrap_or(char::REPLACEMENT_CHARACTER);
-                        push_string_char(self.out, c);
-                    }
+                    push_utf16_string_chars(self.out, bytes);
                 } else {
                     let bytes = self.take(count)?;
                     for &b in bytes {
@@ -841,6 +829,17 @@ impl<'r> Run<'r> {
         self.insert_char(end, '(');
         self.stack.truncate(first);
         self.push(name.start, ATOM)
+    }
+}
+
+/// A string constant's UTF-16LE text, quoted as a formula writes it (an
+/// unpaired surrogate as U+FFFD).
+fn push_utf16_string_chars(out: &mut String, bytes: &[u8]) {
+    let units = bytes
+        .chunks_exact(2)
+        .map(|pair| u16::from_le_bytes([pair[0], pair[1]]));
+    for c in char::decode_utf16(units) {
+        push_string_char(out, c.unwrap_or(char::REPLACEMENT_CHARACTER));
     }
 }
 
