@@ -1039,6 +1039,52 @@ mod tests {
     }
 
     #[test]
+    fn common_cells_cut_short_anywhere_are_errors_at_their_cell() {
+        // The cells the one-length-check path reads, full and short forms,
+        // each cut at every length: the field-by-field reader's error.
+        let cases = [
+            (CELL_RK, 4),
+            (CELL_REAL, 8),
+            (CELL_BOOL, 1),
+            (CELL_ISST, 4),
+            (CELL_BLANK, 0),
+            (SHORT_RK, 4),
+            (SHORT_REAL, 8),
+            (SHORT_BOOL, 1),
+            (SHORT_ISST, 4),
+            (SHORT_BLANK, 0),
+        ];
+        for (kind, value) in cases {
+            let short = kind >= SHORT_BLANK;
+            let head = if short { 4 } else { 8 };
+            let body = if short {
+                vec![0; head + value]
+            } else {
+                [cell(2, 0), vec![0; value]].concat()
+            };
+            for cut in 0..body.len() {
+                let mut data = Vec::new();
+                row(&mut data, 4);
+                let offset = DATA + data.len() as u64;
+                record(&mut data, kind, &body[..cut]);
+                let err = error_of(&data);
+                assert!(
+                    err.to_string().contains("runs past the end of record"),
+                    "{kind:#x} cut at {cut}: {err}"
+                );
+                assert_eq!(err.location().row, Some(5));
+                let column = match (short, cut) {
+                    (true, _) => Some(1),
+                    (false, 0..4) => None,
+                    (false, _) => Some(3),
+                };
+                assert_eq!(err.location().column, column, "{kind:#x} cut at {cut}");
+                assert_eq!(err.location().offset, Some(offset));
+            }
+        }
+    }
+
+    #[test]
     fn bad_positions_and_values_are_typed_errors() {
         let value = |kind: u16, column: u32, value: &[u8]| {
             let mut data = Vec::new();
