@@ -332,7 +332,6 @@ impl<'r> RowReader<'r, '_> {
                     }
                     row = Some(index);
                     formula_string = None;
-                    string_formula = None;
                     text_bytes += header.len as u64;
                     if text_bytes.saturating_mul(3) > self.max_text.saturating_add(1 << 20) {
                         return Err(locate(
@@ -340,26 +339,26 @@ impl<'r> RowReader<'r, '_> {
                                 .with_row(index + 1),
                         ));
                     }
-                    let before = cells.len();
-                    self.cell_record(
-                        header.kind,
-                        data,
-                        index,
-                        &mut cells,
-                        &mut elsewhere,
-                        &mut formula_string,
-                        &mut open,
-                    )
-                    .map_err(|err| locate(err).with_row(index + 1))?;
-                    if header.kind == FORMULA
-                        && let Some(formulas) = formulas.as_deref_mut()
+                    let pushed = self
+                        .cell_record(
+                            header.kind,
+                            data,
+                            index,
+                            &mut cells,
+                            &mut elsewhere,
+                            &mut formula_string,
+                            &mut open,
+                        )
+                        .map_err(|err| locate(err).with_row(index + 1))?;
+                    if let Some(formulas) = formulas.as_deref_mut()
+                        && header.kind == FORMULA
                     {
                         let column = u32::from(u16_at(data, 2).map_err(locate)?);
                         let origin = Origin { row: index, column };
                         formulas.seen(origin);
                         let target = if formula_string.is_some() {
                             Target::StringResult
-                        } else if cells.len() > before {
+                        } else if pushed {
                             Target::Pushed(cells.len() - 1)
                         } else {
                             // Not selected, or no value.
@@ -472,6 +471,9 @@ impl<'r> RowReader<'r, '_> {
         (self.window.0..=self.window.1).contains(&column)
     }
 
+    /// Resolves one value record into `cells`; true when it pushed the
+    /// cell of a one-cell record (a FORMULA's text goes on it), false for
+    /// MULRK, a string still open or a cell not pushed.
     #[allow(clippy::too_many_arguments)]
     fn cell_record(
         &self,
@@ -482,7 +484,7 @@ impl<'r> RowReader<'r, '_> {
         elsewhere: &mut bool,
         formula_string: &mut Option<CellAt>,
         open: &mut Option<OpenString<'r>>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let first = u32::from(u16_at(data, 2)?);
         if kind == MULRK {
             let entries = data.get(4..data.len().saturating_sub(2)).unwrap_or(&[]);
@@ -498,7 +500,7 @@ impl<'r> RowReader<'r, '_> {
                 let value = self.context.number_value(rk_number(rk), style);
                 push(cells, CellAt { row, column, style }, value)?;
             }
-            return Ok(());
+            return Ok(false);
         }
         let column = first;
         check_column(column).map_err(|err| err.with_column(column + 1))?;
@@ -506,7 +508,7 @@ impl<'r> RowReader<'r, '_> {
         let at = CellAt { row, column, style };
         if !self.selected(column) {
             *elsewhere |= self.in_window(column);
-            return Ok(());
+            return Ok(false);
         }
         let locate = |err: Error| err.with_column(column + 1);
         let value = match kind {
@@ -521,7 +523,8 @@ impl<'r> RowReader<'r, '_> {
             ),
             LABEL | RSTRING => {
                 if let Some(text) = self.whole_ascii_string(data) {
-                    return push(cells, at, Value::Text(self.arena.alloc_str(text)));
+                    push(cells, at, Value::Text(self.arena.alloc_str(text)))?;
+                    return Ok(true);
                 }
                 let string = self.start_string(data, 6, at).map_err(locate)?;
                 if string.chars.left > 0 {
@@ -529,7 +532,7 @@ impl<'r> RowReader<'r, '_> {
                 } else {
                     self.finish_string(string, cells)?;
                 }
-                return Ok(());
+                return Ok(false);
             }
             BOOLERR => {
                 let code = *data.get(6).ok_or_else(short_record)?;
@@ -545,21 +548,22 @@ impl<'r> RowReader<'r, '_> {
                     match result[0] {
                         0 => {
                             *formula_string = Some(at);
-                            return Ok(());
+                            return Ok(false);
                         }
                         1 => Value::Bool(result[2] != 0),
                         2 => Value::Error(error_code(result[2]).map_err(locate)?),
                         3 => Value::Text(""),
                         // No result this reader knows.
-                        _ => return Ok(()),
+                        _ => return Ok(false),
                     }
                 } else {
                     self.context.number_value(f64_at(data, 6)?, style)
                 }
             }
-            _ => return Ok(()),
+            _ => return Ok(false),
         };
-        push(cells, at, value)
+        push(cells, at, value)?;
+        Ok(true)
     }
 
     /// The common string value, read without the general decoder: BIFF8,
