@@ -77,17 +77,34 @@ struct SheetState {
     /// hidden `<row>` without cells), so that the layers skipping hidden
     /// rows tell it from an empty one.
     frontier: Option<u32>,
+    /// The span ended without an EOF record where that is no error (a
+    /// block of a sheet read by a parallel worker, or a stream that ends).
+    ran_out: bool,
+    /// The lowest and highest row that a ROW record or a row event named
+    /// (a parallel worker's block must not overlap its neighbours').
+    rows_seen: Option<(u32, u32)>,
+    /// Some ROW record marked a row hidden since the bitmap was cleared.
+    marked: bool,
 }
 
 impl SheetState {
     /// A ROW record: its row noted when it is hidden.
     #[inline(never)]
     fn row_record(&mut self, data: &[u8]) {
-        if let (Ok(row), Ok(flags)) = (u16_at(data, 0), u16_at(data, 12))
-            && flags & 0x20 != 0
-        {
-            self.mark_hidden(row);
+        if let Ok(row) = u16_at(data, 0) {
+            self.seen(u32::from(row));
+            if u16_at(data, 12).is_ok_and(|flags| flags & 0x20 != 0) {
+                self.mark_hidden(row);
+            }
         }
+    }
+
+    #[inline]
+    fn seen(&mut self, row: u32) {
+        self.rows_seen = Some(match self.rows_seen {
+            None => (row, row),
+            Some((low, high)) => (low.min(row), high.max(row)),
+        });
     }
 
     #[cold]
@@ -96,6 +113,7 @@ impl SheetState {
             .hidden
             .get_or_insert_with(|| vec![0u64; 1 << 10].into_boxed_slice());
         bits[usize::from(row >> 6)] |= 1 << (row & 63);
+        self.marked = true;
     }
 
     /// The first hidden row after the frontier and before `row`.
@@ -124,6 +142,25 @@ impl SheetState {
             at = (at | 63) + 1;
         }
         None
+    }
+
+    /// The hidden rows after the frontier, in order (those a later row's
+    /// first record would hand out).
+    fn hidden_after_frontier(&self, out: &mut Vec<u32>) {
+        let Some(bits) = self.hidden.as_ref() else {
+            return;
+        };
+        let mut at = self.frontier.map_or(0, |last| last + 1);
+        while at < 1 << 16 {
+            let word = bits[at as usize >> 6] >> (at & 63);
+            if word == 0 {
+                at = (at | 63) + 1;
+                continue;
+            }
+            let found = at + word.trailing_zeros();
+            out.push(found);
+            at = found + 1;
+        }
     }
 
     fn is_hidden(&self, row: u32) -> bool {
@@ -197,6 +234,15 @@ impl<'a> XlsRows<'a> {
         self
     }
 
+    /// Whether the sheet's BOF says it is a worksheet.
+    pub(crate) fn worksheet_bof(&self) -> bool {
+        self.state.worksheet_bof
+    }
+
+    pub(crate) fn set_formulas(&mut self, formulas: bool) {
+        self.formulas = formulas;
+    }
+
     pub(crate) fn select_columns(&mut self, columns: Option<ColumnSet>) {
         self.columns = columns;
     }
@@ -205,6 +251,61 @@ impl<'a> XlsRows<'a> {
     #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn set_column_window(&mut self, first: u32, last: u32) {
         self.window = (first, last);
+    }
+
+    /// Reads the records from `offset` to `limit` next, as a sheet of its
+    /// own but for what the sheet's BOF said (a block of a sheet, for a
+    /// parallel worker; see `super::blocks`), keeping the buffers.
+    pub(crate) fn restart(&mut self, offset: u64, limit: u64, bounded: bool) -> Result<()> {
+        if let Some(records) = self.records.as_mut() {
+            records.restart(offset, limit)?;
+        }
+        let mut hidden = self.state.hidden.take();
+        if self.state.marked
+            && let Some(bits) = hidden.as_mut()
+        {
+            bits.fill(0);
+        }
+        self.state = SheetState {
+            worksheet_bof: self.state.worksheet_bof,
+            bounded,
+            hidden,
+            ..SheetState::default()
+        };
+        self.failure = None;
+        Ok(())
+    }
+
+    /// Goes on from `offset` to `limit` (the sheet's end) where a parallel
+    /// read of the sheet's blocks stopped: `frontier` the last row handed
+    /// out, `hidden` the hidden rows after it that the next row's first
+    /// record hands out first.
+    pub(crate) fn resume(
+        &mut self,
+        offset: u64,
+        limit: u64,
+        bounded: bool,
+        frontier: Option<u32>,
+        hidden: &[u32],
+    ) -> Result<()> {
+        self.restart(offset, limit, bounded)?;
+        self.state.frontier = frontier;
+        for &row in hidden {
+            if let Ok(row) = u16::try_from(row) {
+                self.state.mark_hidden(row);
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the reader stopped, once `next_row` gave None or an error:
+    /// whether the span ran out (no EOF record), the offset it stopped at,
+    /// the rows it saw; the hidden rows a later row would hand out go to
+    /// `pending`.
+    pub(crate) fn stopped(&self, pending: &mut Vec<u32>) -> (bool, u64, Option<(u32, u32)>) {
+        self.state.hidden_after_frontier(pending);
+        let offset = self.records.as_ref().map_or(0, Records::offset);
+        (self.state.ran_out, offset, self.state.rows_seen)
     }
 
     pub(crate) fn next_row(&mut self) -> Result<Option<Row<'_>>> {
@@ -310,6 +411,7 @@ impl<'r> RowReader<'r, '_> {
                 }
                 // The stream ends without the sheet's EOF: what was read stands.
                 state.finished = true;
+                state.ran_out = true;
                 break;
             };
             if header.kind == CONTINUE {
@@ -476,6 +578,7 @@ impl<'r> RowReader<'r, '_> {
         };
         state.cells_hint = cells.len();
         state.frontier = state.frontier.max(Some(index));
+        state.seen(index);
         let values_elsewhere = cells.is_empty() && elsewhere;
         Ok(Some(Row {
             index,
