@@ -35,7 +35,6 @@ use bumpalo::Bump;
 
 use crate::cell::{Cell, Row, Value};
 use crate::columns::ColumnSet;
-use crate::date::DateTime;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::package::SheetInfo;
@@ -183,7 +182,13 @@ struct Coordination {
 #[derive(Default)]
 struct Block {
     rows: Vec<BlockRow>,
-    cells: Vec<OwnedCell>,
+    /// The rows' cells as they came, but text values (and error codes'
+    /// text) left empty: copied into the reader's arena whole, then the
+    /// text filled in from `texts`.
+    cells: Vec<Cell<'static>>,
+    /// Each text value: its cell (in `cells`), its text (in `text`), and
+    /// whether it is an error code's.
+    texts: Vec<TextAt>,
     text: String,
     /// Hidden rows after the block's last row, for the next row's first
     /// record to hand out.
@@ -204,6 +209,7 @@ impl Block {
     fn clear(&mut self) {
         self.rows.clear();
         self.cells.clear();
+        self.texts.clear();
         self.text.clear();
         self.pending.clear();
         self.ran_out = false;
@@ -216,18 +222,27 @@ impl Block {
     /// Copies one row in; false when the text is over the limit.
     fn push(&mut self, row: &Row<'_>) -> bool {
         let first = self.cells.len() as u32;
+        let first_text = self.texts.len() as u32;
         for cell in row.cells() {
             let value = match cell.value {
-                Value::Number(number) => OwnedValue::Number(number),
-                Value::Bool(flag) => OwnedValue::Bool(flag),
-                Value::DateTime(date) => OwnedValue::DateTime(date),
-                Value::Text(text) => OwnedValue::Text(self.copy(text)),
-                Value::Error(text) => OwnedValue::Error(self.copy(text)),
+                Value::Number(number) => Value::Number(number),
+                Value::Bool(flag) => Value::Bool(flag),
+                Value::DateTime(date) => Value::DateTime(date),
+                Value::Text(text) => {
+                    self.copy(text, false);
+                    Value::Text("")
+                }
+                Value::Error(text) => {
+                    self.copy(text, true);
+                    Value::Error("")
+                }
             };
-            self.cells.push(OwnedCell {
+            self.cells.push(Cell {
+                row: cell.row,
                 column: cell.column,
                 style: cell.style,
                 value,
+                formula: None,
             });
         }
         self.rows.push(BlockRow {
@@ -235,14 +250,21 @@ impl Block {
             hidden: row.hidden,
             values_elsewhere: row.values_elsewhere,
             cells: (first, self.cells.len() as u32),
+            texts: (first_text, self.texts.len() as u32),
         });
         self.text.len() <= MAX_BLOCK_TEXT
     }
 
-    fn copy(&mut self, text: &str) -> (u32, u32) {
+    /// The text of the cell about to be pushed.
+    fn copy(&mut self, text: &str, error: bool) {
         let start = self.text.len() as u32;
         self.text.push_str(text);
-        (start, self.text.len() as u32)
+        self.texts.push(TextAt {
+            cell: self.cells.len() as u32,
+            start,
+            end: self.text.len() as u32,
+            error,
+        });
     }
 }
 
@@ -251,20 +273,14 @@ struct BlockRow {
     hidden: bool,
     values_elsewhere: bool,
     cells: (u32, u32),
+    texts: (u32, u32),
 }
 
-struct OwnedCell {
-    column: u32,
-    style: u32,
-    value: OwnedValue,
-}
-
-enum OwnedValue {
-    Number(f64),
-    Text((u32, u32)),
-    Bool(bool),
-    Error((u32, u32)),
-    DateTime(DateTime),
+struct TextAt {
+    cell: u32,
+    start: u32,
+    end: u32,
+    error: bool,
 }
 
 /// What a worker reads a sheet with.
@@ -647,26 +663,18 @@ impl<'a> BlockRows<'a> {
         let block = self.current.as_ref().expect("a current block");
         let row = &block.rows[self.cursor - 1];
         let text = block.text.as_str();
-        let cells = &block.cells[row.cells.0 as usize..row.cells.1 as usize];
-        let cells = self
-            .arena
-            .alloc_slice_fill_iter(cells.iter().map(|cell| Cell {
-                row: row.index,
-                column: cell.column,
-                style: cell.style,
-                value: match cell.value {
-                    OwnedValue::Number(number) => Value::Number(number),
-                    OwnedValue::Bool(flag) => Value::Bool(flag),
-                    OwnedValue::DateTime(date) => Value::DateTime(date),
-                    OwnedValue::Text((start, end)) => {
-                        Value::Text(&text[start as usize..end as usize])
-                    }
-                    OwnedValue::Error((start, end)) => {
-                        Value::Error(&text[start as usize..end as usize])
-                    }
-                },
-                formula: None,
-            }));
+        let (first, last) = (row.cells.0 as usize, row.cells.1 as usize);
+        let cells: &mut [Cell<'_>] = self.arena.alloc_slice_copy(&block.cells[first..last]);
+        for at in &block.texts[row.texts.0 as usize..row.texts.1 as usize] {
+            let value = &text[at.start as usize..at.end as usize];
+            if let Some(cell) = cells.get_mut(at.cell as usize - first) {
+                cell.value = if at.error {
+                    Value::Error(value)
+                } else {
+                    Value::Text(value)
+                };
+            }
+        }
         Row {
             index: row.index,
             cells,
