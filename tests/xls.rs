@@ -1516,3 +1516,97 @@ fn indexed_sheet_read_in_part_stops_its_workers() {
         .unwrap();
     assert_eq!(taken.into_inner().unwrap(), [0, 1, 2, 3, 4, 6, 7, 8, 9, 10]);
 }
+
+/// The corpus's `.xls` files of 100 KB and more (those with blocks enough
+/// to be read in parallel): every worksheet's rows read serially and by
+/// the parallel reader on 4 threads are the same, and some were read in
+/// blocks. Skipped without `../shared/conformance/corpus-binary`.
+#[test]
+fn corpus_xls_sheets_read_in_blocks_as_serially() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/conformance/corpus-binary");
+    if !root.is_dir() {
+        println!("skipping: ../shared/conformance/corpus-binary not found");
+        return;
+    }
+    let _one = BLOCK_COUNTER.lock().unwrap_or_else(|p| p.into_inner());
+    let mut files = Vec::new();
+    let mut folders = vec![root];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "xls")
+                && std::fs::metadata(&path).unwrap().len() >= 100_000
+            {
+                files.push(path);
+            }
+        }
+    }
+    let before = sheetstream::fuzzing::xls_blocks_read();
+    let mut compared = 0;
+    for path in &files {
+        let Ok(mut workbook) = Workbook::open(path) else {
+            continue;
+        };
+        let worksheets: Vec<usize> = (0..workbook.sheets().len())
+            .filter(|&at| workbook.sheets()[at].kind() == SheetKind::Worksheet)
+            .collect();
+        for position in worksheets {
+            let mut serial = Vec::new();
+            let serial_end = match workbook.rows(position) {
+                Ok(mut rows) => loop {
+                    match rows.next_row() {
+                        Ok(Some(row)) => serial.push(row_line(&row)),
+                        Ok(None) => break None,
+                        Err(err) => break Some(err.to_string()),
+                    }
+                },
+                Err(err) => Some(err.to_string()),
+            };
+            let found = std::sync::Mutex::new((Vec::new(), None));
+            let _ = workbook
+                .parallel()
+                .threads(4)
+                .sheets([position])
+                .unwrap()
+                .for_each_sheet(|| {
+                    |_sheet: &sheetstream::SheetInfo,
+                     rows: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+                        let mut found = found.lock().unwrap();
+                        let mut rows = match rows {
+                            Ok(rows) => rows,
+                            Err(err) => {
+                                found.1 = Some(err.to_string());
+                                return Ok(true);
+                            }
+                        };
+                        loop {
+                            match rows.next_row() {
+                                Ok(Some(row)) => found.0.push(row_line(&row)),
+                                Ok(None) => break,
+                                Err(err) => {
+                                    found.1 = Some(err.to_string());
+                                    break;
+                                }
+                            }
+                        }
+                        Ok(true)
+                    }
+                });
+            let (parallel, parallel_end) = found.into_inner().unwrap();
+            assert_eq!(parallel, serial, "{} sheet {position}", path.display());
+            assert_eq!(
+                parallel_end,
+                serial_end,
+                "{} sheet {position}",
+                path.display()
+            );
+            compared += 1;
+        }
+    }
+    let read = sheetstream::fuzzing::xls_blocks_read() - before;
+    assert!(compared > 10, "{compared} sheets compared");
+    assert!(read > 100, "{read} blocks read in parallel");
+}
