@@ -318,3 +318,9 @@ pub fn decompile_formula(tokens: &[u8]) -> usize {
     }
     total
 }
+
+/// How many blocks of `.xls` sheets parallel workers have read in this
+/// process (INDEX/DBCELL reading; tests check that it ran).
+pub fn xls_blocks_read() -> u64 {
+    crate::xls::blocks::blocks_read()
+}

@@ -416,6 +416,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
                 .collect(),
             columns: self.columns.as_ref(),
             pipelined,
+            sheet_threads: threads / pairs.len().max(1),
             stop: AtomicBool::new(false),
             failure: Mutex::new(None),
         };
@@ -516,6 +517,9 @@ struct Job<'w> {
     books: Vec<Book<'w>>,
     columns: Option<&'w ColumnSet>,
     pipelined: bool,
+    /// Threads for one sheet when pipelined (an `.xls` sheet read block
+    /// by block takes them all).
+    sheet_threads: usize,
     stop: AtomicBool,
     failure: Mutex<Option<Failure>>,
 }
@@ -562,7 +566,15 @@ impl Job<'_> {
         let context = book.context;
         let limits = &book.limits;
         let rows = if self.pipelined {
-            pipelined_sheet_rows(scope, book.format, archive, sheet, context, limits)
+            pipelined_sheet_rows(
+                scope,
+                book.format,
+                archive,
+                sheet,
+                context,
+                limits,
+                self.sheet_threads,
+            )
         } else {
             open_sheet_rows(book.format, archive, sheet, context, limits)
         };

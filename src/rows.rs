@@ -17,6 +17,7 @@ use crate::limits::Limits;
 use crate::pipe::Pipe;
 use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
+use crate::xls::blocks::BlockRows;
 use crate::xls::rows::XlsRows;
 use crate::xlsb::rows::XlsbRows;
 use crate::xlsx::rows::XlsxRows;
@@ -141,6 +142,8 @@ pub struct SheetRows<'a> {
 enum FormatRows<'a> {
     Xlsx(Box<XlsxRows<'a>>),
     Xls(Box<XlsRows<'a>>),
+    /// An `.xls` sheet read block by block on several threads.
+    XlsBlocks(Box<BlockRows<'a>>),
     Xlsb(Box<XlsbRows<'a>>),
 }
 
@@ -161,6 +164,14 @@ impl<'a> SheetRows<'a> {
         }
     }
 
+    pub(crate) fn xls_blocks(rows: BlockRows<'a>) -> Self {
+        SheetRows {
+            reader: FormatRows::XlsBlocks(Box::new(rows)),
+            last_row: u32::MAX,
+            stopped: false,
+        }
+    }
+
     pub(crate) fn xlsb(rows: XlsbRows<'a>) -> Self {
         SheetRows {
             reader: FormatRows::Xlsb(Box::new(rows)),
@@ -176,6 +187,7 @@ impl<'a> SheetRows<'a> {
         let mut rows = match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_chunk_size(chunk_size, limits)),
             FormatRows::Xls(rows) => SheetRows::xls(*rows),
+            FormatRows::XlsBlocks(rows) => SheetRows::xls_blocks(*rows),
             FormatRows::Xlsb(rows) => SheetRows::xlsb(rows.with_chunk_size(chunk_size, limits)),
         };
         rows.last_row = last_row;
@@ -198,6 +210,7 @@ impl<'a> SheetRows<'a> {
         let mut rows = match self.reader {
             FormatRows::Xlsx(rows) => SheetRows::xlsx(rows.with_formulas(formulas)),
             FormatRows::Xls(rows) => SheetRows::xls(rows.with_formulas(formulas)),
+            FormatRows::XlsBlocks(rows) => SheetRows::xls_blocks(rows.with_formulas(formulas)),
             FormatRows::Xlsb(rows) => SheetRows::xlsb(rows.with_formulas(formulas)),
         };
         rows.last_row = last_row;
@@ -264,6 +277,7 @@ impl<'a> SheetRows<'a> {
         match &mut self.reader {
             FormatRows::Xlsx(rows) => rows.select_columns(columns),
             FormatRows::Xls(rows) => rows.select_columns(columns),
+            FormatRows::XlsBlocks(rows) => rows.select_columns(columns),
             FormatRows::Xlsb(rows) => rows.select_columns(columns),
         }
     }
@@ -278,6 +292,7 @@ impl<'a> SheetRows<'a> {
         match &mut self.reader {
             FormatRows::Xlsx(rows) => rows.set_column_window(first, last),
             FormatRows::Xls(rows) => rows.set_column_window(first, last),
+            FormatRows::XlsBlocks(rows) => rows.set_column_window(first, last),
             FormatRows::Xlsb(rows) => rows.set_column_window(first, last),
         }
     }
@@ -300,6 +315,7 @@ impl<'a> SheetRows<'a> {
         let row = match &mut self.reader {
             FormatRows::Xlsx(rows) => rows.next_row(),
             FormatRows::Xls(rows) => rows.next_row(),
+            FormatRows::XlsBlocks(rows) => rows.next_row(),
             FormatRows::Xlsb(rows) => rows.next_row(),
         };
         match row {

@@ -484,9 +484,15 @@ impl<R: Read + Seek> Workbook<R> {
         };
         let info = &self.sheets[position];
         match scope {
-            Some(scope) => {
-                pipelined_sheet_rows(scope, self.format, container, info, context, &self.limits)
-            }
+            Some(scope) => pipelined_sheet_rows(
+                scope,
+                self.format,
+                container,
+                info,
+                context,
+                &self.limits,
+                2,
+            ),
             None => open_sheet_rows(self.format, container, info, context, &self.limits),
         }
     }
@@ -555,6 +561,7 @@ pub(crate) fn pipelined_sheet_rows<'scope, 'env, 'a, R>(
     info: &'env SheetInfo,
     context: SheetContext<'env>,
     limits: &Limits,
+    threads: usize,
 ) -> Result<SheetRows<'a>>
 where
     R: Read + Seek + Clone + Send + 'env,
@@ -572,7 +579,9 @@ where
                 limits,
             ))
         }
-        container => open_sheet_rows(format, container, info, context, limits),
+        Container::Compound(compound) => {
+            crate::xls::open_rows_in_blocks(scope, compound, info, context, limits, threads)
+        }
     }
 }
 

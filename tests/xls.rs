@@ -1338,3 +1338,275 @@ fn corpus_xls_comments_match_their_xlsx() {
         "Colors come in three:\nARR\nGEE\nBEE".to_owned()
     )));
 }
+
+/// The INDEX/DBCELL tests read the process-wide count of blocks read in
+/// parallel: one at a time.
+static BLOCK_COUNTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A sheet of `rows` rows in blocks of 32 with INDEX and DBCELL records:
+/// numbers, shared strings, labels, RK numbers, booleans and errors; the
+/// rows `hidden` says hidden, those `empty` says without cells (hidden
+/// ones among them handed out empty). `shift` moves every INDEX offset.
+/// `back`: the block at that position names rows of the block before.
+fn indexed_hidden(row: u16) -> bool {
+    row % 9 == 4 || (100..=104).contains(&row) || row % 32 == 31
+}
+
+fn indexed_empty(row: u16) -> bool {
+    row % 13 == 5 || (100..=104).contains(&row) || row % 64 == 63
+}
+
+fn indexed_book(rows: u16, shift: i64, back: Option<usize>) -> Vec<u8> {
+    let (hidden, empty) = (indexed_hidden, indexed_empty);
+    let mut blocks = Vec::new();
+    for first in (0..rows).step_by(32) {
+        let last = (first + 32).min(rows);
+        let (mut row_records, mut cells) = (Vec::new(), Vec::new());
+        for row in first..last {
+            let row = match back {
+                Some(block) if usize::from(first / 32) == block => row - 20,
+                _ => row,
+            };
+            row_records.extend(xls::row_record(row, hidden(row)));
+            if empty(row) {
+                continue;
+            }
+            cells.extend(xls::number(row, 0, 0, f64::from(row) * 1.25));
+            cells.extend(xls::label_sst(row, 1, 0, u32::from(row % 3)));
+            cells.extend(xls::label(row, 2, 0, &format!("label {row}")));
+            cells.extend(xls::rk(
+                row,
+                4,
+                1,
+                xls::rk_int(40_000 + i32::from(row), false),
+            ));
+            cells.extend(xls::boolerr(row, 6, 0, (row % 2) as u8, false));
+            if row % 11 == 0 {
+                cells.extend(xls::boolerr(row, 7, 0, 0x07, true));
+            }
+        }
+        blocks.push((row_records, cells));
+    }
+    let mut book = Book::new();
+    book.tail = xls::sst(&["alpha", "beta", "gamma"], 3, 8224, false);
+    book.sheet("Data", xls::indexed_records(&blocks, &[], shift));
+    book.bytes()
+}
+
+/// Every row event as a line (index, hidden, cells).
+fn row_line(row: &sheetstream::Row<'_>) -> String {
+    let cells: Vec<String> = row
+        .cells()
+        .iter()
+        .map(|cell| format!("{}={:?}", cell.column(), cell.value()))
+        .collect();
+    format!("{} {} {}", row.index(), row.is_hidden(), cells.join(" "))
+}
+
+/// The rows of the lone sheet read serially and by the parallel reader
+/// on 4 threads (its blocks in parallel where INDEX allows), with a
+/// column selection and a last row; and how many blocks were read in
+/// parallel.
+fn serial_and_parallel(
+    bytes: &[u8],
+    columns: Option<ColumnSet>,
+    last: Option<u32>,
+) -> (Vec<String>, Vec<String>, u64) {
+    let mut workbook = Workbook::from_bytes(bytes.to_vec()).unwrap();
+    let mut rows = workbook.rows(0).unwrap();
+    rows.select_columns(columns.clone());
+    rows.stop_after_row(last);
+    let mut serial = Vec::new();
+    while let Some(row) = rows.next_row().unwrap() {
+        serial.push(row_line(&row));
+    }
+    let workbook = Workbook::from_bytes(bytes.to_vec()).unwrap();
+    let before = sheetstream::fuzzing::xls_blocks_read();
+    let found = std::sync::Mutex::new(Vec::new());
+    let mut parallel = workbook.parallel().threads(4);
+    if let Some(columns) = columns {
+        parallel = parallel.select_columns(columns);
+    }
+    parallel
+        .for_each_sheet(|| {
+            |_sheet: &sheetstream::SheetInfo,
+             rows: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+                let mut rows = rows?;
+                rows.stop_after_row(last);
+                while let Some(row) = rows.next_row()? {
+                    found.lock().unwrap().push(row_line(&row));
+                }
+                Ok(true)
+            }
+        })
+        .unwrap();
+    let read = sheetstream::fuzzing::xls_blocks_read() - before;
+    (serial, found.into_inner().unwrap(), read)
+}
+
+#[test]
+fn indexed_sheet_is_read_in_parallel_blocks_as_serially() {
+    let _one = BLOCK_COUNTER.lock().unwrap_or_else(|p| p.into_inner());
+    let bytes = indexed_book(2000, 0, None);
+    let (serial, parallel, read) = serial_and_parallel(&bytes, None, None);
+    let expected = (0..2000u16)
+        .filter(|&row| !indexed_empty(row) || indexed_hidden(row))
+        .count();
+    assert_eq!(serial.len(), expected);
+    assert_eq!(parallel, serial);
+    // 63 blocks, the records before the first and the last block's rest.
+    assert!(read >= 60, "{read} blocks read in parallel");
+    // Hidden rows without cells are handed out, empty, in order; one that
+    // ends a block (row 63 and 127 have no cells) too.
+    assert!(serial.contains(&"63 true ".to_owned()));
+    assert!(serial.contains(&"102 true ".to_owned()));
+    assert!(
+        serial[0].starts_with("0 false 0=Number(0.0) 1=Text(\"alpha\")"),
+        "{}",
+        serial[0]
+    );
+    // A column selection, and a last row.
+    let columns: ColumnSet = [1, 6].into_iter().collect();
+    let (serial, parallel, read) = serial_and_parallel(&bytes, Some(columns), Some(700));
+    assert_eq!(parallel, serial);
+    assert!(serial.last().unwrap().starts_with("700 "));
+    assert!(read > 0);
+}
+
+#[test]
+fn indexed_sheet_with_damaged_index_is_read_serially() {
+    let _one = BLOCK_COUNTER.lock().unwrap_or_else(|p| p.into_inner());
+    let good = serial_and_parallel(&indexed_book(600, 0, None), None, None).0;
+    // INDEX offsets that miss their DBCELLs: decided before any work.
+    let (serial, parallel, read) = serial_and_parallel(&indexed_book(600, 3, None), None, None);
+    assert_eq!(read, 0);
+    assert_eq!(parallel, serial);
+    assert_eq!(serial, good);
+    // A block whose rows go back into the block before: found when its
+    // turn comes, the rest read serially from where the blocks stopped.
+    let (serial, parallel, read) = serial_and_parallel(&indexed_book(600, 0, Some(5)), None, None);
+    assert!(read > 0);
+    assert_eq!(parallel, serial);
+    assert!(serial.iter().any(|line| line.starts_with("140 ")));
+}
+
+#[test]
+fn indexed_sheet_read_in_part_stops_its_workers() {
+    let _one = BLOCK_COUNTER.lock().unwrap_or_else(|p| p.into_inner());
+    let workbook = Workbook::from_bytes(indexed_book(3000, 0, None)).unwrap();
+    let taken = std::sync::Mutex::new(Vec::new());
+    // Returns (the workers stopped) after ten rows of a sheet of 94 blocks.
+    workbook
+        .parallel()
+        .threads(3)
+        .for_each_sheet(|| {
+            |_sheet: &sheetstream::SheetInfo,
+             rows: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+                let mut rows = rows?;
+                while let Some(row) = rows.next_row()? {
+                    let mut taken = taken.lock().unwrap();
+                    taken.push(row.index());
+                    if taken.len() == 10 {
+                        break;
+                    }
+                }
+                Ok(true)
+            }
+        })
+        .unwrap();
+    assert_eq!(taken.into_inner().unwrap(), [0, 1, 2, 3, 4, 6, 7, 8, 9, 10]);
+}
+
+/// The corpus's `.xls` files of 100 KB and more (those with blocks enough
+/// to be read in parallel): every worksheet's rows read serially and by
+/// the parallel reader on 4 threads are the same, and some were read in
+/// blocks. Skipped without `../shared/conformance/corpus-binary`.
+#[test]
+fn corpus_xls_sheets_read_in_blocks_as_serially() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/conformance/corpus-binary");
+    if !root.is_dir() {
+        println!("skipping: ../shared/conformance/corpus-binary not found");
+        return;
+    }
+    let _one = BLOCK_COUNTER.lock().unwrap_or_else(|p| p.into_inner());
+    let mut files = Vec::new();
+    let mut folders = vec![root];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "xls")
+                && std::fs::metadata(&path).unwrap().len() >= 100_000
+            {
+                files.push(path);
+            }
+        }
+    }
+    let before = sheetstream::fuzzing::xls_blocks_read();
+    let mut compared = 0;
+    for path in &files {
+        let Ok(mut workbook) = Workbook::open(path) else {
+            continue;
+        };
+        let worksheets: Vec<usize> = (0..workbook.sheets().len())
+            .filter(|&at| workbook.sheets()[at].kind() == SheetKind::Worksheet)
+            .collect();
+        for position in worksheets {
+            let mut serial = Vec::new();
+            let serial_end = match workbook.rows(position) {
+                Ok(mut rows) => loop {
+                    match rows.next_row() {
+                        Ok(Some(row)) => serial.push(row_line(&row)),
+                        Ok(None) => break None,
+                        Err(err) => break Some(err.to_string()),
+                    }
+                },
+                Err(err) => Some(err.to_string()),
+            };
+            let found = std::sync::Mutex::new((Vec::new(), None));
+            let _ = workbook
+                .parallel()
+                .threads(4)
+                .sheets([position])
+                .unwrap()
+                .for_each_sheet(|| {
+                    |_sheet: &sheetstream::SheetInfo,
+                     rows: sheetstream::Result<sheetstream::SheetRows<'_>>| {
+                        let mut found = found.lock().unwrap();
+                        let mut rows = match rows {
+                            Ok(rows) => rows,
+                            Err(err) => {
+                                found.1 = Some(err.to_string());
+                                return Ok(true);
+                            }
+                        };
+                        loop {
+                            match rows.next_row() {
+                                Ok(Some(row)) => found.0.push(row_line(&row)),
+                                Ok(None) => break,
+                                Err(err) => {
+                                    found.1 = Some(err.to_string());
+                                    break;
+                                }
+                            }
+                        }
+                        Ok(true)
+                    }
+                });
+            let (parallel, parallel_end) = found.into_inner().unwrap();
+            assert_eq!(parallel, serial, "{} sheet {position}", path.display());
+            assert_eq!(
+                parallel_end,
+                serial_end,
+                "{} sheet {position}",
+                path.display()
+            );
+            compared += 1;
+        }
+    }
+    let read = sheetstream::fuzzing::xls_blocks_read() - before;
+    assert!(compared > 10, "{compared} sheets compared");
+    assert!(read > 100, "{read} blocks read in parallel");
+}

@@ -379,7 +379,11 @@ mod tests {
     }
 
     fn strings(stream: &[u8]) -> Result<Vec<String>> {
-        let mut records = Records::new(Box::new(stream), 0, stream.len() as u64);
+        let mut records = Records::new(
+            Box::new(std::io::Cursor::new(stream)),
+            0,
+            stream.len() as u64,
+        );
         let table = read_sst(&mut records, &Limits::default())?;
         Ok((0..table.len())
             .map(|i| table.get(i).unwrap().to_owned())
@@ -449,7 +453,11 @@ mod tests {
         sheet.extend_from_slice(b"Abc");
         stream.extend(record(BOUNDSHEET, &sheet));
         stream.extend(record(EOF, &[]));
-        let mut records = Records::new(Box::new(&stream[..]), 0, stream.len() as u64);
+        let mut records = Records::new(
+            Box::new(std::io::Cursor::new(&stream[..])),
+            0,
+            stream.len() as u64,
+        );
         let globals = read_globals(&mut records, &Limits::default()).unwrap();
         assert_eq!(globals.date_system, DateSystem::V1904);
         assert_eq!(globals.offsets, [1234]);
@@ -466,13 +474,21 @@ mod tests {
         bof[0..2].copy_from_slice(&0x0600u16.to_le_bytes());
         let mut stream = record(BOF, &bof);
         stream.extend(record(FILEPASS, &[0, 0]));
-        let mut records = Records::new(Box::new(&stream[..]), 0, stream.len() as u64);
+        let mut records = Records::new(
+            Box::new(std::io::Cursor::new(&stream[..])),
+            0,
+            stream.len() as u64,
+        );
         let err = read_globals(&mut records, &Limits::default())
             .err()
             .expect("refused");
         assert!(matches!(err.kind(), ErrorKind::Encrypted(_)), "{err}");
         let stream = record(0x0409, &[0, 0, 0x10, 0]);
-        let mut records = Records::new(Box::new(&stream[..]), 0, stream.len() as u64);
+        let mut records = Records::new(
+            Box::new(std::io::Cursor::new(&stream[..])),
+            0,
+            stream.len() as u64,
+        );
         let err = read_globals(&mut records, &Limits::default())
             .err()
             .expect("refused");

@@ -11,6 +11,7 @@
 //! substream from its BOF into the public row events; `metadata` the
 //! records the cell reader skips.
 
+pub(crate) mod blocks;
 pub(crate) mod compound;
 mod formulas;
 pub(crate) mod globals;
@@ -159,12 +160,74 @@ pub(crate) fn open_rows<'a, R: Read + Seek>(
     context: SheetContext<'a>,
     limits: &Limits,
 ) -> Result<SheetRows<'a>> {
+    open_xls_rows(compound, info, context, limits).map(SheetRows::xls)
+}
+
+/// The rows of a sheet, read by `threads` workers block by block where
+/// its INDEX and DBCELL records allow (see `blocks`), else serially.
+pub(crate) fn open_rows_in_blocks<'scope, 'env, 'a, R>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    compound: &'a mut Compound<R>,
+    info: &'env SheetInfo,
+    context: SheetContext<'env>,
+    limits: &Limits,
+    threads: usize,
+) -> Result<SheetRows<'a>>
+where
+    R: Read + Seek + Clone + Send + 'env,
+    'env: 'a,
+{
+    let layout = Arc::clone(&compound.layout);
+    let bounds = match layout.offsets.spans.get(info.position()) {
+        Some(&(start, end))
+            if threads >= 2
+                && info.kind() == SheetKind::Worksheet
+                && layout.codec.biff == records::Biff::V8
+                && start >= layout.globals_end
+                && end > start =>
+        {
+            match compound.open_at(0) {
+                Ok(mut source) => blocks::plan(&mut source, start, end),
+                Err(_) => None,
+            }
+        }
+        _ => None,
+    };
+    let Some(bounds) = bounds else {
+        return open_rows(compound, info, context, limits);
+    };
+    let job = blocks::SheetJob {
+        compound: compound.clone(),
+        info,
+        context,
+        codec: layout.codec,
+        limits: *limits,
+        worksheet_bof: true,
+        bounded: bounds
+            .last()
+            .is_some_and(|&end| end < layout.offsets.stream_len),
+    };
+    let serial = open_xls_rows(compound, info, context, limits)?;
+    if !serial.worksheet_bof() {
+        return Ok(SheetRows::xls(serial));
+    }
+    Ok(SheetRows::xls_blocks(blocks::spawn(
+        scope, job, bounds, threads, serial,
+    )))
+}
+
+fn open_xls_rows<'a, R: Read + Seek>(
+    compound: &'a mut Compound<R>,
+    info: &'a SheetInfo,
+    context: SheetContext<'a>,
+    limits: &Limits,
+) -> Result<XlsRows<'a>> {
     let layout = Arc::clone(&compound.layout);
     let codec = layout.codec;
     let part = info.part();
     let located = |err: Error| err.with_sheet(info.name()).with_part(part);
     if info.kind() != SheetKind::Worksheet {
-        return Ok(SheetRows::xls(XlsRows::new(
+        return Ok(XlsRows::new(
             None,
             false,
             false,
@@ -173,7 +236,7 @@ pub(crate) fn open_rows<'a, R: Read + Seek>(
             info.name(),
             part,
             limits,
-        )));
+        ));
     }
     let &(start, end) = layout
         .offsets
@@ -208,7 +271,7 @@ pub(crate) fn open_rows<'a, R: Read + Seek>(
             .with_offset(start),
         ));
     };
-    Ok(SheetRows::xls(XlsRows::new(
+    Ok(XlsRows::new(
         Some(records),
         worksheet_bof,
         end < layout.offsets.stream_len,
@@ -217,7 +280,7 @@ pub(crate) fn open_rows<'a, R: Read + Seek>(
         info.name(),
         part,
         limits,
-    )))
+    ))
 }
 
 /// The records of a substream from `start`, after its BOF, and whether the

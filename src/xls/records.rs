@@ -2,7 +2,7 @@
 //! window of [`WINDOW`] bytes (a record is at most 4 + 65,535 bytes), and
 //! the text encodings of BIFF5 and BIFF8 strings.
 
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 
 use encoding_rs::Encoding;
 
@@ -51,9 +51,22 @@ pub(crate) struct Header {
     pub offset: u64,
 }
 
+/// What records are read from: the stream, positioned at the first
+/// record's offset, and able to move to another (a parallel worker reads
+/// one block of a sheet after another through one window).
+pub(crate) trait Source: Read {
+    fn seek_to(&mut self, offset: u64) -> std::io::Result<()>;
+}
+
+impl<T: Read + Seek> Source for T {
+    fn seek_to(&mut self, offset: u64) -> std::io::Result<()> {
+        self.seek(SeekFrom::Start(offset)).map(|_| ())
+    }
+}
+
 /// The records of a stream, from some offset on, up to `end`.
 pub(crate) struct Records<'a> {
-    source: Box<dyn Read + 'a>,
+    source: Box<dyn Source + 'a>,
     buf: Vec<u8>,
     start: usize,
     end: usize,
@@ -66,7 +79,7 @@ pub(crate) struct Records<'a> {
 }
 
 impl<'a> Records<'a> {
-    pub(crate) fn new(source: Box<dyn Read + 'a>, offset: u64, limit: u64) -> Records<'a> {
+    pub(crate) fn new(source: Box<dyn Source + 'a>, offset: u64, limit: u64) -> Records<'a> {
         Records {
             source,
             buf: Vec::new(),
@@ -76,6 +89,20 @@ impl<'a> Records<'a> {
             eof: false,
             limit,
         }
+    }
+
+    /// Reads the records from `offset` up to `limit` instead, keeping the
+    /// window's buffer.
+    pub(crate) fn restart(&mut self, offset: u64, limit: u64) -> Result<()> {
+        self.source
+            .seek_to(offset)
+            .map_err(|err| super::compound::compound_error(err).with_offset(offset))?;
+        self.start = 0;
+        self.end = 0;
+        self.base = offset;
+        self.eof = false;
+        self.limit = limit;
+        Ok(())
     }
 
     /// The offset of the next record.

@@ -77,17 +77,34 @@ struct SheetState {
     /// hidden `<row>` without cells), so that the layers skipping hidden
     /// rows tell it from an empty one.
     frontier: Option<u32>,
+    /// The span ended without an EOF record where that is no error (a
+    /// block of a sheet read by a parallel worker, or a stream that ends).
+    ran_out: bool,
+    /// The lowest and highest row that a ROW record or a row event named
+    /// (a parallel worker's block must not overlap its neighbours').
+    rows_seen: Option<(u32, u32)>,
+    /// Some ROW record marked a row hidden since the bitmap was cleared.
+    marked: bool,
 }
 
 impl SheetState {
     /// A ROW record: its row noted when it is hidden.
     #[inline(never)]
     fn row_record(&mut self, data: &[u8]) {
-        if let (Ok(row), Ok(flags)) = (u16_at(data, 0), u16_at(data, 12))
-            && flags & 0x20 != 0
-        {
-            self.mark_hidden(row);
+        if let Ok(row) = u16_at(data, 0) {
+            self.seen(u32::from(row));
+            if u16_at(data, 12).is_ok_and(|flags| flags & 0x20 != 0) {
+                self.mark_hidden(row);
+            }
         }
+    }
+
+    #[inline]
+    fn seen(&mut self, row: u32) {
+        self.rows_seen = Some(match self.rows_seen {
+            None => (row, row),
+            Some((low, high)) => (low.min(row), high.max(row)),
+        });
     }
 
     #[cold]
@@ -96,10 +113,22 @@ impl SheetState {
             .hidden
             .get_or_insert_with(|| vec![0u64; 1 << 10].into_boxed_slice());
         bits[usize::from(row >> 6)] |= 1 << (row & 63);
+        self.marked = true;
     }
 
     /// The first hidden row after the frontier and before `row`.
+    ///
+    /// The search is out of line: inlined, LLVM hoisted its loads of the
+    /// frontier and the bitmap to the top of the record loop, 9
+    /// instructions a record (measured, callgrind).
+    #[inline(always)]
     fn hidden_before(&self, row: u32) -> Option<u32> {
+        self.hidden.as_ref()?;
+        self.hidden_search(row)
+    }
+
+    #[inline(never)]
+    fn hidden_search(&self, row: u32) -> Option<u32> {
         let bits = self.hidden.as_ref()?;
         let from = self.frontier.map_or(0, |last| last + 1);
         let to = row.min(1 << 16);
@@ -113,6 +142,25 @@ impl SheetState {
             at = (at | 63) + 1;
         }
         None
+    }
+
+    /// The hidden rows after the frontier, in order (those a later row's
+    /// first record would hand out).
+    fn hidden_after_frontier(&self, out: &mut Vec<u32>) {
+        let Some(bits) = self.hidden.as_ref() else {
+            return;
+        };
+        let mut at = self.frontier.map_or(0, |last| last + 1);
+        while at < 1 << 16 {
+            let word = bits[at as usize >> 6] >> (at & 63);
+            if word == 0 {
+                at = (at | 63) + 1;
+                continue;
+            }
+            let found = at + word.trailing_zeros();
+            out.push(found);
+            at = found + 1;
+        }
     }
 
     fn is_hidden(&self, row: u32) -> bool {
@@ -186,6 +234,15 @@ impl<'a> XlsRows<'a> {
         self
     }
 
+    /// Whether the sheet's BOF says it is a worksheet.
+    pub(crate) fn worksheet_bof(&self) -> bool {
+        self.state.worksheet_bof
+    }
+
+    pub(crate) fn set_formulas(&mut self, formulas: bool) {
+        self.formulas = formulas;
+    }
+
     pub(crate) fn select_columns(&mut self, columns: Option<ColumnSet>) {
         self.columns = columns;
     }
@@ -194,6 +251,61 @@ impl<'a> XlsRows<'a> {
     #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn set_column_window(&mut self, first: u32, last: u32) {
         self.window = (first, last);
+    }
+
+    /// Reads the records from `offset` to `limit` next, as a sheet of its
+    /// own but for what the sheet's BOF said (a block of a sheet, for a
+    /// parallel worker; see `super::blocks`), keeping the buffers.
+    pub(crate) fn restart(&mut self, offset: u64, limit: u64, bounded: bool) -> Result<()> {
+        if let Some(records) = self.records.as_mut() {
+            records.restart(offset, limit)?;
+        }
+        let mut hidden = self.state.hidden.take();
+        if self.state.marked
+            && let Some(bits) = hidden.as_mut()
+        {
+            bits.fill(0);
+        }
+        self.state = SheetState {
+            worksheet_bof: self.state.worksheet_bof,
+            bounded,
+            hidden,
+            ..SheetState::default()
+        };
+        self.failure = None;
+        Ok(())
+    }
+
+    /// Goes on from `offset` to `limit` (the sheet's end) where a parallel
+    /// read of the sheet's blocks stopped: `frontier` the last row handed
+    /// out, `hidden` the hidden rows after it that the next row's first
+    /// record hands out first.
+    pub(crate) fn resume(
+        &mut self,
+        offset: u64,
+        limit: u64,
+        bounded: bool,
+        frontier: Option<u32>,
+        hidden: &[u32],
+    ) -> Result<()> {
+        self.restart(offset, limit, bounded)?;
+        self.state.frontier = frontier;
+        for &row in hidden {
+            if let Ok(row) = u16::try_from(row) {
+                self.state.mark_hidden(row);
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the reader stopped, once `next_row` gave None or an error:
+    /// whether the span ran out (no EOF record), the offset it stopped at,
+    /// the rows it saw; the hidden rows a later row would hand out go to
+    /// `pending`.
+    pub(crate) fn stopped(&self, pending: &mut Vec<u32>) -> (bool, u64, Option<(u32, u32)>) {
+        self.state.hidden_after_frontier(pending);
+        let offset = self.records.as_ref().map_or(0, Records::offset);
+        (self.state.ran_out, offset, self.state.rows_seen)
     }
 
     pub(crate) fn next_row(&mut self) -> Result<Option<Row<'_>>> {
@@ -252,6 +364,18 @@ struct OpenString<'r> {
     formula: Option<&'r str>,
 }
 
+/// What [`RowReader::cell_record`] did with a record.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// Not a FORMULA.
+    Other,
+    /// A FORMULA whose cell was not pushed (not selected, no value, or a
+    /// string result the STRING record after it holds).
+    Formula,
+    /// A FORMULA whose cell is the last one pushed.
+    FormulaCell,
+}
+
 #[derive(Clone, Copy)]
 struct CellAt {
     row: u32,
@@ -287,6 +411,7 @@ impl<'r> RowReader<'r, '_> {
                 }
                 // The stream ends without the sheet's EOF: what was read stands.
                 state.finished = true;
+                state.ran_out = true;
                 break;
             };
             if header.kind == CONTINUE {
@@ -332,7 +457,6 @@ impl<'r> RowReader<'r, '_> {
                     }
                     row = Some(index);
                     formula_string = None;
-                    string_formula = None;
                     text_bytes += header.len as u64;
                     if text_bytes.saturating_mul(3) > self.max_text.saturating_add(1 << 20) {
                         return Err(locate(
@@ -340,18 +464,18 @@ impl<'r> RowReader<'r, '_> {
                                 .with_row(index + 1),
                         ));
                     }
-                    let before = cells.len();
-                    self.cell_record(
-                        header.kind,
-                        data,
-                        index,
-                        &mut cells,
-                        &mut elsewhere,
-                        &mut formula_string,
-                        &mut open,
-                    )
-                    .map_err(|err| locate(err).with_row(index + 1))?;
-                    if header.kind == FORMULA
+                    let outcome = self
+                        .cell_record(
+                            header.kind,
+                            data,
+                            index,
+                            &mut cells,
+                            &mut elsewhere,
+                            &mut formula_string,
+                            &mut open,
+                        )
+                        .map_err(|err| locate(err).with_row(index + 1))?;
+                    if outcome != Outcome::Other
                         && let Some(formulas) = formulas.as_deref_mut()
                     {
                         let column = u32::from(u16_at(data, 2).map_err(locate)?);
@@ -359,7 +483,7 @@ impl<'r> RowReader<'r, '_> {
                         formulas.seen(origin);
                         let target = if formula_string.is_some() {
                             Target::StringResult
-                        } else if cells.len() > before {
+                        } else if outcome == Outcome::FormulaCell {
                             Target::Pushed(cells.len() - 1)
                         } else {
                             // Not selected, or no value.
@@ -454,6 +578,7 @@ impl<'r> RowReader<'r, '_> {
         };
         state.cells_hint = cells.len();
         state.frontier = state.frontier.max(Some(index));
+        state.seen(index);
         let values_elsewhere = cells.is_empty() && elsewhere;
         Ok(Some(Row {
             index,
@@ -472,6 +597,10 @@ impl<'r> RowReader<'r, '_> {
         (self.window.0..=self.window.1).contains(&column)
     }
 
+    /// Resolves one value record into `cells`; says whether it was a
+    /// FORMULA and whether it pushed its cell (what the formula text
+    /// needs, so that the loop keeps neither the record's kind nor the
+    /// cell count across the call).
     #[allow(clippy::too_many_arguments)]
     fn cell_record(
         &self,
@@ -482,7 +611,7 @@ impl<'r> RowReader<'r, '_> {
         elsewhere: &mut bool,
         formula_string: &mut Option<CellAt>,
         open: &mut Option<OpenString<'r>>,
-    ) -> Result<()> {
+    ) -> Result<Outcome> {
         let first = u32::from(u16_at(data, 2)?);
         if kind == MULRK {
             let entries = data.get(4..data.len().saturating_sub(2)).unwrap_or(&[]);
@@ -498,7 +627,7 @@ impl<'r> RowReader<'r, '_> {
                 let value = self.context.number_value(rk_number(rk), style);
                 push(cells, CellAt { row, column, style }, value)?;
             }
-            return Ok(());
+            return Ok(Outcome::Other);
         }
         let column = first;
         check_column(column).map_err(|err| err.with_column(column + 1))?;
@@ -506,7 +635,11 @@ impl<'r> RowReader<'r, '_> {
         let at = CellAt { row, column, style };
         if !self.selected(column) {
             *elsewhere |= self.in_window(column);
-            return Ok(());
+            return Ok(if kind == FORMULA {
+                Outcome::Formula
+            } else {
+                Outcome::Other
+            });
         }
         let locate = |err: Error| err.with_column(column + 1);
         let value = match kind {
@@ -521,7 +654,8 @@ impl<'r> RowReader<'r, '_> {
             ),
             LABEL | RSTRING => {
                 if let Some(text) = self.whole_ascii_string(data) {
-                    return push(cells, at, Value::Text(self.arena.alloc_str(text)));
+                    push(cells, at, Value::Text(self.arena.alloc_str(text)))?;
+                    return Ok(Outcome::Other);
                 }
                 let string = self.start_string(data, 6, at).map_err(locate)?;
                 if string.chars.left > 0 {
@@ -529,7 +663,7 @@ impl<'r> RowReader<'r, '_> {
                 } else {
                     self.finish_string(string, cells)?;
                 }
-                return Ok(());
+                return Ok(Outcome::Other);
             }
             BOOLERR => {
                 let code = *data.get(6).ok_or_else(short_record)?;
@@ -541,25 +675,28 @@ impl<'r> RowReader<'r, '_> {
             }
             FORMULA => {
                 let result = data.get(6..14).ok_or_else(short_record)?;
-                if result[6] == 0xFF && result[7] == 0xFF {
+                let value = if result[6] == 0xFF && result[7] == 0xFF {
                     match result[0] {
                         0 => {
                             *formula_string = Some(at);
-                            return Ok(());
+                            return Ok(Outcome::Formula);
                         }
                         1 => Value::Bool(result[2] != 0),
                         2 => Value::Error(error_code(result[2]).map_err(locate)?),
                         3 => Value::Text(""),
                         // No result this reader knows.
-                        _ => return Ok(()),
+                        _ => return Ok(Outcome::Formula),
                     }
                 } else {
                     self.context.number_value(f64_at(data, 6)?, style)
-                }
+                };
+                push(cells, at, value)?;
+                return Ok(Outcome::FormulaCell);
             }
-            _ => return Ok(()),
+            _ => return Ok(Outcome::Other),
         };
-        push(cells, at, value)
+        push(cells, at, value)?;
+        Ok(Outcome::Other)
     }
 
     /// The common string value, read without the general decoder: BIFF8,

@@ -392,7 +392,18 @@ impl Book {
             let shifted = (offset as i64 + self.offset_shift) as u32;
             out.extend(self.boundsheet(shifted, name, *kind));
             let mut body = self.bof(0x10);
-            body.extend_from_slice(records);
+            let mut records = records.clone();
+            if records.starts_with(&INDEX.to_le_bytes()) {
+                // indexed_records' DBCELL offsets are from the records'
+                // start: made stream offsets here.
+                let len = u16::from_le_bytes([records[2], records[3]]) as usize;
+                let base = (offset + body.len()) as u32;
+                for at in (4 + 16..4 + len).step_by(4) {
+                    let relative = u32::from_le_bytes(records[at..at + 4].try_into().unwrap());
+                    records[at..at + 4].copy_from_slice(&(relative + base).to_le_bytes());
+                }
+            }
+            body.extend_from_slice(&records);
             body.extend(record(EOF, &[]));
             offset += body.len();
             bodies.push(body);
@@ -428,6 +439,49 @@ pub fn compound(streams: &[(&str, &[u8])]) -> Vec<u8> {
     }
     file.flush().unwrap();
     file.into_inner().into_inner()
+}
+
+pub const INDEX: u16 = 0x020B;
+pub const DBCELL: u16 = 0x00D7;
+
+/// A ROW record: `row`, hidden or not.
+pub fn row_record(row: u16, hidden: bool) -> Vec<u8> {
+    let mut data = vec![0u8; 16];
+    data[0..2].copy_from_slice(&row.to_le_bytes());
+    data[6..8].copy_from_slice(&255u16.to_le_bytes());
+    let flags: u16 = if hidden { 0x0120 } else { 0x0100 };
+    data[12..14].copy_from_slice(&flags.to_le_bytes());
+    record(ROW, &data)
+}
+
+/// A sheet's records as Excel lays out its cell table: INDEX, then each
+/// block (its ROW records, its cell records) followed by a DBCELL giving
+/// the distance back to the block's first record; then `after`. Offsets
+/// in INDEX are from the records' start (`Book::stream` makes them
+/// stream offsets). `shift` is added to every DBCELL offset in INDEX
+/// (0 for a consistent file).
+pub fn indexed_records(blocks: &[(Vec<u8>, Vec<u8>)], after: &[u8], shift: i64) -> Vec<u8> {
+    let index_len = 4 + 16 + 4 * blocks.len();
+    let mut body = Vec::new();
+    let mut offsets = Vec::new();
+    for (rows, cells) in blocks {
+        let start = index_len + body.len();
+        body.extend_from_slice(rows);
+        body.extend_from_slice(cells);
+        let at = index_len + body.len();
+        let mut data = ((at - start) as u32).to_le_bytes().to_vec();
+        data.extend_from_slice(&[0, 0]);
+        body.extend(record(DBCELL, &data));
+        offsets.push((at as i64 + shift) as u32);
+    }
+    let mut index = vec![0u8; 16];
+    for offset in offsets {
+        index.extend_from_slice(&offset.to_le_bytes());
+    }
+    let mut out = record(INDEX, &index);
+    out.extend(body);
+    out.extend_from_slice(after);
+    out
 }
 
 pub const NOTE: u16 = 0x001C;
