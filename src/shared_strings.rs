@@ -523,7 +523,7 @@ mod tests {
         assert_eq!(locate(3072), (2, 0));
         assert!(locate(usize::MAX).0 < BLOCKS);
         for block in 0..6 {
-            let first = (block_capacity(block) - 1024) as usize;
+            let first = block_capacity(block) - 1024;
             assert_eq!(locate(first), (block, 0));
             assert_eq!(
                 locate(first + block_capacity(block) - 1),
