@@ -172,6 +172,53 @@ impl Error {
         Error::new(ErrorKind::LimitExceeded { limit, max })
     }
 
+    /// A copy of this error, for one kept to be reported again (an I/O
+    /// error's copy keeps its kind and message).
+    pub(crate) fn duplicate(&self) -> Error {
+        let kind = match &self.0.kind {
+            ErrorKind::Io(err) => ErrorKind::Io(io::Error::new(err.kind(), err.to_string())),
+            ErrorKind::NotZip { detail } => ErrorKind::NotZip { detail },
+            ErrorKind::Zip(text) => ErrorKind::Zip(text.clone()),
+            ErrorKind::Package(text) => ErrorKind::Package(text.clone()),
+            ErrorKind::MissingPart(text) => ErrorKind::MissingPart(text.clone()),
+            ErrorKind::Xml(text) => ErrorKind::Xml(text.clone()),
+            ErrorKind::InvalidUtf8 => ErrorKind::InvalidUtf8,
+            ErrorKind::Record(text) => ErrorKind::Record(text.clone()),
+            ErrorKind::Unsupported(text) => ErrorKind::Unsupported(text.clone()),
+            ErrorKind::SharedStringIndex { index, count } => ErrorKind::SharedStringIndex {
+                index: *index,
+                count: *count,
+            },
+            ErrorKind::InvalidValue(text) => ErrorKind::InvalidValue(text.clone()),
+            ErrorKind::CellReference(text) => ErrorKind::CellReference(text.clone()),
+            ErrorKind::LimitExceeded { limit, max } => {
+                ErrorKind::LimitExceeded { limit, max: *max }
+            }
+            ErrorKind::SheetNotFound(text) => ErrorKind::SheetNotFound(text.clone()),
+            ErrorKind::TableNotFound(text) => ErrorKind::TableNotFound(text.clone()),
+            ErrorKind::Conversion(text) => ErrorKind::Conversion(text.clone()),
+            ErrorKind::Mismatch {
+                value,
+                column,
+                detail,
+            } => ErrorKind::Mismatch {
+                value: value.clone(),
+                column: column.clone(),
+                detail: detail.clone(),
+            },
+            ErrorKind::Deserialize { field, message } => ErrorKind::Deserialize {
+                field: field.clone(),
+                message: message.clone(),
+            },
+            ErrorKind::Xls(text) => ErrorKind::Xls(text.clone()),
+            ErrorKind::Encrypted(text) => ErrorKind::Encrypted(text.clone()),
+            ErrorKind::ColumnSelection(text) => ErrorKind::ColumnSelection(text.clone()),
+        };
+        let mut copy = Error::new(kind);
+        copy.0.location = self.0.location.clone();
+        copy
+    }
+
     /// A value that does not fit its column (feature `arrow`).
     #[cfg(feature = "arrow")]
     pub(crate) fn mismatch(value: String, column: String, detail: String) -> Error {

@@ -65,10 +65,25 @@ impl<'a> SheetContext<'a> {
         let Some(strings) = self.shared_strings else {
             return Err(no_shared_strings());
         };
-        match usize::try_from(index).ok().and_then(|i| strings.get(i)) {
+        match strings.get_read(index) {
             Some(text) => Ok(text),
-            None => Err(bad_shared_string(index, strings.len())),
+            None => unread_shared_string(strings, index),
         }
+    }
+}
+
+/// [`SheetContext::shared_string`] of a string not read yet (its block
+/// is parsed now), or past the table's end.
+#[cold]
+#[inline(never)]
+fn unread_shared_string(strings: &SharedStrings, index: u64) -> Result<&str> {
+    let Ok(position) = usize::try_from(index) else {
+        return Err(bad_shared_string(index, strings.len()));
+    };
+    match strings.lookup(position) {
+        Ok(Some(text)) => Ok(text),
+        Ok(None) => Err(bad_shared_string(index, strings.len())),
+        Err(err) => Err(err),
     }
 }
 

@@ -25,16 +25,17 @@ use crate::xls::rows::XlsRows;
 use crate::xlsb;
 use crate::xlsb::rows::XlsbRows;
 use crate::xlsx::rows::XlsxRows;
-use crate::xlsx::shared_strings::read_shared_strings;
+use crate::xlsx::shared_strings::{XmlItems, read_shared_strings};
 use crate::xlsx::styles::read_styles;
 use crate::xlsx::workbook_part::read_layout;
 
 /// An opened workbook: `.xlsx` / `.xlsm`, `.xlsb` or a legacy `.xls`
 /// (see [`Workbook::file_format`]).
 ///
-/// Opening reads the ZIP central directory, the workbook part, the styles
-/// and the shared strings (for `.xls`: the compound file's directory and
-/// the workbook globals); sheets are read only when asked for, as a
+/// Opening reads the ZIP central directory, the workbook part and the
+/// styles (for `.xls`: the compound file's directory and the workbook
+/// globals); the shared strings of an `.xlsx` are parsed only as far as
+/// the rows read need them; sheets are read only when asked for, as a
 /// stream.
 ///
 /// ```
@@ -337,10 +338,27 @@ impl<R> Workbook<R> {
         self.styles.number_formats()
     }
 
-    /// The shared strings table (empty when the workbook has none).
-    pub fn shared_strings(&self) -> &SharedStrings {
+    /// The shared strings table (empty when the workbook has none), read
+    /// to its end. (Rows read it only as far as their cells need it.)
+    ///
+    /// # Errors
+    ///
+    /// The shared strings part is damaged or breaks a limit.
+    pub fn shared_strings(&self) -> Result<&SharedStrings> {
         static EMPTY: SharedStrings = SharedStrings::empty();
-        self.shared_strings.as_ref().unwrap_or(&EMPTY)
+        match &self.shared_strings {
+            Some(strings) => strings.load().map(|()| strings),
+            None => Ok(&EMPTY),
+        }
+    }
+
+    /// How many shared strings have been parsed so far (a read that stops
+    /// early parses only a prefix of the table).
+    #[doc(hidden)]
+    pub fn parsed_shared_strings(&self) -> usize {
+        self.shared_strings
+            .as_ref()
+            .map_or(0, SharedStrings::parsed)
     }
 }
 
@@ -383,11 +401,20 @@ impl<R: Read + Seek> Workbook<R> {
             }
             None => Styles::general(layout.date_system),
         };
+        // Parsed as far as rows need it (a stored part, rare, at once).
         let shared_strings = match &layout.shared_strings_part {
-            Some(part) => {
-                let reader = archive.open_part(part, limits.max_part_bytes, &limits)?;
-                Some(read_shared_strings(reader, &limits).map_err(|err| err.with_part(part))?)
-            }
+            Some(part) => Some(
+                match archive.open_part_owned(part, limits.max_part_bytes, &limits)? {
+                    Some(reader) => {
+                        let items = XmlItems::new(reader, &limits);
+                        SharedStrings::lazy(Box::new(items), &limits, part)
+                    }
+                    None => {
+                        let reader = archive.open_part(part, limits.max_part_bytes, &limits)?;
+                        read_shared_strings(reader, &limits).map_err(|err| err.with_part(part))?
+                    }
+                },
+            ),
             None => None,
         };
         Ok(Workbook {

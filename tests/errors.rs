@@ -11,7 +11,8 @@ use common::*;
 use sheetstream::{Error, ErrorKind, Limits, OpenOptions, SheetKind, Workbook};
 
 /// Opens the workbook and streams every worksheet to the end, returning the
-/// number of cells read or the first error. A panic fails the test with
+/// number of cells read or the first error (then the rest of the shared
+/// strings table is read: see below). A panic fails the test with
 /// the input's description.
 fn read_with(bytes: &[u8], limits: Limits, what: &str) -> Result<usize, Error> {
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<usize, Error> {
@@ -32,6 +33,9 @@ fn read_with(bytes: &[u8], limits: Limits, what: &str) -> Result<usize, Error> {
                 cells += row.cells().len();
             }
         }
+        // Rows parse the shared strings only as far as they need them;
+        // the rest of the table too.
+        workbook.shared_strings()?;
         Ok(cells)
     }));
     match outcome {
@@ -569,7 +573,7 @@ fn shared_strings_part_missing_when_a_cell_refers_to_it() {
         )
         .build();
     let mut workbook = Workbook::from_bytes(bytes.clone()).expect("opens without shared strings");
-    assert!(workbook.shared_strings().is_empty());
+    assert!(workbook.shared_strings().unwrap().is_empty());
     let mut rows = workbook.rows("Refers").unwrap();
     let err = rows.next_row().unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::MissingPart(_)), "{err:?}");
@@ -1109,4 +1113,100 @@ fn errors_partway_through_the_cli_dump_exit_nonzero() {
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("cell A2"), "{}", run.stderr);
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
+
+/// A workbook of one sheet whose row `i` (1-based `i + 1`) holds shared
+/// string `i` in column A, the strings `s0`, `s1`, ... in order of first
+/// use as writers put them; item `damaged` (if any) holds an unknown
+/// entity. Returns the bytes and the damaged item's offset in the part.
+fn strings_in_order(count: usize, damaged: Option<usize>) -> (Vec<u8>, Option<usize>) {
+    let items: Vec<String> = (0..count)
+        .map(|i| match damaged {
+            Some(at) if at == i => "<t>a &bogus; b</t>".to_owned(),
+            _ => format!("<t>s{i}</t>"),
+        })
+        .collect();
+    let items: Vec<&str> = items.iter().map(String::as_str).collect();
+    let part = sst_xml(&items);
+    // A decoding error points at the start of the text holding it.
+    let offset = damaged.map(|_| part.find("a &bogus;").unwrap());
+    let rows: String = (0..count)
+        .map(|i| {
+            format!(
+                r#"<row r="{r}"><c r="A{r}" t="s"><v>{i}</v></c></row>"#,
+                r = i + 1
+            )
+        })
+        .collect();
+    let bytes = book()
+        .strings_part(part)
+        .sheet("S", sheet_xml(&rows))
+        .build();
+    (bytes, offset)
+}
+
+#[test]
+fn shared_strings_are_parsed_only_as_far_as_the_rows_read_need() {
+    let (bytes, _) = strings_in_order(20_000, None);
+    let mut workbook = Workbook::from_bytes(bytes).unwrap();
+    assert_eq!(
+        workbook.parsed_shared_strings(),
+        0,
+        "nothing parsed at open"
+    );
+    {
+        let mut rows = workbook.rows(0).unwrap();
+        for i in 0..10 {
+            let row = rows.next_row().unwrap().unwrap();
+            assert_eq!(row.cells()[0].value().as_str(), Some(&*format!("s{i}")));
+        }
+    }
+    // The first block: 1024 strings of 20,000.
+    assert_eq!(workbook.parsed_shared_strings(), 1024);
+    let mut seen = 0;
+    workbook
+        .for_each_row(0, |row| {
+            assert_eq!(
+                row.cells()[0].value().as_str(),
+                Some(&*format!("s{}", row.index()))
+            );
+            seen += 1;
+        })
+        .unwrap();
+    assert_eq!(seen, 20_000);
+    assert_eq!(workbook.parsed_shared_strings(), 20_000);
+    assert_eq!(workbook.shared_strings().unwrap().len(), 20_000);
+}
+
+#[test]
+fn a_damaged_shared_string_past_the_rows_read_is_no_error() {
+    let (bytes, offset) = strings_in_order(20_000, Some(15_000));
+    let mut workbook = Workbook::from_bytes(bytes.clone()).unwrap();
+    {
+        let mut rows = workbook.rows(0).unwrap();
+        for _ in 0..5_000 {
+            assert!(rows.next_row().unwrap().is_some());
+        }
+    }
+    assert!(workbook.parsed_shared_strings() < 15_000);
+    // A read of the rows that need it fails at the first of them, naming
+    // the part and the byte offset of the damage.
+    let err = read_err(&bytes, "a damaged shared string item 15,000");
+    assert_xml(&err);
+    assert_eq!(
+        err.location().part.as_deref(),
+        Some("xl/sharedStrings.xml"),
+        "{err}"
+    );
+    assert_eq!(err.location().offset, offset.map(|at| at as u64), "{err}");
+    assert_eq!(err.location().sheet.as_deref(), Some("S"), "{err}");
+    // Row 15,001 (its cell A15001) needs item 15,000: the rows before it
+    // read, though the damage is in the block they need.
+    assert_eq!(err.location().row, Some(15_001), "{err}");
+    assert_eq!(err.location().column, Some(1), "{err}");
+    // And so does the whole table asked for.
+    let workbook = Workbook::from_bytes(bytes).unwrap();
+    let err = workbook.shared_strings().unwrap_err();
+    assert_eq!(err.location().part.as_deref(), Some("xl/sharedStrings.xml"));
+    assert_eq!(err.location().offset, offset.map(|at| at as u64));
 }

@@ -11,10 +11,15 @@ use sheetstream::{Error, ErrorKind, Limits, OpenOptions, Row, SheetInfo, Workboo
 
 pub(crate) type Book = Workbook<Cursor<Vec<u8>>>;
 
+/// Opens a workbook and reads its whole shared strings table (which rows
+/// otherwise parse only as far as they need it, see
+/// `errors::a_damaged_shared_string_past_the_rows_read_is_no_error`).
 pub(crate) fn open_with(bytes: &[u8], limits: Limits) -> Result<Book, Error> {
-    OpenOptions::new()
+    let workbook = OpenOptions::new()
         .limits(limits)
-        .from_reader(Cursor::new(bytes.to_vec()))
+        .from_reader(Cursor::new(bytes.to_vec()))?;
+    workbook.shared_strings()?;
+    Ok(workbook)
 }
 
 /// Streams every worksheet on one thread; the cells read or the first error.

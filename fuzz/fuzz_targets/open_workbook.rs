@@ -32,11 +32,6 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     let _ = workbook.date_system();
-    let strings = workbook.shared_strings();
-    for index in 0..=strings.len() {
-        let _ = strings.get(index);
-    }
-    let _ = strings.text_bytes();
     for sheet in workbook.sheets() {
         let _ = (sheet.name(), sheet.kind(), sheet.state(), sheet.part());
     }
@@ -45,6 +40,17 @@ fuzz_target!(|data: &[u8]| {
             Ok(rows) => stream(rows.with_formulas(position % 2 == 0)),
             Err(err) => check_error(&err),
         }
+    }
+    // After the rows, which parse the shared strings only as far as they
+    // need them: the rest of the table.
+    match workbook.shared_strings() {
+        Ok(strings) => {
+            for index in 0..=strings.len() {
+                let _ = strings.get(index);
+            }
+            let _ = strings.text_bytes();
+        }
+        Err(err) => check_error(&err),
     }
     // The metadata readers: their own walks over the workbook, the sheet
     // parts (outside and inside `<sheetData>`), the comments and the

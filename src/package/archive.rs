@@ -347,34 +347,63 @@ impl<R: Read + Seek> Archive<R> {
         limits: &Limits,
     ) -> Result<Box<dyn Read + '_>> {
         let mut reader = self.part_reader(name, max_bytes, limits)?;
-        let mut head = [0u8; 4];
-        let mut filled = 0;
-        while filled < head.len() {
-            match reader
-                .read(&mut head[filled..])
-                .map_err(|err| Error::from(err).with_part(name))?
-            {
-                0 => break,
-                count => filled += count,
-            }
+        Ok(match utf8_start(&mut reader, name, max_bytes, limits)? {
+            Utf8Start::Head(head) => Box::new(io::Cursor::new(head).chain(reader)),
+            Utf8Start::Whole(text) => Box::new(io::Cursor::new(text)),
+        })
+    }
+
+    /// As [`Archive::open_part`], a reader that owns what it reads: the
+    /// part's compressed bytes, read into memory now and inflated as they
+    /// are read (the shared strings, parsed as far as lookups need them).
+    /// `None` for a part not deflated (stored: its bytes are the text
+    /// itself, no smaller than the parsed table), which the caller reads
+    /// whole.
+    pub(crate) fn open_part_owned(
+        &mut self,
+        name: &str,
+        max_bytes: u64,
+        limits: &Limits,
+    ) -> Result<Option<Box<dyn Read + Send>>> {
+        let index = self.entry_index(name)?;
+        let mut file = self
+            .zip
+            .by_index_raw(index)
+            .map_err(|err| zip_error(err).with_part(name))?;
+        if file.compression() != CompressionMethod::Deflated {
+            return Ok(None);
         }
-        let head = &head[..filled];
-        match encoding::utf16_byte_order(head) {
-            None => Ok(Box::new(io::Cursor::new(head.to_vec()).chain(reader))),
-            Some(big_endian) => {
-                reader.max_bytes = max_bytes.min(limits.max_metadata_part_bytes);
-                let mut bytes = head.to_vec();
-                reader
-                    .read_to_end(&mut bytes)
-                    .map_err(|err| Error::from(err).with_part(name))?;
-                let text = encoding::utf16_to_utf8(&bytes, big_endian).map_err(|err| {
-                    Error::xml(err.message)
-                        .with_offset(err.offset as u64)
-                        .with_part(name)
-                })?;
-                Ok(Box::new(io::Cursor::new(text.into_bytes())))
-            }
+        if file.encrypted() {
+            return Err(Error::new(ErrorKind::Zip("the entry is encrypted".into())).with_part(name));
         }
+        let compressed = file.compressed_size();
+        let (declared, crc) = (file.size(), file.crc32());
+        let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(usize::try_from(compressed.min(self.archive_bytes)).unwrap_or(0))
+            .map_err(|_| Error::limit("inflated part size", max_bytes).with_part(name))?;
+        file.read_to_end(&mut bytes)
+            .map_err(|err| Error::from(err).with_part(name))?;
+        drop(file);
+        let inflater = Inflater::new(io::Cursor::new(bytes), compressed, crc);
+        let mut reader = PartReader {
+            inner: inflater,
+            inflated: 0,
+            compressed,
+            declared,
+            max_bytes,
+            limits: *limits,
+            workbook: WorkbookBudget {
+                inflated: Arc::clone(&self.inflated),
+                archive_bytes: self.archive_bytes,
+            },
+        };
+        Ok(Some(
+            match utf8_start(&mut reader, name, max_bytes, limits)? {
+                Utf8Start::Head(head) => Box::new(io::Cursor::new(head).chain(reader)),
+                Utf8Start::Whole(text) => Box::new(io::Cursor::new(text)),
+            },
+        ))
     }
 
     /// Reads a whole (small) part into memory, up to the metadata size limit.
@@ -385,6 +414,51 @@ impl<R: Read + Seek> Archive<R> {
             .read_to_end(&mut bytes)
             .map_err(|err| Error::from(err).with_part(name))?;
         Ok(bytes)
+    }
+}
+
+/// How a part's UTF-8 stream starts: its first bytes, or (a UTF-16 part,
+/// rare but legal XML) the whole part transcoded.
+enum Utf8Start {
+    Head(Vec<u8>),
+    Whole(Vec<u8>),
+}
+
+/// Reads the first bytes of a part, and a UTF-16 part whole, up to the
+/// metadata size limit, transcoded.
+fn utf8_start<T: Read>(
+    reader: &mut PartReader<T>,
+    name: &str,
+    max_bytes: u64,
+    limits: &Limits,
+) -> Result<Utf8Start> {
+    let mut head = [0u8; 4];
+    let mut filled = 0;
+    while filled < head.len() {
+        match reader
+            .read(&mut head[filled..])
+            .map_err(|err| Error::from(err).with_part(name))?
+        {
+            0 => break,
+            count => filled += count,
+        }
+    }
+    let head = &head[..filled];
+    match encoding::utf16_byte_order(head) {
+        None => Ok(Utf8Start::Head(head.to_vec())),
+        Some(big_endian) => {
+            reader.max_bytes = max_bytes.min(limits.max_metadata_part_bytes);
+            let mut bytes = head.to_vec();
+            reader
+                .read_to_end(&mut bytes)
+                .map_err(|err| Error::from(err).with_part(name))?;
+            let text = encoding::utf16_to_utf8(&bytes, big_endian).map_err(|err| {
+                Error::xml(err.message)
+                    .with_offset(err.offset as u64)
+                    .with_part(name)
+            })?;
+            Ok(Utf8Start::Whole(text.into_bytes()))
+        }
     }
 }
 

@@ -175,7 +175,14 @@ impl<'a> XlsxRows<'a> {
 }
 
 fn locate(err: Error, sheet: &str, part: &str, base: u64) -> Error {
-    err.shift_offset(base).with_sheet(sheet).with_part(part)
+    // An error that names its part already (the shared strings, parsed as
+    // a cell needs them) has its offset in that part.
+    let err = if err.location().part.is_none() {
+        err.shift_offset(base)
+    } else {
+        err
+    };
+    err.with_sheet(sheet).with_part(part)
 }
 
 /// A row's text: the window it was scanned in (positions count from its

@@ -1,8 +1,6 @@
-//! The shared strings table: parsed once, stored as one contiguous string
-//! plus end offsets, handed out by reference.
-//!
-//! The part is streamed item by item (`<si>`), so its XML is never held
-//! whole. Rich text runs are concatenated, phonetic runs (`<rPh>`) left out,
+//! The shared strings part, parsed item by item (`<si>`) as the table
+//! asks for them ([`XmlItems`], see `crate::shared_strings`), so its XML
+//! is never held whole. Rich text runs are concatenated, phonetic runs (`<rPh>`) left out,
 //! entities and `_xHHHH_` escapes decoded. The `count` and `uniqueCount`
 //! attributes are ignored: storage grows with the text actually read.
 //! Outside the items the part's structure is checked as the items stream
@@ -19,37 +17,83 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use smallvec::SmallVec;
 
-use crate::shared_strings::{SharedStrings, SharedStringsBuilder};
+use crate::shared_strings::{ItemSource, SharedStrings, SharedStringsBuilder};
 
-/// Reads the shared strings part from its inflated bytes.
-pub(crate) fn read_shared_strings(mut reader: impl Read, limits: &Limits) -> Result<SharedStrings> {
-    // The text is gathered as bytes: plain ASCII items (most of them)
-    // are appended without a UTF-8 check of their own; every other item
-    // is validated before it is appended, so the one check at the end
-    // cannot fail.
+/// Reads the shared strings part from its inflated bytes, whole.
+pub(crate) fn read_shared_strings(reader: impl Read, limits: &Limits) -> Result<SharedStrings> {
+    let mut items = XmlItems::new(reader, limits);
     let mut strings = SharedStringsBuilder::new(limits);
-    let mut buffer = ChunkBuffer::new(limits.max_row_bytes);
-    let mut pieces: Vec<Piece> = Vec::new();
-    let mut scratch = String::new();
-    let mut unescaped = String::new();
-    let mut outline = Outline::default();
-    loop {
-        let complete = buffer.is_eof();
-        let window = buffer.window();
-        match next_item(window, complete, &mut pieces, &mut outline)
-            .map_err(|err| err.shift_offset(buffer.window_offset()))?
-        {
-            Item::Found { consumed, has_item } => {
-                if has_item {
-                    if consumed as u64 > limits.max_row_bytes {
-                        return Err(
-                            Error::limit("row or string item size", limits.max_row_bytes)
-                                .with_offset(buffer.window_offset()),
-                        );
+    items.next(&mut strings)?;
+    strings.finish()
+}
+
+/// The shared strings part as a resumable parser (see
+/// [`ItemSource`]): the window of its inflated bytes and the parser's
+/// state between two items.
+pub(crate) struct XmlItems<R> {
+    reader: R,
+    buffer: ChunkBuffer,
+    pieces: Vec<Piece>,
+    scratch: String,
+    unescaped: String,
+    outline: Outline,
+    max_row_bytes: u64,
+}
+
+impl<R: Read> XmlItems<R> {
+    pub(crate) fn new(reader: R, limits: &Limits) -> XmlItems<R> {
+        XmlItems {
+            reader,
+            buffer: ChunkBuffer::new(limits.max_row_bytes),
+            pieces: Vec::new(),
+            scratch: String::new(),
+            unescaped: String::new(),
+            outline: Outline::default(),
+            max_row_bytes: limits.max_row_bytes,
+        }
+    }
+}
+
+impl<R: Read + Send> ItemSource for XmlItems<R> {
+    fn next_items(&mut self, strings: &mut SharedStringsBuilder) -> Result<bool> {
+        self.next(strings)
+    }
+}
+
+impl<R: Read> XmlItems<R> {
+    /// Reads items (see [`ItemSource::next_items`]).
+    fn next(&mut self, strings: &mut SharedStringsBuilder) -> Result<bool> {
+        // The text is gathered as bytes: plain ASCII items (most of them)
+        // are appended without a UTF-8 check of their own; every other item
+        // is validated before it is appended.
+        let XmlItems {
+            reader,
+            buffer,
+            pieces,
+            scratch,
+            unescaped,
+            outline,
+            max_row_bytes,
+        } = self;
+        loop {
+            let complete = buffer.is_eof();
+            let window = buffer.window();
+            match next_item(window, complete, pieces, outline)
+                .map_err(|err| err.shift_offset(buffer.window_offset()))?
+            {
+                Item::Found { consumed, has_item } => {
+                    if !has_item {
+                        buffer.consume(consumed);
+                        continue;
+                    }
+                    if consumed as u64 > *max_row_bytes {
+                        return Err(Error::limit("row or string item size", *max_row_bytes)
+                            .with_offset(buffer.window_offset()));
                     }
                     let unit = &window[..consumed];
-                    match plain_ascii_text(unit, &pieces) {
-                        Some(plain) => strings.append(plain)?,
+                    let located = |err: Error| err.with_offset(buffer.window_offset());
+                    match plain_ascii_text(unit, pieces) {
+                        Some(plain) => strings.append(plain).map_err(located)?,
                         None => {
                             let item = simdutf8::basic::from_utf8(unit).map_err(|_| {
                                 let valid = std::str::from_utf8(unit)
@@ -59,42 +103,41 @@ pub(crate) fn read_shared_strings(mut reader: impl Read, limits: &Limits) -> Res
                             })?;
                             // XML-decode the item's text, then its `_xHHHH_` escapes.
                             scratch.clear();
-                            for piece in &pieces {
+                            for piece in pieces.iter() {
                                 piece
-                                    .decode_into(
-                                        &item[piece.span.start..piece.span.end],
-                                        &mut scratch,
-                                    )
+                                    .decode_into(&item[piece.span.start..piece.span.end], scratch)
                                     .map_err(|err| {
                                         err.into_error().shift_offset(buffer.window_offset())
                                     })?;
                             }
-                            if xml::has_escapes(&scratch) {
+                            if xml::has_escapes(scratch) {
                                 unescaped.clear();
-                                xml::unescape(&scratch, &mut unescaped);
-                                strings.append(unescaped.as_bytes())?;
+                                xml::unescape(scratch, unescaped);
+                                strings.append(unescaped.as_bytes()).map_err(located)?;
                             } else {
-                                strings.append(scratch.as_bytes())?;
+                                strings.append(scratch.as_bytes()).map_err(located)?;
                             }
                         }
                     }
-                    strings.end_item()?;
+                    strings.end_item().map_err(located)?;
+                    buffer.consume(consumed);
+                    if strings.has_full_block() {
+                        return Ok(true);
+                    }
                 }
-                buffer.consume(consumed);
-            }
-            Item::NeedMore { skip } => {
-                buffer.consume(skip);
-                if complete {
-                    outline
-                        .check_end()
-                        .map_err(|err| err.with_offset(buffer.window_offset()))?;
-                    break;
+                Item::NeedMore { skip } => {
+                    buffer.consume(skip);
+                    if complete {
+                        outline
+                            .check_end()
+                            .map_err(|err| err.with_offset(buffer.window_offset()))?;
+                        return Ok(false);
+                    }
+                    buffer.fill_for_rescan(reader)?;
                 }
-                buffer.fill_for_rescan(&mut reader)?;
             }
         }
     }
-    strings.finish()
 }
 
 /// The text of an item that is one piece of plain ASCII (no references,
