@@ -42,8 +42,11 @@ gives ``t(2N) - t(N)`` per reader (the cost of N more files, Spark's fixed
 cost cancelled) beside the totals; ``spark-empty-source`` gives Spark's
 fixed cost, and the source reading one workbook the Python worker's peak
 RSS on it. The targets are checked on the marginal costs. The table also
-gives the Python workers' CPU seconds and how many of them read (2: the
-source's partitions keep both cores busy). ``--openpyxl-files M`` has
+gives where the marginal goes in CPU: the Python processes' CPU seconds
+(the workbooks read in Spark's Python workers, or the CLI) and the JVM's
+(the batches into rows, the sink, its GC), each 2N run less N run, per
+file; and how many Python workers read (2: the source's partitions keep
+both cores busy). ``--openpyxl-files M`` has
 openpyxl read M and 2M files instead, compared per file (marked so).
 
 ``--big`` measures executor memory: the source reads one ~100 MB workbook
@@ -133,6 +136,8 @@ class WorkerPeaks:
         self.jvm_peak = 0
         #: CPU seconds (user + system) of each Python process seen, by pid.
         self.python_cpu: dict = {}
+        #: The same for each JVM.
+        self.jvm_cpu: dict = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -182,6 +187,7 @@ class WorkerPeaks:
             kib = int(hwm.split()[0])
             if os.path.basename(command.split(" ")[0]) == "java":
                 self.jvm_peak = max(self.jvm_peak, kib)
+                self.jvm_cpu[pid] = max(self.jvm_cpu.get(pid, 0.0), cpu)
             else:  # Spark's Python daemon and workers, or the CLI
                 self.python_peak = max(self.python_peak, kib)
                 self.python_cpu[pid] = max(self.python_cpu.get(pid, 0.0), cpu)
@@ -283,6 +289,7 @@ def run_reader(reader: str, directory: str, paths: list) -> dict:
         "python_peak_mib": peaks.python_peak / 1024,
         "jvm_peak_mib": peaks.jvm_peak / 1024,
         "python_cpu": sum(peaks.python_cpu.values()),
+        "jvm_cpu": sum(peaks.jvm_cpu.values()),
         "busy_workers": peaks.busy_workers(),
     }
 
@@ -698,18 +705,23 @@ def marginal(args: argparse.Namespace, paths: list) -> None:
     base = rows.get("sheetstream")
     base_cost = base[1]["wall"] - base[0]["wall"] if base else None
     print(f"{'reader':<22}{'t(N) s':>9}{'t(2N) s':>9}{'t(2N)-t(N) s':>14}{'per file s':>12}"
-          f"{'vs source':>11}{'worker MiB':>12}{'Python CPU s (2N)':>19}{'busy workers':>14}")
+          f"{'vs source':>11}{'worker MiB':>12}{'Py CPU/file':>13}{'JVM CPU/file':>14}{'busy workers':>14}")
     for reader, (first, second) in rows.items():
         count = counts[reader]
         cost = second["wall"] - first["wall"]
         # Per file, so that a reader on fewer files compares.
         ratio = f"{cost / count / (base_cost / n):.1f}x" if base_cost and base_cost > 0 else "-"
         label = reader if count == n else f"{reader} ({count}/{2 * count})"
+        python_cpu = (second.get("python_cpu", 0) - first.get("python_cpu", 0)) / count
+        jvm_cpu = (second.get("jvm_cpu", 0) - first.get("jvm_cpu", 0)) / count
         print(f"{label:<22}{first['wall']:>9.2f}{second['wall']:>9.2f}{cost:>14.2f}{cost / count:>12.3f}"
-              f"{ratio:>11}{second['python_peak_mib']:>12.0f}{second.get('python_cpu', 0):>19.1f}"
+              f"{ratio:>11}{second['python_peak_mib']:>12.0f}{python_cpu:>13.3f}{jvm_cpu:>14.3f}"
               f"{second.get('busy_workers', 0):>14}")
-    print("(Python CPU: user + system seconds of the Spark Python workers, or the CLI, over the 2N run; "
-          "busy workers: Python processes that ran over 1 s of CPU, 2 when two tasks read at once)")
+    print("(Py CPU/file, JVM CPU/file: the CPU seconds (user + system) of the Python processes (Spark's "
+          "Python workers and planning processes, or the CLI) and of the JVM, 2N run less N run, per file: "
+          "what N more files cost in CPU, the fixed costs cancelled; on 2 busy cores the wall marginal is "
+          "about their sum / 2. Busy workers: Python processes that ran over 1 s of CPU in the 2N run, "
+          "2 when two tasks read at once)")
     if empty:
         print(f"Spark's fixed cost (a Python source yielding nothing): {empty['wall']:.2f} s")
     if one:

@@ -69,7 +69,9 @@ option                      default      meaning
 ``maxPartitionBytes``       128 MiB      compressed bytes per partition at
                                          most (a sheet is never split)
 ``minPartitions``           cores        partitions at least, where there
-                                         are enough sheets
+                                         are enough sheets; more come in
+                                         multiples of it (even rounds of
+                                         tasks over the cores)
 ``headerRow``               (first)      hand-made sheets: the header row,
                                          0-based (``3``), consecutive rows
                                          (``2,3``: names joined with a
@@ -575,8 +577,13 @@ class SheetstreamReader(DataSourceReader):
             return [SheetPartition(0, [])]
         total = sum(item.size + settings.open_cost for item in items)
         # minPartitions keeps every core busy; more partitions where one
-        # would hold more than maxPartitionBytes (a sheet is never split).
-        bins = max(settings.min_partitions, -(-total // settings.max_partition_bytes))
+        # would hold more than maxPartitionBytes (a sheet is never split),
+        # as many as a multiple of minPartitions, so that the tasks come
+        # out even over the cores: 20 workbooks in 3 partitions on 2 cores
+        # ran 2 tasks, then 1 on one core while the other idled (13 files'
+        # time), where 4 partitions take 10.
+        needed = max(1, -(-total // settings.max_partition_bytes))
+        bins = settings.min_partitions * -(-needed // settings.min_partitions)
         return [
             SheetPartition(index, group)
             for index, group in enumerate(pack(items, bins, open_cost=settings.open_cost))

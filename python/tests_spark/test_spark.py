@@ -280,6 +280,31 @@ def test_dropmalformed_leaves_out_what_it_cannot_read(spark, damaged_set):
     assert df.filter(F.col("amount").isNull() & F.col("_file").endswith("bad_cell.xlsx")).count() == 0
 
 
+def test_partitions_come_in_multiples_of_min_partitions(data_set):
+    # maxPartitionBytes asks for 3 partitions; on 2 cores that is 2 tasks,
+    # then 1 with a core idle: 4 come instead, each within the limit.
+    settings = Settings({"path": data_set, "sheet": "all", "minPartitions": "2"}, None)
+    items = settings.items()
+    total = sum(item.size + settings.open_cost for item in items)
+    limit = -(-total // 3)
+    settings = Settings(
+        {"path": data_set, "sheet": "all", "minPartitions": "2", "maxPartitionBytes": str(limit)}, None
+    )
+    schema = StructType([StructField(name, kind, True) for name, kind in EXPECTED_FIELDS])
+    partitions = SheetstreamReader(settings, schema).partitions()
+    assert len(partitions) == 4
+    assert sorted(item.path + str(item.position) for p in partitions for item in p.items) == sorted(
+        item.path + str(item.position) for item in items
+    )
+    loads = [sum(item.size + settings.open_cost for item in p.items) for p in partitions]
+    assert max(loads) <= limit
+    # The default maxPartitionBytes (128 MiB, with 4 MiB to open each of
+    # the 100 sheets) asks for 4; on 3 cores, 6 come.
+    assert -(-total // (128 << 20)) == 4
+    three = Settings({"path": data_set, "sheet": "all", "minPartitions": "3"}, None)
+    assert len(SheetstreamReader(three, schema).partitions()) == 6
+
+
 def test_partitions_are_balanced_and_batches_bounded(data_set):
     settings = Settings({"path": data_set, "sheet": "all", "minPartitions": "4"}, None)
     schema = StructType([StructField(name, kind, True) for name, kind in EXPECTED_FIELDS])
