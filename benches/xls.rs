@@ -9,8 +9,9 @@
 //! rows x 10 columns, and one sheet of 65,535 x 50 (numbers, RK numbers,
 //! dates, shared strings, labels, booleans, formula results), each sheet
 //! laid out in blocks of 32 rows with INDEX and DBCELL records as Excel
-//! and LibreOffice write them (the lone sheet on 2 threads is read block
-//! by block, `src/xls/blocks.rs`). Each reader
+//! and LibreOffice write them (a lone sheet is read block by block,
+//! `src/xls/blocks.rs`, from 4 threads; on 2 it is read serially). Each
+//! reader
 //! runs in a child process of its own (its peak resident memory, VmHWM, is
 //! its own) and reports the fastest of three runs. Readers:
 //!

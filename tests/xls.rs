@@ -1498,7 +1498,7 @@ fn indexed_sheet_read_in_part_stops_its_workers() {
     // Returns (the workers stopped) after ten rows of a sheet of 94 blocks.
     workbook
         .parallel()
-        .threads(3)
+        .threads(4)
         .for_each_sheet(|| {
             |_sheet: &sheetstream::SheetInfo,
              rows: sheetstream::Result<sheetstream::SheetRows<'_>>| {

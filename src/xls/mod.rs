@@ -164,7 +164,8 @@ pub(crate) fn open_rows<'a, R: Read + Seek>(
 }
 
 /// The rows of a sheet, read by `threads` workers block by block where
-/// its INDEX and DBCELL records allow (see `blocks`), else serially.
+/// its INDEX and DBCELL records allow and there are at least
+/// [`blocks::MIN_THREADS`] (see `blocks`), else serially.
 pub(crate) fn open_rows_in_blocks<'scope, 'env, 'a, R>(
     scope: &'scope std::thread::Scope<'scope, 'env>,
     compound: &'a mut Compound<R>,
@@ -180,7 +181,7 @@ where
     let layout = Arc::clone(&compound.layout);
     let bounds = match layout.offsets.spans.get(info.position()) {
         Some(&(start, end))
-            if threads >= 2
+            if threads >= blocks::MIN_THREADS
                 && info.kind() == SheetKind::Worksheet
                 && layout.codec.biff == records::Biff::V8
                 && start >= layout.globals_end
