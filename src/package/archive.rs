@@ -299,6 +299,7 @@ impl<R: Read + Seek> Archive<R> {
         limits: &Limits,
     ) -> Result<PartReader<PartData<'_, R>>> {
         let index = self.entry_index(name)?;
+        let budget = self.budget();
         let deflated = self
             .zip
             .by_index_data(index)
@@ -323,18 +324,21 @@ impl<R: Read + Seek> Archive<R> {
             // Stored, or a method only the zip crate knows (or refuses).
             PartData::Other(file)
         };
-        Ok(PartReader {
-            inner: data,
-            inflated: 0,
-            compressed,
-            declared,
+        Ok(PartReader::new(
+            data,
+            (compressed, declared),
             max_bytes,
-            limits: *limits,
-            workbook: WorkbookBudget {
-                inflated: Arc::clone(&self.inflated),
-                archive_bytes: self.archive_bytes,
-            },
-        })
+            limits,
+            budget,
+        ))
+    }
+
+    /// What the workbook's parts may inflate to, together.
+    fn budget(&self) -> WorkbookBudget {
+        WorkbookBudget {
+            inflated: Arc::clone(&self.inflated),
+            archive_bytes: self.archive_bytes,
+        }
     }
 
     /// Opens a part for streaming, guarded by the limits, with at most
@@ -366,6 +370,7 @@ impl<R: Read + Seek> Archive<R> {
         limits: &Limits,
     ) -> Result<Option<Box<dyn Read + Send>>> {
         let index = self.entry_index(name)?;
+        let budget = self.budget();
         let mut file = self
             .zip
             .by_index_raw(index)
@@ -386,18 +391,8 @@ impl<R: Read + Seek> Archive<R> {
             .map_err(|err| Error::from(err).with_part(name))?;
         drop(file);
         let inflater = Inflater::new(io::Cursor::new(bytes), compressed, crc);
-        let mut reader = PartReader {
-            inner: inflater,
-            inflated: 0,
-            compressed,
-            declared,
-            max_bytes,
-            limits: *limits,
-            workbook: WorkbookBudget {
-                inflated: Arc::clone(&self.inflated),
-                archive_bytes: self.archive_bytes,
-            },
-        };
+        let mut reader =
+            PartReader::new(inflater, (compressed, declared), max_bytes, limits, budget);
         Ok(Some(
             match utf8_start(&mut reader, name, max_bytes, limits)? {
                 Utf8Start::Head(head) => Box::new(io::Cursor::new(head).chain(reader)),
@@ -526,6 +521,28 @@ pub(crate) struct PartReader<R> {
     max_bytes: u64,
     limits: Limits,
     workbook: WorkbookBudget,
+}
+
+impl<R> PartReader<R> {
+    /// `inner`, a part of `compressed` bytes declared to inflate to
+    /// `declared`, read within the part's and the workbook's limits.
+    fn new(
+        inner: R,
+        (compressed, declared): (u64, u64),
+        max_bytes: u64,
+        limits: &Limits,
+        workbook: WorkbookBudget,
+    ) -> PartReader<R> {
+        PartReader {
+            inner,
+            inflated: 0,
+            compressed,
+            declared,
+            max_bytes,
+            limits: *limits,
+            workbook,
+        }
+    }
 }
 
 impl<R: Read> PartReader<R> {
