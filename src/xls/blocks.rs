@@ -19,7 +19,8 @@
 //! it that the next row's first record hands out first. Where a block does
 //! not follow on from the one before (its rows not all after the previous
 //! block's, its records not starting where the previous block's reader
-//! stopped, or its copied text over [`MAX_BLOCK_TEXT`]), the rest of the
+//! stopped, its own reader stopping anywhere but at its end, an error in
+//! it, or its copied text over [`MAX_BLOCK_TEXT`]), the rest of the
 //! sheet is read serially from where the previous block stopped, with
 //! that state: the rows are the serial reader's either way. Formula text
 //! (shared formulas span blocks) is read serially.
@@ -594,7 +595,16 @@ impl<'a> BlockRows<'a> {
                     }
                     && self
                         .resume_at
-                        .is_none_or(|at| at == self.bounds[self.next - 1]);
+                        .is_none_or(|at| at == self.bounds[self.next - 1])
+                    // Its reader stopped at its end, not inside or past
+                    // the next block (a record straddling the boundary:
+                    // its last row may have been cut short, which the
+                    // serial reader would not hand out).
+                    && (!block.ran_out || block.stopped_at == self.bounds[self.next])
+                    // A block that fails is read again serially: what the
+                    // serial reader hands out before an error (hidden rows
+                    // carried from the block before) is its own.
+                    && block.error.is_none();
                 if !follows {
                     let at = self.resume_at.unwrap_or(self.bounds[self.next - 1]);
                     let end = self.bounds[self.segments];

@@ -80,6 +80,9 @@ struct SheetState {
     /// The span ended without an EOF record where that is no error (a
     /// block of a sheet read by a parallel worker, or a stream that ends).
     ran_out: bool,
+    /// The records ran out inside a nested substream (an embedded chart's
+    /// BOF without its EOF): a block read in parallel cut there.
+    cut_in_substream: bool,
     /// The lowest and highest row that a ROW record or a row event named
     /// (a parallel worker's block must not overlap its neighbours').
     rows_seen: Option<(u32, u32)>,
@@ -305,6 +308,13 @@ impl<'a> XlsRows<'a> {
     pub(crate) fn stopped(&self, pending: &mut Vec<u32>) -> (bool, u64, Option<(u32, u32)>) {
         self.state.hidden_after_frontier(pending);
         let offset = self.records.as_ref().map_or(0, Records::offset);
+        // Records that ran out inside a nested substream did not end
+        // where a following block starts: as if stopped past the end.
+        let offset = if self.state.cut_in_substream {
+            u64::MAX
+        } else {
+            offset
+        };
         (self.state.ran_out, offset, self.state.rows_seen)
     }
 
@@ -537,12 +547,12 @@ impl<'r> RowReader<'r, '_> {
                 }
                 BOF => {
                     records.consume(&header);
-                    skip_substream(records)?;
+                    state.cut_in_substream |= !skip_substream(records)?;
                     continue;
                 }
                 kind if OLD_BOFS.contains(&kind) => {
                     records.consume(&header);
-                    skip_substream(records)?;
+                    state.cut_in_substream |= !skip_substream(records)?;
                     continue;
                 }
                 EOF => {
@@ -837,8 +847,9 @@ fn error_code(code: u8) -> Result<&'static str> {
 }
 
 /// Skips a nested substream (an embedded chart), whose BOF was read, up
-/// to and including its EOF; nested ones within it too.
-fn skip_substream(records: &mut Records<'_>) -> Result<()> {
+/// to and including its EOF; nested ones within it too. False when the
+/// records end first.
+fn skip_substream(records: &mut Records<'_>) -> Result<bool> {
     let mut depth = 1u32;
     while let Some((header, _)) = records.next()? {
         if header.kind == BOF || OLD_BOFS.contains(&header.kind) {
@@ -846,9 +857,9 @@ fn skip_substream(records: &mut Records<'_>) -> Result<()> {
         } else if header.kind == EOF {
             depth -= 1;
             if depth == 0 {
-                return Ok(());
+                return Ok(true);
             }
         }
     }
-    Ok(())
+    Ok(false)
 }
