@@ -208,6 +208,9 @@ struct Block {
     ran_out: bool,
     /// Where its reader stopped.
     stopped_at: u64,
+    /// Its reader ran out inside a nested substream: it did not stop at
+    /// a block's start.
+    cut_in_substream: bool,
     /// The lowest and highest row named by a ROW record or a row event.
     rows_seen: Option<(u32, u32)>,
     /// The copied text went past [`MAX_BLOCK_TEXT`]: the block's rows are
@@ -225,6 +228,7 @@ impl Block {
         self.pending.clear();
         self.ran_out = false;
         self.stopped_at = 0;
+        self.cut_in_substream = false;
         self.rows_seen = None;
         self.overflow = false;
         self.error = None;
@@ -455,10 +459,11 @@ fn read_segment(rows: &mut XlsRows<'_>, start: u64, end: u64, bounded: bool, blo
             }
         }
     }
-    let (ran_out, stopped_at, rows_seen) = rows.stopped(&mut block.pending);
-    block.ran_out = ran_out;
-    block.stopped_at = stopped_at;
-    block.rows_seen = rows_seen;
+    let stop = rows.stopped(&mut block.pending);
+    block.ran_out = stop.ran_out;
+    block.cut_in_substream = stop.cut_in_substream;
+    block.stopped_at = stop.at;
+    block.rows_seen = stop.rows_seen;
 }
 
 /// The reader's end: blocks taken in order, their rows handed out.
@@ -599,8 +604,10 @@ impl<'a> BlockRows<'a> {
                     // Its reader stopped at its end, not inside or past
                     // the next block (a record straddling the boundary:
                     // its last row may have been cut short, which the
-                    // serial reader would not hand out).
-                    && (!block.ran_out || block.stopped_at == self.bounds[self.next])
+                    // serial reader would not hand out; or a nested
+                    // substream cut, which the serial reader skips on).
+                    && (!block.ran_out
+                        || (block.stopped_at == self.bounds[self.next] && !block.cut_in_substream))
                     // A block that fails is read again serially: what the
                     // serial reader hands out before an error (hidden rows
                     // carried from the block before) is its own.

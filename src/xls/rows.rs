@@ -55,6 +55,18 @@ pub(crate) struct XlsRows<'a> {
     max_row_bytes: u64,
 }
 
+/// Where a reader stopped ([`XlsRows::stopped`]).
+pub(crate) struct Stop {
+    /// The span ran out (no EOF record).
+    pub ran_out: bool,
+    /// It ran out inside a nested substream (a BOF without its EOF).
+    pub cut_in_substream: bool,
+    /// The offset it stopped at.
+    pub at: u64,
+    /// The lowest and highest row a ROW record or a row event named.
+    pub rows_seen: Option<(u32, u32)>,
+}
+
 /// Where the reader is in the substream.
 #[derive(Default)]
 struct SheetState {
@@ -301,21 +313,16 @@ impl<'a> XlsRows<'a> {
         Ok(())
     }
 
-    /// Where the reader stopped, once `next_row` gave None or an error:
-    /// whether the span ran out (no EOF record), the offset it stopped at,
-    /// the rows it saw; the hidden rows a later row would hand out go to
-    /// `pending`.
-    pub(crate) fn stopped(&self, pending: &mut Vec<u32>) -> (bool, u64, Option<(u32, u32)>) {
+    /// Where the reader stopped, once `next_row` gave None or an error;
+    /// the hidden rows a later row would hand out go to `pending`.
+    pub(crate) fn stopped(&self, pending: &mut Vec<u32>) -> Stop {
         self.state.hidden_after_frontier(pending);
-        let offset = self.records.as_ref().map_or(0, Records::offset);
-        // Records that ran out inside a nested substream did not end
-        // where a following block starts: as if stopped past the end.
-        let offset = if self.state.cut_in_substream {
-            u64::MAX
-        } else {
-            offset
-        };
-        (self.state.ran_out, offset, self.state.rows_seen)
+        Stop {
+            ran_out: self.state.ran_out,
+            cut_in_substream: self.state.cut_in_substream,
+            at: self.records.as_ref().map_or(0, Records::offset),
+            rows_seen: self.state.rows_seen,
+        }
     }
 
     pub(crate) fn next_row(&mut self) -> Result<Option<Row<'_>>> {
