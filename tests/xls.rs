@@ -1750,3 +1750,68 @@ fn hostile_bytes_in_an_indexed_sheet_read_in_blocks_as_serially() {
     );
     assert!(sheetstream::fuzzing::xls_blocks_read() > before + 1000);
 }
+
+/// A reader that counts how often each 512-byte sector of the file is
+/// read from.
+struct SectorReads {
+    inner: Cursor<Vec<u8>>,
+    reads: std::rc::Rc<std::cell::RefCell<Vec<u32>>>,
+}
+
+impl std::io::Read for SectorReads {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let from = self.inner.position();
+        let read = self.inner.read(buf)?;
+        let mut reads = self.reads.borrow_mut();
+        for sector in from / 512..(from + read as u64).div_ceil(512) {
+            reads[sector as usize] += 1;
+        }
+        Ok(read)
+    }
+}
+
+impl std::io::Seek for SectorReads {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
+#[test]
+fn opening_reads_each_fat_sector_once() {
+    // A sheet of 6,000 rows: a workbook stream of about 200 KiB, whose
+    // FAT takes several sectors.
+    let mut book = Book::new();
+    let mut records = Vec::new();
+    for row in 0..6_000u16 {
+        records.extend(xls::number(row, 0, 0, f64::from(row)));
+        records.extend(xls::label(row, 1, 0, "some text"));
+    }
+    book.sheet("S", records);
+    let bytes = book.bytes();
+    let long = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    let fat_sectors: Vec<u32> = (0..long(0x2C) as usize)
+        .map(|index| long(0x4C + 4 * index))
+        .collect();
+    assert!(fat_sectors.len() >= 3, "{fat_sectors:?}");
+    let reads = std::rc::Rc::new(std::cell::RefCell::new(vec![0u32; bytes.len() / 512]));
+    let reader = SectorReads {
+        inner: Cursor::new(bytes),
+        reads: std::rc::Rc::clone(&reads),
+    };
+    let mut workbook = Workbook::from_reader(reader).unwrap();
+    for &sector in &fat_sectors {
+        // Sector `n` lies after the header, at 512 * (n + 1).
+        assert_eq!(
+            reads.borrow()[sector as usize + 1],
+            1,
+            "FAT sector {sector}"
+        );
+    }
+    let mut rows = workbook.rows(0).unwrap();
+    let mut count = 0;
+    while let Some(row) = rows.next_row().unwrap() {
+        assert_eq!(row.cells()[0].value(), Value::Number(f64::from(count)));
+        count += 1;
+    }
+    assert_eq!(count, 6_000);
+}

@@ -20,6 +20,7 @@
 //! [`StreamReader`] with its own clone of the reader: the FAT and
 //! directory are read once per workbook, with no lock between workers.
 
+use std::collections::HashMap;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -203,10 +204,12 @@ pub(crate) struct StreamMap {
 
 impl StreamMap {
     /// The map of `stream` (of `len` bytes) in the compound file `file`
-    /// opened over `reader`'s bytes.
+    /// opened over `reader`'s bytes, through `fat` (read before the crate
+    /// opened the file; read here if that failed, for its error).
     pub(crate) fn read<R: Read + Seek, F: Read + Seek>(
         reader: &mut R,
         file: &mut CompoundFile<F>,
+        fat: Option<&Fat>,
         stream: &str,
         len: u64,
     ) -> Result<StreamMap> {
@@ -223,19 +226,32 @@ impl StreamMap {
                 len,
             });
         }
-        let mut sectors = Sectors::new(reader)?;
-        let start = sectors.find_stream(stream, len)?;
-        let sector_len = sectors.sector_len;
-        let needed = len.div_ceil(sector_len).min(sectors.count + 1);
+        let read_now;
+        let fat = match fat {
+            Some(fat) => fat,
+            None => {
+                read_now = Fat::read(reader)?;
+                &read_now
+            }
+        };
+        let start = fat.find_stream(reader, stream, len)?;
+        let sector_len = fat.sector_len;
+        let needed = len.div_ceil(sector_len).min(fat.count + 1);
         let mut runs: Vec<Run> = Vec::new();
         let mut sector = start;
         let mut mapped = 0u64;
-        for _ in 0..needed {
-            if sector >= MAX_REGULAR_SECTOR || u64::from(sector) >= sectors.count {
+        let mut steps = 0u64;
+        while steps < needed {
+            if sector >= MAX_REGULAR_SECTOR || u64::from(sector) >= fat.count {
                 break;
             }
+            // The chain from `sector` on while it runs through the file's
+            // next sectors: one run, at most what the stream still needs.
+            let most = (len - mapped).div_ceil(sector_len).min(needed - steps);
+            let taken = fat.consecutive(sector, most)?;
+            steps += taken;
             let file_at = (u64::from(sector) + 1) * sector_len;
-            let piece = sector_len.min(len - mapped);
+            let piece = (taken * sector_len).min(len - mapped);
             match runs.last_mut() {
                 Some(run) if run.file + run.len == file_at => run.len += piece,
                 _ => runs.push(Run {
@@ -248,7 +264,8 @@ impl StreamMap {
             if mapped >= len {
                 break;
             }
-            sector = sectors.next(sector)?;
+            // `taken` is at most the file's sector count: a `u32`.
+            sector = fat.next(sector + (taken - 1) as u32)?;
         }
         Ok(StreamMap {
             runs,
@@ -364,24 +381,34 @@ impl<R: Read + Seek> Seek for StreamReader<'_, R> {
     }
 }
 
-/// The sectors of a compound file, read directly: the header's DIFAT, the
-/// FAT one sector at a time (the last one kept), the directory. Every
-/// loop is bounded by the file's sector count.
-struct Sectors<'a, R> {
-    reader: &'a mut R,
+/// The compound file's FAT, read from the file once: the header's and the
+/// DIFAT's list of FAT sectors and those sectors' bytes. It is read
+/// before the `cfb` crate opens the file, which is then handed these
+/// sectors from memory ([`Metered`]) rather than reading them again, and
+/// [`StreamMap::read`] walks the workbook stream's chain through it.
+///
+/// It holds at most the FAT sectors that cover the file's sectors (one for
+/// every `sector_len / 4` sectors, about 1/128 of the file, as the crate's
+/// own FAT), whatever the header claims, and is dropped once the stream's
+/// map is made. Every loop is bounded by the file's sector count.
+pub(crate) struct Fat {
     sector_len: u64,
     /// How many whole or partial sectors follow the header.
     count: u64,
     /// The FAT's sectors, in order.
-    fat: Vec<u32>,
+    sectors: Vec<u32>,
+    /// Their bytes, `sector_len` each; zeros for a sector past the file
+    /// (refused when a chain needs it, [`Fat::next`]).
+    bytes: Vec<u8>,
+    /// Each FAT sector's place in `sectors`, for serving the crate.
+    places: HashMap<u32, usize>,
     first_directory: u32,
-    /// The FAT sector held in `buffer`, if any.
-    held: Option<u32>,
-    buffer: Vec<u8>,
 }
 
-impl<'a, R: Read + Seek> Sectors<'a, R> {
-    fn new(reader: &'a mut R) -> Result<Sectors<'a, R>> {
+impl Fat {
+    /// Reads the header, the DIFAT and the FAT sectors of the compound
+    /// file in `reader`.
+    pub(crate) fn read<R: Read + Seek>(reader: &mut R) -> Result<Fat> {
         let file_len = reader.seek(SeekFrom::End(0))?;
         let mut header = [0u8; 512];
         read_at(reader, 0, &mut header)?;
@@ -391,72 +418,98 @@ impl<'a, R: Read + Seek> Sectors<'a, R> {
         };
         let sector_len = if word(0x1E) == 12 { 4096 } else { 512 };
         let count = file_len.saturating_sub(sector_len).div_ceil(sector_len);
-        let fat_count = u64::from(long(0x2C)).min(count);
-        let mut fat = Vec::new();
+        let per_sector = (sector_len / 4) as usize;
+        // FAT sectors past the one covering the file's last sector describe
+        // no sector: neither read nor held.
+        let fat_count = u64::from(long(0x2C)).min(count.div_ceil(per_sector as u64));
+        let mut sectors = Vec::new();
         for index in 0..109usize {
-            if fat.len() as u64 >= fat_count {
+            if sectors.len() as u64 >= fat_count {
                 break;
             }
-            fat.push(long(0x4C + index * 4));
+            sectors.push(long(0x4C + index * 4));
         }
         let mut difat = long(0x44);
-        let per_sector = (sector_len / 4) as usize;
         let mut sector = vec![0u8; sector_len as usize];
         let mut steps = 0u64;
-        while (fat.len() as u64) < fat_count && difat < MAX_REGULAR_SECTOR {
+        while (sectors.len() as u64) < fat_count && difat < MAX_REGULAR_SECTOR {
             steps += 1;
             if steps > count {
                 return Err(damaged("its DIFAT chain loops"));
             }
             read_at(reader, (u64::from(difat) + 1) * sector_len, &mut sector)?;
             for index in 0..per_sector - 1 {
-                if fat.len() as u64 >= fat_count {
+                if sectors.len() as u64 >= fat_count {
                     break;
                 }
-                fat.push(u32_at(&sector, index * 4));
+                sectors.push(u32_at(&sector, index * 4));
             }
             difat = u32_at(&sector, (per_sector - 1) * 4);
         }
-        Ok(Sectors {
-            reader,
+        let mut bytes = vec![0u8; sectors.len() * sector_len as usize];
+        let mut places = HashMap::with_capacity(sectors.len());
+        for (place, (&fat_sector, into)) in sectors
+            .iter()
+            .zip(bytes.chunks_exact_mut(sector_len as usize))
+            .enumerate()
+        {
+            if fat_sector < MAX_REGULAR_SECTOR && u64::from(fat_sector) < count {
+                read_at(reader, (u64::from(fat_sector) + 1) * sector_len, into)?;
+                places.entry(fat_sector).or_insert(place);
+            }
+        }
+        Ok(Fat {
             sector_len,
             count,
-            fat,
+            sectors,
+            bytes,
+            places,
             first_directory: long(0x30),
-            held: None,
-            buffer: sector,
         })
     }
 
+    /// The bytes of the file from `offset` on, if they lie in a FAT sector
+    /// held here (up to that sector's end).
+    fn bytes_at(&self, offset: u64) -> Option<&[u8]> {
+        let sector = u32::try_from((offset / self.sector_len).checked_sub(1)?).ok()?;
+        let &place = self.places.get(&sector)?;
+        let from = place * self.sector_len as usize + (offset % self.sector_len) as usize;
+        let to = (place + 1) * self.sector_len as usize;
+        self.bytes.get(from..to)
+    }
+
     /// The sector after `sector` in its chain.
-    fn next(&mut self, sector: u32) -> Result<u32> {
-        let per_sector = self.sector_len / 4;
-        let index = u64::from(sector) / per_sector;
-        let &fat_sector = usize::try_from(index)
-            .ok()
-            .and_then(|index| self.fat.get(index))
-            .ok_or_else(|| damaged("a sector lies past the end of its FAT"))?;
-        if self.held != Some(fat_sector) {
-            if fat_sector >= MAX_REGULAR_SECTOR || u64::from(fat_sector) >= self.count {
-                return Err(damaged("a FAT sector lies past the end of the file"));
-            }
-            self.held = None;
-            read_at(
-                self.reader,
-                (u64::from(fat_sector) + 1) * self.sector_len,
-                &mut self.buffer,
-            )?;
-            self.held = Some(fat_sector);
+    /// How many sectors from `sector` on (at most `most`, at least one)
+    /// its chain takes in file order, each followed by the next one.
+    fn consecutive(&self, sector: u32, most: u64) -> Result<u64> {
+        let mut last = sector;
+        let mut taken = 1;
+        while taken < most && u64::from(last) + 1 < self.count && self.next(last)? == last + 1 {
+            last += 1;
+            taken += 1;
         }
-        Ok(u32_at(
-            &self.buffer,
-            (u64::from(sector) % per_sector * 4) as usize,
-        ))
+        Ok(taken)
+    }
+
+    #[inline]
+    fn next(&self, sector: u32) -> Result<u32> {
+        // Entry `sector` lies at byte `4 * sector` of the FAT's bytes, in
+        // FAT sector `place` (a sector is 512 or 4096 bytes: a shift).
+        let at = sector as usize * 4;
+        let place = at >> self.sector_len.trailing_zeros();
+        let &fat_sector = self
+            .sectors
+            .get(place)
+            .ok_or_else(|| damaged("a sector lies past the end of its FAT"))?;
+        if fat_sector >= MAX_REGULAR_SECTOR || u64::from(fat_sector) >= self.count {
+            return Err(damaged("a FAT sector lies past the end of the file"));
+        }
+        Ok(u32_at(&self.bytes, at))
     }
 
     /// The first sector of the stream named `name` (any case) among the
     /// root storage's children, `len` bytes long.
-    fn find_stream(&mut self, name: &str, len: u64) -> Result<u32> {
+    fn find_stream<R: Read + Seek>(&self, reader: &mut R, name: &str, len: u64) -> Result<u32> {
         // The directory's sectors.
         let mut directory = Vec::new();
         let mut sector = self.first_directory;
@@ -470,17 +523,17 @@ impl<'a, R: Read + Seek> Sectors<'a, R> {
         let per_sector = (self.sector_len / 128) as usize;
         let total = directory.len() * per_sector;
         let mut entry = [0u8; 128];
-        let mut read_entry = |sectors: &mut Self, index: u32| -> Result<Option<[u8; 128]>> {
+        let mut read_entry = |index: u32| -> Result<Option<[u8; 128]>> {
             let index = index as usize;
             if index >= total {
                 return Ok(None);
             }
-            let at = (u64::from(directory[index / per_sector]) + 1) * sectors.sector_len
+            let at = (u64::from(directory[index / per_sector]) + 1) * self.sector_len
                 + (index % per_sector) as u64 * 128;
-            read_at(sectors.reader, at, &mut entry)?;
+            read_at(reader, at, &mut entry)?;
             Ok(Some(entry))
         };
-        let Some(root) = read_entry(self, 0)? else {
+        let Some(root) = read_entry(0)? else {
             return Err(damaged("it has no root entry"));
         };
         let mut stack = vec![u32_at(&root, 0x4C)];
@@ -493,7 +546,7 @@ impl<'a, R: Read + Seek> Sectors<'a, R> {
             if visited > total {
                 return Err(damaged("its directory tree loops"));
             }
-            let Some(entry) = read_entry(self, index)? else {
+            let Some(entry) = read_entry(index)? else {
                 continue;
             };
             stack.push(u32_at(&entry, 0x44));
@@ -562,11 +615,18 @@ fn open_budget(len: u64) -> u64 {
 /// `FFFE` (always mended), and, when `skip_minifat` is set (a second try
 /// after the crate refused the MiniFAT), the MiniFAT itself, which only
 /// streams under 4 KiB use: a workbook stream in it then fails to read.
+///
+/// The FAT's sectors, read before ([`Fat`]), are handed to the crate from
+/// memory (counted against the budget all the same), not read again.
 pub(crate) struct Metered<F> {
     inner: F,
     budget: Arc<AtomicU64>,
     position: u64,
     skip_minifat: bool,
+    fat: Option<Arc<Fat>>,
+    /// Whether `inner` stands behind `position` (after bytes handed out
+    /// from `fat`).
+    inner_behind: bool,
 }
 
 impl<F> Metered<F> {
@@ -588,8 +648,12 @@ impl<F> Metered<F> {
     }
 }
 
-impl<F: Read> Read for Metered<F> {
+impl<F: Read + Seek> Read for Metered<F> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.inner_behind {
+            self.inner.seek(SeekFrom::Start(self.position))?;
+            self.inner_behind = false;
+        }
         let left = self.budget.load(Ordering::Relaxed);
         if left == u64::MAX {
             return self.inner.read(buf);
@@ -611,7 +675,19 @@ impl<F: Read> Read for Metered<F> {
             .into());
         }
         let wanted = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        let read = self.inner.read(&mut buf[..wanted])?;
+        let held = self
+            .fat
+            .as_deref()
+            .and_then(|fat| fat.bytes_at(self.position));
+        let read = match held {
+            Some(bytes) => {
+                let read = wanted.min(bytes.len());
+                buf[..read].copy_from_slice(&bytes[..read]);
+                self.inner_behind = true;
+                read
+            }
+            None => self.inner.read(&mut buf[..wanted])?,
+        };
         self.budget.fetch_sub(read as u64, Ordering::Relaxed);
         self.position += read as u64;
         Ok(read)
@@ -620,16 +696,30 @@ impl<F: Read> Read for Metered<F> {
 
 impl<F: Seek> Seek for Metered<F> {
     fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        let pos = match pos {
+            SeekFrom::Current(by) if self.inner_behind => {
+                SeekFrom::Start(self.position.checked_add_signed(by).ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "a seek before the file's start",
+                    )
+                })?)
+            }
+            pos => pos,
+        };
         self.position = self.inner.seek(pos)?;
+        self.inner_behind = false;
         Ok(self.position)
     }
 }
 
 /// Opens the compound file in `reader` within the budget; with
-/// `skip_minifat`, as if it had no MiniFAT (see [`Metered`]).
+/// `skip_minifat`, as if it had no MiniFAT; with `fat`, handing the crate
+/// those FAT sectors from memory (see [`Metered`]).
 pub(crate) fn open_compound<F: Read + Seek>(
     mut reader: F,
     skip_minifat: bool,
+    fat: Option<Arc<Fat>>,
 ) -> io::Result<CompoundFile<Metered<F>>> {
     let len = reader.seek(SeekFrom::End(0))?;
     reader.seek(SeekFrom::Start(0))?;
@@ -639,6 +729,8 @@ pub(crate) fn open_compound<F: Read + Seek>(
         budget: Arc::clone(&budget),
         position: 0,
         skip_minifat,
+        fat,
+        inner_behind: false,
     };
     let file = CompoundFile::open(metered)?;
     budget.store(u64::MAX, Ordering::Relaxed);

@@ -29,8 +29,8 @@ use crate::rows::{SheetContext, SheetRows};
 use crate::workbook::{Container, FileFormat, Workbook};
 
 use compound::{
-    Compound, Contents, Locked, SheetOffsets, StreamMap, StreamReader, compound_error, contents,
-    is_minifat_error, open_compound,
+    Compound, Contents, Fat, Locked, SheetOffsets, StreamMap, StreamReader, compound_error,
+    contents, is_minifat_error, open_compound,
 };
 use records::{BOF, OLD_BOFS, Records, TextCodec, u16_at};
 use rows::XlsRows;
@@ -52,10 +52,13 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Work
         return Err(Error::new(ErrorKind::NotZip { detail }));
     }
     let locked = Locked::new(reader);
-    let mut file = match open_compound(locked.clone(), false) {
+    // The FAT read once, here; if it cannot be, the crate says why (or
+    // the map below, read without it).
+    let fat = Fat::read(&mut locked.clone()).ok().map(Arc::new);
+    let mut file = match open_compound(locked.clone(), false, fat.clone()) {
         Ok(file) => file,
         Err(err) if is_minifat_error(&err) => {
-            open_compound(locked.clone(), true).map_err(compound_error)?
+            open_compound(locked.clone(), true, fat.clone()).map_err(compound_error)?
         }
         Err(err) => return Err(compound_error(err)),
     };
@@ -67,10 +70,11 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Work
     // directly, the compound file's FAT and directory never again.
     let map = {
         let mut reader = locked.clone();
-        StreamMap::read(&mut reader, &mut file, stream, stream_len)
+        StreamMap::read(&mut reader, &mut file, fat.as_deref(), stream, stream_len)
             .map_err(|err| err.with_part(stream))?
     };
     drop(file);
+    drop(fat);
     let mut reader = locked.into_inner().ok_or_else(|| {
         Error::new(ErrorKind::Xls(
             "the compound file's reader is still in use".into(),
