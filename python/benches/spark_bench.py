@@ -556,41 +556,27 @@ def run_child(args: argparse.Namespace, reader: str, subset: int, big_path: str 
 
 
 BIG_WORKBOOK = "one_sheet_1048575_x25.xlsx"
+#: The big workbook's first rows (a header and ``TINY_ROWS`` rows), written
+#: by the same recipe: the same columns and types, so the same casts to
+#: Spark's schema (the timestamps' import pyarrow.compute, about 9 MiB of
+#: the worker's RSS) and the same code paths run in the baseline.
+TINY_WORKBOOK = "tiny_10_x25_mixed.xlsx"
+TINY_ROWS = 10
 
 
-def big_workbook() -> str:
-    """The ~100 MB workbook, written by the Rust example (rust_xlsxwriter
-    writes it in seconds where xlsxwriter would take minutes)."""
+def bench_workbooks() -> tuple:
+    """The ~100 MB workbook and its first rows, written by the Rust
+    example (rust_xlsxwriter writes it in seconds where xlsxwriter would
+    take minutes)."""
     directory = os.environ.get("SHEETSTREAM_BENCH_DIR") or os.path.join(REPO, "target", "bench-data")
-    path = os.path.join(directory, BIG_WORKBOOK)
-    if not os.path.exists(path):
+    paths = (os.path.join(directory, BIG_WORKBOOK), os.path.join(directory, TINY_WORKBOOK))
+    if not all(os.path.exists(path) for path in paths):
         subprocess.run(
             ["cargo", "run", "--release", "--quiet", "--example", "generate_bench_data", "--", "--big"],
             cwd=REPO,
             check=True,
         )
-    return path
-
-
-TINY_ROWS = 10
-
-
-def tiny_workbook(directory: str) -> str:
-    """A workbook of the big one's columns and ``TINY_ROWS`` rows: the
-    source's worker reading it gives the worker's own memory (the
-    interpreter, pyarrow, sheetstream, Spark's serializer), the baseline
-    the Arrow layer's bound is added to."""
-    import xlsxwriter
-
-    path = os.path.join(directory, f"tiny_{TINY_ROWS}_x25.xlsx")
-    if not os.path.exists(path):
-        workbook = xlsxwriter.Workbook(path)
-        sheet = workbook.add_worksheet("Sheet1")
-        for row in range(TINY_ROWS + 1):
-            for column in range(25):
-                sheet.write(row, column, f"c{column}" if row == 0 else row * column)
-        workbook.close()
-    return path
+    return paths
 
 
 #: Batches the source holds at once at most: two in the Arrow layer's
@@ -641,17 +627,29 @@ def arrow_bound(path: str, batch_size: int = 65536) -> dict:
     }
 
 
+def same_schema(path: str, other: str) -> bool:
+    """Whether the two workbooks' first sheets read as the same Arrow
+    types (the baseline's worker then runs the casts the big one's does)."""
+    import sheetstream
+
+    types = []
+    for each in (path, other):
+        with sheetstream.open(each) as workbook:
+            types.append([field.type for field in workbook.sheet(0).schema])
+    return types[0] == types[1]
+
+
 def big(args: argparse.Namespace) -> None:
     """The source reading one ~100 MB workbook on local[2] to the noop sink:
     the largest Python worker's peak RSS beside the Arrow layer's bound
     (over the worker's own baseline, the empty source's) and beside
     ``sheetstream.read_excel`` of the same file in one process."""
-    path = big_workbook()
+    path, tiny = bench_workbooks()
     mib = 2**20
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{path}: {os.path.getsize(path) / 1e6:.1f} MB")
     bound = arrow_bound(path)
-    tiny = tiny_workbook(os.path.dirname(path))
+    same_types = same_schema(path, tiny)
     empty = run_child(args, "sheetstream-big", 1, tiny)
     source = run_child(args, "sheetstream-big", 1, path)
     whole = run_child(args, "read-excel-big", 1, path)
@@ -667,8 +665,9 @@ def big(args: argparse.Namespace) -> None:
     limit = baseline + bound["bound"] / mib
     peak = source["python_peak_mib"]
     print(f"Arrow layer's bound: worker baseline {baseline:.0f} MiB (the source's worker reading a "
-          f"workbook of {TINY_ROWS} rows: Python, pyarrow, sheetstream, Spark's serializer) "
-          f"+ {bound['bound'] / mib:.0f} MiB = {limit:.0f} MiB")
+          f"workbook of the big one's first {TINY_ROWS} rows, "
+          f"{'the same' if same_types else 'NOT the same'} column types: Python, pyarrow and its casts, "
+          f"sheetstream, Spark's serializer) + {bound['bound'] / mib:.0f} MiB = {limit:.0f} MiB")
     print(f"the source's largest Python worker: peak RSS {peak:.0f} MiB "
           f"({'within' if peak <= limit else 'OVER'} the bound; {peak - baseline:.0f} MiB over the baseline), "
           f"{source['wall']:.1f} s to the noop sink, JVM peak {source['jvm_peak_mib']:.0f} MiB")
