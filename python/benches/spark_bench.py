@@ -54,9 +54,10 @@ openpyxl read M and 2M files instead, compared per file (marked so).
 generate_bench_data -- --big`` into target/bench-data) on local[2] to the
 noop sink, and the largest Python worker's peak RSS is printed beside the
 Arrow layer's bound for that file (see ``arrow_bound``: the shared strings
-as held, plus the batches held at once, over the worker's baseline reading
-a 10-row workbook) and beside ``sheetstream.read_excel`` of the same file
-in one process.
+as held, the batches held at once and the parts' readers, over the
+worker's baseline reading the same workbook's first 10 rows, written by the
+same example: the same columns and types) and beside
+``sheetstream.read_excel`` of the same file in one process.
 
 Printed per reader: wall seconds (from the session being up to the job's
 end; session start-up is printed apart), the peak RSS of the largest Spark
@@ -579,9 +580,14 @@ def bench_workbooks() -> tuple:
     return paths
 
 
-#: Batches the source holds at once at most: two in the Arrow layer's
-#: channel (`CHANNEL_BATCHES`), one being built on its worker thread, the
-#: one Python holds and its copy conformed to Spark's schema.
+#: Batches the source's worker holds at once at most: two in the Arrow
+#: layer's channel (`CHANNEL_BATCHES`), one being built on its worker
+#: thread (or built and waiting to be handed over), the one Python
+#: conforms and hands to Spark, and the one before it, which Spark's loops
+#: (`records_to_arrow_batches`, the Arrow serializer's) hold until the
+#: next comes. The batch conformed to Spark's schema shares the batch's
+#: buffers but for the columns cast (the 3 timestamp columns here: 1.5 MiB
+#: in pyarrow's pool).
 BATCHES_HELD = 5
 
 
@@ -595,8 +601,13 @@ def arrow_bound(path: str, batch_size: int = 65536) -> dict:
       shared-strings part, twice over for a growing buffer's slack;
     - ``BATCHES_HELD`` batches of ``batch_size`` rows, one batch's Arrow
       buffers measured on the file's first batch;
-    - each row's own buffers (about twice its XML, under 1 KiB here) and
-      the inflate window are left out: a few hundred KiB.
+    - the parts' readers (ARCHITECTURE.md: "while it is parsed lazily the
+      part's compressed bytes, its inflater's input (up to 256 KiB) and
+      window"): the shared strings part's compressed bytes, held until the
+      table is parsed to its end, and its inflater; the sheet's inflater
+      and, on two cores, its pipe's four 576 KiB buffers (src/pipe.rs);
+    - each row's own buffers (about twice its XML, under 1 KiB here) are
+      left out.
     """
     import re
     import zipfile
@@ -609,6 +620,10 @@ def arrow_bound(path: str, batch_size: int = 65536) -> dict:
         xml = archive.read(part) if part else b""
         sheet_part = next(name for name in names if name.startswith("xl/worksheets/sheet"))
         sheet_xml = archive.getinfo(sheet_part).file_size
+        compressed = archive.getinfo(part).compress_size if part else 0
+    inflater = 256 * 1024 + 32 * 1024  # input chunk and window
+    pipe = 4 * (512 + 64) * 1024 if (os.cpu_count() or 1) > 1 else 0
+    readers = compressed + inflater * (2 if part else 1) + pipe
     texts = re.findall(rb"<t(?:\s[^>]*)?>([^<]*)</t>", xml)
     strings = xml.count(b"<si>") + xml.count(b"<si ")
     text_bytes = sum(len(text) for text in texts)
@@ -623,7 +638,10 @@ def arrow_bound(path: str, batch_size: int = 65536) -> dict:
         "batch": batch,
         "batch_rows": first.num_rows,
         "sheet_xml": sheet_xml,
-        "bound": shared + BATCHES_HELD * batch,
+        "compressed": compressed,
+        "pipe": pipe,
+        "readers": readers,
+        "bound": shared + BATCHES_HELD * batch + readers,
     }
 
 
@@ -658,6 +676,9 @@ def big(args: argparse.Namespace) -> None:
           f"-> {bound['shared'] / mib:.1f} MiB (text + 8 B a string, x2 for a growing buffer)")
     print(f"  one batch of {bound['batch_rows']:,} rows: {bound['batch'] / mib:.1f} MiB of Arrow buffers; "
           f"{BATCHES_HELD} held at most -> {BATCHES_HELD * bound['batch'] / mib:.1f} MiB")
+    print(f"  the parts' readers: the shared strings' compressed bytes {bound['compressed'] / mib:.1f} MiB "
+          f"(held while the table is parsed lazily), the sheet's pipe {bound['pipe'] / mib:.2f} MiB, "
+          f"the inflaters' input and window -> {bound['readers'] / mib:.1f} MiB")
     print(f"  (the sheet's XML, never held: {bound['sheet_xml'] / mib:.0f} MiB)")
     if not (empty and source):
         return
