@@ -7,10 +7,11 @@
 //! cargo run --release --example generate_bench_data -- --big
 //! ```
 //!
-//! `--big` writes only the one large workbook the Spark bench reads for
+//! `--big` writes only the two workbooks the Spark bench reads for
 //! executor memory (`python/benches/spark_bench.py --big`): one sheet of
-//! 1,048,575 rows x 25 columns of the mixed recipe (about 100 MB), and
-//! prints its path.
+//! 1,048,575 rows x 25 columns of the mixed recipe (about 100 MB), and the
+//! same recipe's first 11 rows (a header and 10 rows of the same columns
+//! and types: the Python worker's baseline), and prints their paths.
 
 #[path = "../benches/support/workbooks.rs"]
 mod workbooks;
@@ -25,18 +26,32 @@ const BIG: workbooks::Recipe = workbooks::Recipe {
     strings: workbooks::Strings::Shared,
 };
 
+/// The large workbook's first rows: its columns and types, read in no time.
+const TINY: workbooks::Recipe = workbooks::Recipe {
+    name: "tiny_10_x25_mixed.xlsx",
+    description: "1 sheet x 11 rows x 25 columns, mixed: the large one's first rows",
+    sheets: 1,
+    rows: 11,
+    columns: 25,
+    strings: workbooks::Strings::Shared,
+};
+
 fn main() -> Result<(), rust_xlsxwriter::XlsxError> {
     let written = if std::env::args().any(|argument| argument == "--big") {
         let dir = workbooks::data_dir();
         std::fs::create_dir_all(&dir)?;
-        let path = dir.join(BIG.name);
-        if !path.exists() {
-            eprintln!("writing {} ({})", path.display(), BIG.description);
-            let partial = path.with_extension("partial");
-            workbooks::write(&BIG, &partial)?;
-            std::fs::rename(&partial, &path)?;
+        let mut written = Vec::new();
+        for recipe in [&BIG, &TINY] {
+            let path = dir.join(recipe.name);
+            if !path.exists() {
+                eprintln!("writing {} ({})", path.display(), recipe.description);
+                let partial = path.with_extension("partial");
+                workbooks::write(recipe, &partial)?;
+                std::fs::rename(&partial, &path)?;
+            }
+            written.push((path, recipe));
         }
-        vec![(path, &BIG)]
+        written
     } else {
         workbooks::ensure_all()?
     };

@@ -54,9 +54,10 @@ openpyxl read M and 2M files instead, compared per file (marked so).
 generate_bench_data -- --big`` into target/bench-data) on local[2] to the
 noop sink, and the largest Python worker's peak RSS is printed beside the
 Arrow layer's bound for that file (see ``arrow_bound``: the shared strings
-as held, plus the batches held at once, over the worker's baseline reading
-a 10-row workbook) and beside ``sheetstream.read_excel`` of the same file
-in one process.
+as held, the batches held at once and the parts' readers, over the
+worker's baseline reading the same workbook's first 10 rows, written by the
+same example: the same columns and types) and beside
+``sheetstream.read_excel`` of the same file in one process.
 
 Printed per reader: wall seconds (from the session being up to the job's
 end; session start-up is printed apart), the peak RSS of the largest Spark
@@ -556,46 +557,37 @@ def run_child(args: argparse.Namespace, reader: str, subset: int, big_path: str 
 
 
 BIG_WORKBOOK = "one_sheet_1048575_x25.xlsx"
+#: The big workbook's first rows (a header and ``TINY_ROWS`` rows), written
+#: by the same recipe: the same columns and types, so the same casts to
+#: Spark's schema (the timestamps' import pyarrow.compute, about 9 MiB of
+#: the worker's RSS) and the same code paths run in the baseline.
+TINY_WORKBOOK = "tiny_10_x25_mixed.xlsx"
+TINY_ROWS = 10
 
 
-def big_workbook() -> str:
-    """The ~100 MB workbook, written by the Rust example (rust_xlsxwriter
-    writes it in seconds where xlsxwriter would take minutes)."""
+def bench_workbooks() -> tuple:
+    """The ~100 MB workbook and its first rows, written by the Rust
+    example (rust_xlsxwriter writes it in seconds where xlsxwriter would
+    take minutes)."""
     directory = os.environ.get("SHEETSTREAM_BENCH_DIR") or os.path.join(REPO, "target", "bench-data")
-    path = os.path.join(directory, BIG_WORKBOOK)
-    if not os.path.exists(path):
+    paths = (os.path.join(directory, BIG_WORKBOOK), os.path.join(directory, TINY_WORKBOOK))
+    if not all(os.path.exists(path) for path in paths):
         subprocess.run(
             ["cargo", "run", "--release", "--quiet", "--example", "generate_bench_data", "--", "--big"],
             cwd=REPO,
             check=True,
         )
-    return path
+    return paths
 
 
-TINY_ROWS = 10
-
-
-def tiny_workbook(directory: str) -> str:
-    """A workbook of the big one's columns and ``TINY_ROWS`` rows: the
-    source's worker reading it gives the worker's own memory (the
-    interpreter, pyarrow, sheetstream, Spark's serializer), the baseline
-    the Arrow layer's bound is added to."""
-    import xlsxwriter
-
-    path = os.path.join(directory, f"tiny_{TINY_ROWS}_x25.xlsx")
-    if not os.path.exists(path):
-        workbook = xlsxwriter.Workbook(path)
-        sheet = workbook.add_worksheet("Sheet1")
-        for row in range(TINY_ROWS + 1):
-            for column in range(25):
-                sheet.write(row, column, f"c{column}" if row == 0 else row * column)
-        workbook.close()
-    return path
-
-
-#: Batches the source holds at once at most: two in the Arrow layer's
-#: channel (`CHANNEL_BATCHES`), one being built on its worker thread, the
-#: one Python holds and its copy conformed to Spark's schema.
+#: Batches the source's worker holds at once at most: two in the Arrow
+#: layer's channel (`CHANNEL_BATCHES`), one being built on its worker
+#: thread (or built and waiting to be handed over), the one Python
+#: conforms and hands to Spark, and the one before it, which Spark's loops
+#: (`records_to_arrow_batches`, the Arrow serializer's) hold until the
+#: next comes. The batch conformed to Spark's schema shares the batch's
+#: buffers but for the columns cast (the 3 timestamp columns here: 1.5 MiB
+#: in pyarrow's pool).
 BATCHES_HELD = 5
 
 
@@ -609,8 +601,13 @@ def arrow_bound(path: str, batch_size: int = 65536) -> dict:
       shared-strings part, twice over for a growing buffer's slack;
     - ``BATCHES_HELD`` batches of ``batch_size`` rows, one batch's Arrow
       buffers measured on the file's first batch;
-    - each row's own buffers (about twice its XML, under 1 KiB here) and
-      the inflate window are left out: a few hundred KiB.
+    - the parts' readers (ARCHITECTURE.md: "while it is parsed lazily the
+      part's compressed bytes, its inflater's input (up to 256 KiB) and
+      window"): the shared strings part's compressed bytes, held until the
+      table is parsed to its end, and its inflater; the sheet's inflater
+      and, on two cores, its pipe's four 576 KiB buffers (src/pipe.rs);
+    - each row's own buffers (about twice its XML, under 1 KiB here) are
+      left out.
     """
     import re
     import zipfile
@@ -623,6 +620,10 @@ def arrow_bound(path: str, batch_size: int = 65536) -> dict:
         xml = archive.read(part) if part else b""
         sheet_part = next(name for name in names if name.startswith("xl/worksheets/sheet"))
         sheet_xml = archive.getinfo(sheet_part).file_size
+        compressed = archive.getinfo(part).compress_size if part else 0
+    inflater = 256 * 1024 + 32 * 1024  # input chunk and window
+    pipe = 4 * (512 + 64) * 1024 if (os.cpu_count() or 1) > 1 else 0
+    readers = compressed + inflater * (2 if part else 1) + pipe
     texts = re.findall(rb"<t(?:\s[^>]*)?>([^<]*)</t>", xml)
     strings = xml.count(b"<si>") + xml.count(b"<si ")
     text_bytes = sum(len(text) for text in texts)
@@ -637,8 +638,23 @@ def arrow_bound(path: str, batch_size: int = 65536) -> dict:
         "batch": batch,
         "batch_rows": first.num_rows,
         "sheet_xml": sheet_xml,
-        "bound": shared + BATCHES_HELD * batch,
+        "compressed": compressed,
+        "pipe": pipe,
+        "readers": readers,
+        "bound": shared + BATCHES_HELD * batch + readers,
     }
+
+
+def same_schema(path: str, other: str) -> bool:
+    """Whether the two workbooks' first sheets read as the same Arrow
+    types (the baseline's worker then runs the casts the big one's does)."""
+    import sheetstream
+
+    types = []
+    for each in (path, other):
+        with sheetstream.open(each) as workbook:
+            types.append([field.type for field in workbook.sheet(0).schema])
+    return types[0] == types[1]
 
 
 def big(args: argparse.Namespace) -> None:
@@ -646,12 +662,12 @@ def big(args: argparse.Namespace) -> None:
     the largest Python worker's peak RSS beside the Arrow layer's bound
     (over the worker's own baseline, the empty source's) and beside
     ``sheetstream.read_excel`` of the same file in one process."""
-    path = big_workbook()
+    path, tiny = bench_workbooks()
     mib = 2**20
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{path}: {os.path.getsize(path) / 1e6:.1f} MB")
     bound = arrow_bound(path)
-    tiny = tiny_workbook(os.path.dirname(path))
+    same_types = same_schema(path, tiny)
     empty = run_child(args, "sheetstream-big", 1, tiny)
     source = run_child(args, "sheetstream-big", 1, path)
     whole = run_child(args, "read-excel-big", 1, path)
@@ -660,6 +676,9 @@ def big(args: argparse.Namespace) -> None:
           f"-> {bound['shared'] / mib:.1f} MiB (text + 8 B a string, x2 for a growing buffer)")
     print(f"  one batch of {bound['batch_rows']:,} rows: {bound['batch'] / mib:.1f} MiB of Arrow buffers; "
           f"{BATCHES_HELD} held at most -> {BATCHES_HELD * bound['batch'] / mib:.1f} MiB")
+    print(f"  the parts' readers: the shared strings' compressed bytes {bound['compressed'] / mib:.1f} MiB "
+          f"(held while the table is parsed lazily), the sheet's pipe {bound['pipe'] / mib:.2f} MiB, "
+          f"the inflaters' input and window -> {bound['readers'] / mib:.1f} MiB")
     print(f"  (the sheet's XML, never held: {bound['sheet_xml'] / mib:.0f} MiB)")
     if not (empty and source):
         return
@@ -667,8 +686,9 @@ def big(args: argparse.Namespace) -> None:
     limit = baseline + bound["bound"] / mib
     peak = source["python_peak_mib"]
     print(f"Arrow layer's bound: worker baseline {baseline:.0f} MiB (the source's worker reading a "
-          f"workbook of {TINY_ROWS} rows: Python, pyarrow, sheetstream, Spark's serializer) "
-          f"+ {bound['bound'] / mib:.0f} MiB = {limit:.0f} MiB")
+          f"workbook of the big one's first {TINY_ROWS} rows, "
+          f"{'the same' if same_types else 'NOT the same'} column types: Python, pyarrow and its casts, "
+          f"sheetstream, Spark's serializer) + {bound['bound'] / mib:.0f} MiB = {limit:.0f} MiB")
     print(f"the source's largest Python worker: peak RSS {peak:.0f} MiB "
           f"({'within' if peak <= limit else 'OVER'} the bound; {peak - baseline:.0f} MiB over the baseline), "
           f"{source['wall']:.1f} s to the noop sink, JVM peak {source['jvm_peak_mib']:.0f} MiB")

@@ -158,6 +158,15 @@ struct BatchBuilder {
     names: Vec<String>,
     types: Vec<ColumnType>,
     builders: Vec<ColumnBuilder>,
+    /// Rows the builders are to make room for when the next batch's first
+    /// row comes ([`BatchBuilder::make_room`]); 0 once they have it. A
+    /// taken batch leaves empty builders behind, so an owned reader's
+    /// worker thread, blocked handing a batch over, holds no room for the
+    /// next one (`SheetBatchReader`: at most three batches at once).
+    room: usize,
+    /// For each builder, the text bytes to make room for (the text of the
+    /// batch taken last; Utf8 columns only).
+    text_room: Vec<usize>,
     /// The output columns that hold values (not of type Null): the only
     /// ones that do work per row.
     valued: Vec<usize>,
@@ -203,6 +212,9 @@ impl BatchBuilder {
         index: u32,
         cells: impl Iterator<Item = (u32, Value<'v>)>,
     ) -> Result<Offer> {
+        if self.room != 0 {
+            self.make_room();
+        }
         if self.next_index < index
             && (self.hidden.is_some() || self.drop_empty_rows || self.stop_at_empty_row)
         {
@@ -301,6 +313,31 @@ impl BatchBuilder {
             }
         }
         Ok(())
+    }
+
+    /// Gives the builders of a new batch their room (see
+    /// [`ColumnBuilder::renewed`]): as many rows as the batch before, and
+    /// as much text.
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self) {
+        let rows = std::mem::take(&mut self.room);
+        for (builder, &text) in self.builders.iter_mut().zip(&self.text_room) {
+            *builder = builder.renewed(rows, text);
+        }
+    }
+
+    /// Sets the rows per batch and the room of the first batch's builders.
+    fn set_batch_size(&mut self, rows: usize) {
+        self.batch_size = rows.max(1);
+        self.room = self.batch_size.min(1 << 16);
+        for (text, ty) in self.text_room.iter_mut().zip(&self.types) {
+            *text = if *ty == ColumnType::Utf8 {
+                self.room * 8
+            } else {
+                0
+            };
+        }
     }
 
     fn text_full(&self) -> bool {
@@ -470,12 +507,14 @@ impl BatchBuilder {
             let values: StringArray = std::iter::repeat_n(Some(constant.as_str()), rows).collect();
             columns.push(Arc::new(values));
         }
-        // Each builder is finished and replaced by one with the capacity
-        // of this batch (see `ColumnBuilder::renewed`).
-        let capacity = rows.min(self.batch_size.min(1 << 16));
-        for builder in &mut self.builders {
-            let renewed = builder.renewed(capacity);
-            columns.push(std::mem::replace(builder, renewed).finish(rows));
+        // Each builder is finished and replaced by an empty one, given
+        // room for as many rows and as much text as this batch when the
+        // next batch's first row comes (`make_room`).
+        self.room = rows.min(self.batch_size.min(1 << 16));
+        for (builder, text) in self.builders.iter_mut().zip(&mut self.text_room) {
+            *text = builder.text_bytes();
+            let empty = builder.renewed(0, 0);
+            columns.push(std::mem::replace(builder, empty).finish(rows));
         }
         let batch = RecordBatch::try_new_with_options(
             Arc::clone(&self.schema),
@@ -710,14 +749,16 @@ impl<'w> SheetBatches<'w> {
                 extra_slots.push((source, slot));
             }
         }
-        let builder = BatchBuilder {
+        let mut builder = BatchBuilder {
             schema,
             names: outputs.iter().map(|(name, _, _)| name.clone()).collect(),
             types: outputs.iter().map(|&(_, _, ty)| ty).collect(),
             builders: outputs
                 .iter()
-                .map(|&(_, _, ty)| ColumnBuilder::new(ty, batch_size.min(1 << 16)))
+                .map(|&(_, _, ty)| ColumnBuilder::new(ty, 0))
                 .collect(),
+            room: 0,
+            text_room: vec![0; outputs.len()],
             valued: (0..outputs.len())
                 .filter(|&slot| outputs[slot].2 != ColumnType::Null)
                 .collect(),
@@ -751,6 +792,7 @@ impl<'w> SheetBatches<'w> {
             stop_at_empty_row: options.stop_at_empty_row,
             hidden: shape.as_ref().and_then(|shape| shape.hidden_rows.clone()),
         };
+        builder.set_batch_size(batch_size);
         let widening = Widening {
             header,
             samples,
@@ -819,7 +861,7 @@ impl<'w> SheetBatches<'w> {
     /// Sets the rows per batch; before the first batch (the owned readers
     /// call it when their consumer asks).
     pub(crate) fn set_batch_size(&mut self, rows: usize) {
-        self.builder.batch_size = rows.max(1);
+        self.builder.set_batch_size(rows);
     }
 
     pub(crate) fn next_batch_with_report(&mut self) -> Result<Option<(RecordBatch, BatchReport)>> {
