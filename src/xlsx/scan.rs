@@ -348,7 +348,7 @@ impl SheetScanner {
 
     /// Scans `input` for the next row. `complete` says that `input` runs to
     /// the end of the part. Errors carry offsets relative to `input`.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn scan(&mut self, input: &[u8], complete: bool, row: &mut RawRow) -> Result<Scan> {
         // Nearly always the window starts with the next row's start tag.
         if self.state == State::Data
@@ -1106,7 +1106,7 @@ fn general_cell_attributes(input: &[u8], at: usize, cell: &mut RawCell) -> Optio
 /// general attribute loop: `r="A1"` first, then optionally ` s="N"` and
 /// ` t="x"`, in that order, then `>` or `/>`. Returns the position of `>`
 /// and whether the tag is self-closing; None for any other shape.
-#[inline(always)]
+#[inline]
 fn canonical_cell_attributes(
     input: &[u8],
     mut at: usize,
@@ -1268,8 +1268,11 @@ fn skip_cell(
 /// The cells from `pos` on that the fast paths read, with a column
 /// selection: those it leaves out skipped ([`skip_cell`], or read by
 /// [`fast_cell`] in another shape and taken out again), the others
-/// recorded. Returns the next column and the position after them.
-#[inline]
+/// recorded. Returns the next column and the position after them. Kept
+/// out of line: inlined beside the whole read's cell loop, it pushed that
+/// loop's callees out of line (at up to 3% of `count -t 1`'s
+/// instructions).
+#[inline(never)]
 fn fast_selected_cells(
     input: &[u8],
     mut pos: usize,
@@ -1352,9 +1355,7 @@ fn quoted_digits(input: &[u8], mut at: usize, max_digits: usize) -> Option<(u32,
 /// The cell is written straight into its slot in `cells` (and taken out
 /// again when it has no value or the fast path gives up): assembled on the
 /// stack and moved, its fields' narrow stores would be read back as wide
-/// loads, which the processor cannot forward, for every cell. Always
-/// inlined: called from two loops, it was taken out of line, at 3% of
-/// `count -t 1`'s instructions.
+/// loads, which the processor cannot forward, for every cell.
 #[inline(always)]
 fn fast_cell(
     input: &[u8],
