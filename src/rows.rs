@@ -255,11 +255,12 @@ impl<'a> SheetRows<'a> {
 
     /// From the next row on, resolves and hands out only the cells of
     /// `columns` (None: every column). This is a pushdown: the cells of
-    /// other columns are still found (in an `.xlsx` sheet their bytes are
-    /// scanned and the row's bytes UTF-8-checked as one), but they are
-    /// dropped before they are resolved, so they cost no shared-string
-    /// lookup, text decoding or value parsing, and a bad value in one of
-    /// them is no error. Call it before the first row, or between rows,
+    /// other columns are still found (in an `.xlsx` sheet the scanner
+    /// finds each one's end and skips it, its tags checked, its value
+    /// neither parsed nor checked as text), but they are dropped before
+    /// they are resolved, so they cost no shared-string lookup, text
+    /// decoding or value parsing, and a bad value in one of them is no
+    /// error. Call it before the first row, or between rows,
     /// for instance after reading a header row to find the columns by name:
     ///
     /// ```

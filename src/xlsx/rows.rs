@@ -34,11 +34,6 @@ pub(crate) struct XlsxRows<'a> {
     /// Bytes of the window the previous row occupied, dropped on the next call.
     pending: usize,
     formulas: bool,
-    /// The columns resolved and handed out; None for all.
-    columns: Option<ColumnSet>,
-    /// The columns whose values make a row exist when the selection
-    /// leaves them out (a range's or table's columns); all by default.
-    window: (u32, u32),
     finished: bool,
     max_row_bytes: u64,
 }
@@ -62,8 +57,6 @@ impl<'a> XlsxRows<'a> {
             part,
             pending: 0,
             formulas: false,
-            columns: None,
-            window: (0, u32::MAX),
             finished: false,
             max_row_bytes: limits.max_row_bytes,
         }
@@ -82,17 +75,19 @@ impl<'a> XlsxRows<'a> {
         self
     }
 
-    /// See [`SheetRows::select_columns`](crate::SheetRows::select_columns): the cells of other columns are
-    /// still found by the scanner (their bytes are scanned and the row's
-    /// bytes UTF-8-checked as one), then dropped before they are resolved.
+    /// See [`SheetRows::select_columns`](crate::SheetRows::select_columns): the scanner skips the cells
+    /// of other columns where it finds them ([`SheetScanner::select`]):
+    /// their ends are found, their values neither parsed nor resolved.
     pub(crate) fn select_columns(&mut self, columns: Option<ColumnSet>) {
-        self.columns = columns;
+        self.scanner.select(columns);
     }
 
+    /// The columns whose values make a row exist when the selection
+    /// leaves them out (a range's or table's columns); all by default.
     // Used by the Arrow layer only.
     #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn set_column_window(&mut self, first: u32, last: u32) {
-        self.window = (first, last);
+        self.scanner.set_window(first, last);
     }
 
     pub(crate) fn next_row(&mut self) -> Result<Option<Row<'_>>> {
@@ -108,21 +103,12 @@ impl<'a> XlsxRows<'a> {
                 self.pending = consumed;
                 let window = &self.buffer.window()[..consumed];
                 let offset = self.buffer.window_offset();
-                let columns = self.columns.as_ref();
-                build_row(
-                    window,
-                    &self.raw,
-                    &self.arena,
-                    self.context,
-                    self.formulas,
-                    columns,
-                    self.window,
-                )
-                .map(Some)
-                .map_err(|err| {
-                    self.finished = true;
-                    locate(err, self.sheet_name, self.part, offset)
-                })
+                build_row(window, &self.raw, &self.arena, self.context, self.formulas)
+                    .map(Some)
+                    .map_err(|err| {
+                        self.finished = true;
+                        locate(err, self.sheet_name, self.part, offset)
+                    })
             }
             Ok(None) => {
                 self.finished = true;
@@ -216,47 +202,26 @@ impl<'r> RowText<'r> {
     }
 }
 
-/// Resolves the raw cells of one row into values.
+/// Resolves the raw cells of one row into values (the scanner recorded
+/// only the selected columns' cells).
 fn build_row<'r>(
     window: &'r [u8],
     raw: &'r RawRow,
     arena: &'r Bump,
     context: SheetContext<'r>,
     formulas: bool,
-    columns: Option<&ColumnSet>,
-    column_window: (u32, u32),
 ) -> Result<Row<'r>> {
-    let selected = |cell: &&RawCell| columns.is_none_or(|columns| columns.contains(cell.column));
     if raw.ascii_only {
         // Every value was parsed by the scanner: one pass into a slice of
         // the exact length, without the text machinery.
-        let filled = match columns {
-            None => {
-                let parsed = raw.cells.iter().map(|cell| parsed_cell(cell, context));
-                arena.alloc_slice_try_fill_iter(parsed)
-            }
-            Some(columns) => {
-                let len = raw
-                    .cells
-                    .iter()
-                    .filter(|cell| columns.contains(cell.column))
-                    .count();
-                let parsed = raw
-                    .cells
-                    .iter()
-                    .filter(selected)
-                    .map(|cell| parsed_cell(cell, context));
-                arena.alloc_slice_try_fill_iter(ExactLen { iter: parsed, len })
-            }
-        };
-        match filled {
+        let parsed = raw.cells.iter().map(|cell| parsed_cell(cell, context));
+        match arena.alloc_slice_try_fill_iter(parsed) {
             Ok(cells) => {
                 return Ok(Row {
                     index: raw.index,
                     hidden: raw.hidden,
                     cells,
-                    values_elsewhere: cells.is_empty()
-                        && values_elsewhere(raw, columns, column_window),
+                    values_elsewhere: cells.is_empty() && raw.values_skipped,
                 });
             }
             Err(Some(err)) => return Err(err),
@@ -268,7 +233,7 @@ fn build_row<'r>(
     let text =
         RowText::new(window, raw.start, window.len()).map_err(|err| err.with_row(raw.index + 1))?;
     let mut cells = bumpalo::collections::Vec::with_capacity_in(raw.cells.len(), arena);
-    for cell in raw.cells.iter().filter(selected) {
+    for cell in &raw.cells {
         let locate = |err: Error| locate_cell(err, cell);
         let Some(value) = resolve_value(text, raw, cell, arena, context).map_err(locate)? else {
             continue;
@@ -291,57 +256,14 @@ fn build_row<'r>(
     Ok(Row {
         index: raw.index,
         hidden: raw.hidden,
-        values_elsewhere: cells.is_empty() && values_elsewhere(raw, columns, column_window),
+        values_elsewhere: cells.is_empty() && raw.values_skipped,
         cells,
     })
 }
 
-/// Whether a column the selection leaves out holds a value in the row (a
-/// `<v>` or an inline string; its value is not resolved, so an empty
-/// `<v></v>` of a number cell, which is no value, counts too).
-#[cold]
-fn values_elsewhere(raw: &RawRow, columns: Option<&ColumnSet>, window: (u32, u32)) -> bool {
-    let Some(columns) = columns else {
-        return false;
-    };
-    raw.cells.iter().any(|cell| {
-        !columns.contains(cell.column)
-            && (window.0..=window.1).contains(&cell.column)
-            && cell.value.is_some_and(|range| {
-                range.start < range.end
-                    || !matches!(cell.parsed, Parsed::No)
-                    || matches!(cell.kind, CellKind::FormulaString | CellKind::InlineString)
-            })
-    })
-}
-
-/// An iterator of a length known beforehand (the selected cells of a row,
-/// counted first), for the arena's exact-length slice fill.
-struct ExactLen<I> {
-    iter: I,
-    len: usize,
-}
-
-impl<I: Iterator> Iterator for ExactLen<I> {
-    type Item = I::Item;
-
-    #[inline]
-    fn next(&mut self) -> Option<I::Item> {
-        let item = self.iter.next()?;
-        self.len -= 1;
-        Some(item)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.len, Some(self.len))
-    }
-}
-
-impl<I: Iterator> ExactSizeIterator for ExactLen<I> {}
-
 /// A cell whose value the scanner parsed, resolved; `Err(None)` when the
-/// value is still text. Always inlined: called from two places (with and
-/// without a column selection), the compiler kept it out of line, and
+/// value is still text. Always inlined: once called from two places (with
+/// and without a column selection), the compiler kept it out of line, and
 /// returning each cell through memory cost 8% of `count -t 1` of the
 /// 1M x 10 sheet (6.70 against 6.22 billion instructions, callgrind).
 #[inline(always)]
