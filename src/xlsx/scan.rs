@@ -1178,6 +1178,27 @@ fn column_letters(input: &[u8], mut at: usize) -> Option<(u32, usize)> {
     Some((column - 1, at))
 }
 
+/// An inline string's text from `at` in the shape writers use,
+/// `<is><t>text</t></is></c>` (or `<t xml:space="preserve">`): where the
+/// text starts and ends (before `</t></is></c>`, 13 bytes); None for any
+/// other shape, which the general path reads.
+#[inline(always)]
+fn inline_string_text(input: &[u8], at: usize) -> Option<(usize, usize)> {
+    const PRESERVE: &[u8] = b"<is><t xml:space=\"preserve\">";
+    let text_start = if input.get(at..at + 7)? == b"<is><t>" {
+        at + 7
+    } else if input.get(at..at + PRESERVE.len())? == PRESERVE {
+        at + PRESERVE.len()
+    } else {
+        return None;
+    };
+    let text_end = find_byte(input, text_start, b'<')?;
+    if input.get(text_end..text_end + 13)? != b"</t></is></c>" {
+        return None;
+    }
+    Some((text_start, text_end))
+}
+
 /// The eight bytes at `at` as a little-endian word; None within eight
 /// bytes of the window's end.
 #[inline(always)]
@@ -1238,18 +1259,7 @@ fn skip_cell(
         _ => return None,
     };
     let end = if kind == CellKind::InlineString {
-        const PRESERVE: &[u8] = b"<is><t xml:space=\"preserve\">";
-        let text_start = if input.get(at..at + 7)? == b"<is><t>" {
-            at + 7
-        } else if input.get(at..at + PRESERVE.len())? == PRESERVE {
-            at + PRESERVE.len()
-        } else {
-            return None;
-        };
-        let text_end = find_byte(input, text_start, b'<')?;
-        if input.get(text_end..text_end + 13)? != b"</t></is></c>" {
-            return None;
-        }
+        let (_, text_end) = inline_string_text(input, at)?;
         text_end + 13
     } else {
         if word_at(input, at)? & 0xff_ffff != V_OPEN {
@@ -1424,19 +1434,7 @@ fn read_fast_cell(
         return Some(at);
     }
     if cell.kind == CellKind::InlineString {
-        // `<is><t>text</t></is>`, the shape writers of inline strings use.
-        const PRESERVE: &[u8] = b"<is><t xml:space=\"preserve\">";
-        let text_start = if input.get(at..at + 7)? == b"<is><t>" {
-            at + 7
-        } else if input.get(at..at + PRESERVE.len())? == PRESERVE {
-            at + PRESERVE.len()
-        } else {
-            return None;
-        };
-        let text_end = find_byte(input, text_start, b'<')?;
-        if input.get(text_end..text_end + 13)? != b"</t></is></c>" {
-            return None;
-        }
+        let (text_start, text_end) = inline_string_text(input, at)?;
         let start = pieces.len() as u32;
         pieces.push(Piece {
             span: Span::new(text_start, text_end),
