@@ -392,6 +392,40 @@ fn a_crc_mismatch_in_a_metadata_part_is_refused() {
 }
 
 #[test]
+fn a_crc_mismatch_in_a_long_sheet_is_refused_on_both_paths() {
+    // Many of the pipe's 512 KiB buffers: the pipelined path hashes each
+    // on one thread or the other and checks the whole at the end.
+    let mut rows = String::new();
+    for row in 1..=60_000u64 {
+        let value = row.wrapping_mul(2_654_435_761) % 1_000_003;
+        rows.push_str(&format!(
+            r#"<row r="{row}"><c r="A{row}"><v>{value}</v></c></row>"#
+        ));
+    }
+    let zip = book().sheet("Data", sheet_xml(&rows)).build();
+    for result in read_both(&zip, Limits::default()) {
+        assert_eq!(result.unwrap(), 60_000);
+    }
+    let (at, _, _) = central_records(&zip)
+        .into_iter()
+        .find(|(_, _, name)| name == "xl/worksheets/sheet1.xml")
+        .unwrap();
+    let local = u32::from_le_bytes(zip[at + 42..at + 46].try_into().unwrap()) as usize;
+    let mut hostile = zip.clone();
+    for crc_at in [at + 16, local + 14] {
+        hostile[crc_at] ^= 0xFF;
+    }
+    for err in assert_refused(read_both(&hostile, Limits::default()), "invalid checksum") {
+        assert!(matches!(err.kind(), ErrorKind::Zip(_)), "{err}");
+        assert_eq!(
+            err.location().part.as_deref(),
+            Some("xl/worksheets/sheet1.xml"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn a_relationships_part_with_a_dtd_or_cut_short_is_refused() {
     let dtd = format!(
         r#"<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "b">]><Relationships xmlns="{PKG_REL_NS}"/>"#

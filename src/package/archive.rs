@@ -14,6 +14,7 @@ use zip::{CompressionMethod, ZipArchive};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::package::encoding;
+pub(crate) use crate::package::inflate::CrcCheck;
 use crate::package::inflate::Inflater;
 
 /// The opened ZIP archive and an index of its entries by normalised part
@@ -186,7 +187,7 @@ fn is_os_error(err: &io::Error) -> bool {
 /// An I/O error met while reading the archive: kept as I/O when the system
 /// failed to read, a damaged container otherwise (the zip and inflate code
 /// report bad data as I/O errors of their own making).
-fn container_error(err: io::Error) -> io::Error {
+pub(crate) fn container_error(err: io::Error) -> io::Error {
     if is_os_error(&err) || err.get_ref().is_some_and(|inner| inner.is::<Error>()) {
         err
     } else {
@@ -401,6 +402,37 @@ impl<R: Read + Seek> Archive<R> {
         ))
     }
 
+    /// As [`Archive::open_part`] (or [`Archive::open_binary_part`] when
+    /// `binary`), for a reader that checks the part's CRC-32 itself: a
+    /// deflated part's check is handed over (see [`CrcCheck`]) and the
+    /// reader must hash every byte it reads and verify the whole at the
+    /// end; None when the part's reader still checks it (a stored part, a
+    /// UTF-16 part transcoded whole here).
+    pub(crate) fn open_part_checked_by_caller(
+        &mut self,
+        name: &str,
+        max_bytes: u64,
+        limits: &Limits,
+        binary: bool,
+    ) -> Result<(Box<dyn Read + '_>, Option<CrcCheck>)> {
+        let mut reader = self.part_reader(name, max_bytes, limits)?;
+        if binary {
+            let check = reader.inner.hand_over_crc();
+            return Ok((Box::new(reader), check));
+        }
+        Ok(match utf8_start(&mut reader, name, max_bytes, limits)? {
+            Utf8Start::Head(head) => {
+                // The head was hashed by the inflater, before it handed over.
+                let check = reader.inner.hand_over_crc().map(|check| CrcCheck {
+                    already_hashed: head.len(),
+                    ..check
+                });
+                (Box::new(io::Cursor::new(head).chain(reader)), check)
+            }
+            Utf8Start::Whole(text) => (Box::new(io::Cursor::new(text)), None),
+        })
+    }
+
     /// Reads a whole (small) part into memory, up to the metadata size limit.
     pub(crate) fn read_part(&mut self, name: &str, limits: &Limits) -> Result<Vec<u8>> {
         let mut reader = self.open_part(name, limits.max_metadata_part_bytes, limits)?;
@@ -463,6 +495,16 @@ enum PartData<'a, R: Read> {
     Deflated(Box<Inflater<ZipFile<'a, R>>>),
     /// Read through the zip crate.
     Other(ZipFile<'a, R>),
+}
+
+impl<R: Read> PartData<'_, R> {
+    /// See [`Inflater::hand_over_crc`]; None for a part the zip crate reads.
+    fn hand_over_crc(&mut self) -> Option<CrcCheck> {
+        match self {
+            PartData::Deflated(inflater) => inflater.hand_over_crc(),
+            PartData::Other(_) => None,
+        }
+    }
 }
 
 impl<R: Read> Read for PartData<'_, R> {

@@ -35,8 +35,42 @@ pub(crate) struct Inflater<R> {
     inflater: Decompress,
     crc: crc32fast::Hasher,
     expected_crc: u32,
+    /// The CRC-32 check was handed to the reader (see [`CrcCheck`]): the
+    /// bytes are no longer hashed here.
+    crc_handed_over: bool,
     /// The deflate stream has ended (and the CRC was checked).
     finished: bool,
+}
+
+/// A part's CRC-32 check, handed over by its [`Inflater`] to whoever reads
+/// its bytes: the pipe (`src/pipe.rs`) hashes each buffer on whichever of
+/// its two threads would otherwise wait, and checks the whole at the end.
+pub(crate) struct CrcCheck {
+    /// The hash of the bytes the inflater gave out before it handed over.
+    pub(crate) hashed: crc32fast::Hasher,
+    /// The CRC-32 the archive records for the whole part.
+    pub(crate) expected: u32,
+    /// How many of the first bytes the caller reads `hashed` already
+    /// covers (a head read before the hand-over and given out again).
+    pub(crate) already_hashed: usize,
+}
+
+impl CrcCheck {
+    /// The check of the whole part, `all` being the hash of every byte
+    /// of it: the error the inflater itself gives on a mismatch.
+    pub(crate) fn verify(expected: u32, all: crc32fast::Hasher) -> io::Result<()> {
+        if all.finalize() == expected {
+            Ok(())
+        } else {
+            Err(checksum_mismatch())
+        }
+    }
+}
+
+fn checksum_mismatch() -> io::Error {
+    invalid_data(
+        "invalid checksum: the CRC-32 of the inflated part is not the one the archive records",
+    )
 }
 
 impl<R: Read> Inflater<R> {
@@ -59,8 +93,25 @@ impl<R: Read> Inflater<R> {
             inflater: Decompress::new(false),
             crc: crc32fast::Hasher::new(),
             expected_crc,
+            crc_handed_over: false,
             finished: false,
         }
+    }
+
+    /// Stops hashing the bytes and hands the check to the caller, who
+    /// must hash every byte read from now on, after [`CrcCheck::hashed`],
+    /// and verify the whole at the end. None when the stream has already
+    /// ended (and was checked) or the check was handed over before.
+    pub(crate) fn hand_over_crc(&mut self) -> Option<CrcCheck> {
+        if self.finished || self.crc_handed_over {
+            return None;
+        }
+        self.crc_handed_over = true;
+        Some(CrcCheck {
+            hashed: self.crc.clone(),
+            expected: self.expected_crc,
+            already_hashed: 0,
+        })
     }
 
     fn refill(&mut self) -> io::Result<()> {
@@ -107,13 +158,13 @@ impl<R: Read> Read for Inflater<R> {
             let consumed = (self.inflater.total_in() - in_before) as usize;
             let produced = (self.inflater.total_out() - out_before) as usize;
             self.start += consumed;
-            self.crc.update(&buf[..produced]);
+            if !self.crc_handed_over {
+                self.crc.update(&buf[..produced]);
+            }
             if status == Status::StreamEnd {
                 self.finished = true;
-                if self.crc.clone().finalize() != self.expected_crc {
-                    return Err(invalid_data(
-                        "invalid checksum: the CRC-32 of the inflated part is not the one the archive records",
-                    ));
+                if !self.crc_handed_over {
+                    CrcCheck::verify(self.expected_crc, self.crc.clone())?;
                 }
                 return Ok(produced);
             }
