@@ -362,6 +362,21 @@ fn a_prefixed_archive_is_read() {
     }
 }
 
+/// The package with `part`'s recorded CRC-32 changed, in its central
+/// directory record and its local header.
+fn with_crc_changed(zip: &[u8], part: &str) -> Vec<u8> {
+    let (at, _, _) = central_records(zip)
+        .into_iter()
+        .find(|(_, _, name)| name == part)
+        .unwrap();
+    let local = u32::from_le_bytes(zip[at + 42..at + 46].try_into().unwrap()) as usize;
+    let mut changed = zip.to_vec();
+    for crc_at in [at + 16, local + 14] {
+        changed[crc_at] ^= 0xFF;
+    }
+    changed
+}
+
 #[test]
 fn a_crc_mismatch_in_a_metadata_part_is_refused() {
     let zip = book()
@@ -371,15 +386,7 @@ fn a_crc_mismatch_in_a_metadata_part_is_refused() {
             sheet_xml(r#"<row r="1"><c r="A1" s="1"><v>7</v></c></row>"#),
         )
         .build();
-    let (at, _, _) = central_records(&zip)
-        .into_iter()
-        .find(|(_, _, name)| name == "xl/styles.xml")
-        .unwrap();
-    let local = u32::from_le_bytes(zip[at + 42..at + 46].try_into().unwrap()) as usize;
-    let mut hostile = zip.clone();
-    for crc_at in [at + 16, local + 14] {
-        hostile[crc_at] ^= 0xFF;
-    }
+    let hostile = with_crc_changed(&zip, "xl/styles.xml");
     let err = open_with(&hostile, Limits::default())
         .err()
         .expect("CRC mismatch refused");
@@ -406,15 +413,7 @@ fn a_crc_mismatch_in_a_long_sheet_is_refused_on_both_paths() {
     for result in read_both(&zip, Limits::default()) {
         assert_eq!(result.unwrap(), 60_000);
     }
-    let (at, _, _) = central_records(&zip)
-        .into_iter()
-        .find(|(_, _, name)| name == "xl/worksheets/sheet1.xml")
-        .unwrap();
-    let local = u32::from_le_bytes(zip[at + 42..at + 46].try_into().unwrap()) as usize;
-    let mut hostile = zip.clone();
-    for crc_at in [at + 16, local + 14] {
-        hostile[crc_at] ^= 0xFF;
-    }
+    let hostile = with_crc_changed(&zip, "xl/worksheets/sheet1.xml");
     for err in assert_refused(read_both(&hostile, Limits::default()), "invalid checksum") {
         assert!(matches!(err.kind(), ErrorKind::Zip(_)), "{err}");
         assert_eq!(
