@@ -267,6 +267,9 @@ class _Scan:
             sample_options = dict(self.options)
             if self.user_n_rows is not None:
                 sample_options["n_rows"] = self.user_n_rows
+            # The header and sample read on this thread, the part inflated
+            # only as far as they go: no reader started for it.
+            sample_options["_schema_only"] = True
             try:
                 one = workbook.sheet(ref, **sample_options)
             except _sheetstream.Error as err:

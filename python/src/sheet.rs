@@ -464,9 +464,10 @@ impl RowIterator {
     }
 }
 
-/// The private keyword of `Workbook.sheet` that `scan_excel` gives its
-/// projection by.
+/// The private keywords of `Workbook.sheet` that `scan_excel` gives its
+/// projection by, and asks for a sheet's schema alone by.
 const OUTPUT_COLUMNS: &str = "_output_columns";
+const SCHEMA_ONLY: &str = "_schema_only";
 
 /// `Workbook.sheet(sheet, **options)`.
 pub(crate) fn open_sheet(
@@ -476,20 +477,25 @@ pub(crate) fn open_sheet(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PySheet> {
     // `_output_columns` (scan_excel's projection: the output columns
-    // handed out, of those the header and sample make) is no option of
+    // handed out, of those the header and sample make) and `_schema_only`
+    // (scan_excel's look at a sheet before collect) are no options of
     // read_excel's: taken out here.
-    let (options, output_columns) = match options {
-        Some(kwargs) if kwargs.contains(OUTPUT_COLUMNS)? => {
+    let mut output_columns = None;
+    let mut schema_only = false;
+    let options = match options {
+        Some(kwargs) if kwargs.contains(OUTPUT_COLUMNS)? || kwargs.contains(SCHEMA_ONLY)? => {
             let kwargs = kwargs.copy()?;
-            let names = kwargs
-                .get_item(OUTPUT_COLUMNS)?
-                .map(|names| names.extract::<Option<Vec<String>>>())
-                .transpose()?
-                .flatten();
-            kwargs.del_item(OUTPUT_COLUMNS)?;
-            (Some(kwargs), names)
+            if let Some(names) = kwargs.get_item(OUTPUT_COLUMNS)? {
+                output_columns = names.extract::<Option<Vec<String>>>()?;
+                kwargs.del_item(OUTPUT_COLUMNS)?;
+            }
+            if let Some(flag) = kwargs.get_item(SCHEMA_ONLY)? {
+                schema_only = flag.extract::<bool>()?;
+                kwargs.del_item(SCHEMA_ONLY)?;
+            }
+            Some(kwargs)
         }
-        other => (other.cloned(), None),
+        other => other.cloned(),
     };
     let options = options.as_ref();
     // The whole sheet's schema was checked when the scan was made.
@@ -503,17 +509,29 @@ pub(crate) fn open_sheet(
     let sheet = with_workbook!(&workbook, shared => crate::options::window_sheet(py, shared, sheet, &options))?;
     let position = sheet_position(py, &workbook, &sheet)?;
     crate::args::readable_sheet(py, &workbook.sheets()[position], None)?;
-    let reader = py
-        .detach(|| open_reader(&workbook, position, &options))
-        .or_raise(py)?;
+    let (schema, first_reader) = if schema_only {
+        // The header and sample read here; a reader is opened when
+        // batches are asked for.
+        let schema = py
+            .detach(|| {
+                with_workbook!(&workbook, shared => options.sheet_schema(shared.as_ref(), position))
+            })
+            .or_raise(py)?;
+        (schema, None)
+    } else {
+        let reader = py
+            .detach(|| open_reader(&workbook, position, &options))
+            .or_raise(py)?;
+        (reader.schema(), Some(reader))
+    };
     let sheet_name = format!("sheet '{}'", workbook.sheets()[position].name());
     if !projected {
-        crate::args::check_schema(&reader.schema(), 0, kwargs, &sheet_name)?;
+        crate::args::check_schema(&schema, 0, kwargs, &sheet_name)?;
     }
     Ok(PySheet {
         name: workbook.sheets()[position].name().to_owned(),
-        schema: reader.schema(),
-        first_reader: Mutex::new(Some(reader)),
+        schema,
+        first_reader: Mutex::new(first_reader),
         report: Arc::new(Mutex::new(BatchReport {
             sheet: workbook.sheets()[position].name().to_owned(),
             ..BatchReport::default()

@@ -70,6 +70,33 @@ def test_schema_before_collect_equals_read_excel(write_workbook: WriteWorkbook) 
     assert seen == []
 
 
+def test_the_sample_alone_gives_the_readers_schema(write_workbook: WriteWorkbook) -> None:
+    # scan_excel reads each sheet's header and sample on its own thread
+    # (Workbook.sheet's private `_schema_only`): the same schema as the
+    # reader that reads the batches, whatever the options, and a sheet so
+    # opened still reads its batches.
+    path = write_workbook(sales(rows=1500))
+    workbook = sheetstream.open(path)
+    for options in [
+        {},
+        {"header_row": None},
+        {"schema_sample_rows": None},
+        {"schema_sample_rows": 5},
+        {"dtypes": {"qty": "float64"}},
+        {"columns": ["price", "name"]},
+        {"range": "B1:D40"},
+        {"skip_rows": 3, "header_row": None, "n_rows": 10},
+    ]:
+        alone = workbook.sheet("Data", _schema_only=True, **options)
+        reader = workbook.sheet("Data", **options)
+        assert alone.schema == reader.schema, options
+        assert alone.column_names == reader.column_names, options
+        assert alone._column_types == reader._column_types, options
+        assert alone.to_arrow() == reader.to_arrow(), options
+    with pytest.raises(sheetstream.Error, match="nope"):
+        workbook.sheet("Data", _schema_only=True, columns=["nope"])
+
+
 def test_collect_equals_read_excel(write_workbook: WriteWorkbook) -> None:
     path = write_workbook(sales())
     frame = sheetstream.scan_excel(path).collect()

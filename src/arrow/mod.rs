@@ -351,6 +351,48 @@ impl ArrowOptions {
         SheetBatchReader::spawn(workbook, position, options)
     }
 
+    /// The schema of the batches [`ArrowOptions::sheet_reader`] would
+    /// give, from a shared workbook: the header and the sample read on
+    /// this thread, the sheet's part inflated only as far as they go (the
+    /// reader's threads, and its part inflated ahead on one of them, are
+    /// not started: a scan that looks at many sheets' schemas first).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use sheetstream::arrow::{ArrowOptions, arrow_array::RecordBatchReader};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let workbook = Arc::new(sheetstream::Workbook::open("examples/data/sales.xlsx")?);
+    /// let options = ArrowOptions::new().schema_sample_rows(2);
+    /// let schema = options.sheet_schema(&workbook, "Data")?;
+    /// assert_eq!(schema, options.sheet_reader(workbook, "Data")?.schema());
+    /// assert_eq!(schema.fields().len(), 5);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`ArrowOptions::read_sheet`].
+    pub fn sheet_schema<R>(
+        &self,
+        workbook: &Workbook<R>,
+        sheet: impl SheetSelector,
+    ) -> Result<SchemaRef>
+    where
+        R: Read + Seek + Clone + Send,
+    {
+        let position = sheet.position(workbook.sheets())?;
+        if self.table.is_some() {
+            let tables = workbook.tables_shared();
+            let options = self
+                .with_table(None, tables, workbook.sheets(), Some(position))?
+                .0;
+            return reader::sheet_schema(workbook, position, &options);
+        }
+        reader::sheet_schema(workbook, position, self)
+    }
+
     /// The schema a sheet's batches would have: reads the header and the
     /// sample only.
     ///

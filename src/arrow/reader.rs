@@ -230,6 +230,45 @@ where
     })
 }
 
+/// The sheet's batches, the header and sample read (and the whole sheet
+/// first, when the types come from every row).
+fn open_batches<'scope, 'env, 'a, R: Read + Seek + Clone + Send + 'env>(
+    workbook: &'env Workbook<R>,
+    archive: &'a mut Container<R>,
+    position: usize,
+    scope: Option<&'scope Scope<'scope, 'env>>,
+    options: &ArrowOptions,
+) -> Result<SheetBatches<'a>>
+where
+    'env: 'a,
+{
+    let sheet = workbook.sheets()[position].name();
+    // Types from every row: a first pass for them, none of it held.
+    if options.needs_first_pass(None, sheet) {
+        let source = sheet_source(workbook, archive, position, scope, options)?;
+        let columns = sheet_columns(source, options)?;
+        let options = options.with_first_pass(None, sheet, columns);
+        let source = sheet_source(workbook, archive, position, scope, &options)?;
+        return SheetBatches::open(source, &options, None, None);
+    }
+    let source = sheet_source(workbook, archive, position, scope, options)?;
+    SheetBatches::open(source, options, None, None)
+}
+
+/// [`ArrowOptions::sheet_schema`] of a sheet found (a table's options
+/// resolved).
+pub(super) fn sheet_schema<R>(
+    workbook: &Workbook<R>,
+    position: usize,
+    options: &ArrowOptions,
+) -> Result<SchemaRef>
+where
+    R: Read + Seek + Clone + Send,
+{
+    let mut archive = workbook.container.clone();
+    Ok(open_batches(workbook, &mut archive, position, None, options)?.schema())
+}
+
 fn produce<R>(
     workbook: &Workbook<R>,
     position: usize,
@@ -241,24 +280,12 @@ where
     R: Read + Seek + Clone + Send,
 {
     let mut archive = workbook.container.clone();
-    let sheet = workbook.sheets()[position].name();
     // One sheet on two threads where there are two cores: its part
     // inflated on a thread of this scope while this one scans and builds.
     let pipelined = thread::available_parallelism().map_or(1, usize::from) > 1;
     thread::scope(|scope| {
         let scope = pipelined.then_some(scope);
-        // Types from every row: a first pass for them, none of it held.
-        let first_pass;
-        let options = if options.needs_first_pass(None, sheet) {
-            let source = sheet_source(workbook, &mut archive, position, scope, options)?;
-            let columns = sheet_columns(source, options)?;
-            first_pass = options.with_first_pass(None, sheet, columns);
-            &first_pass
-        } else {
-            options
-        };
-        let source = sheet_source(workbook, &mut archive, position, scope, options)?;
-        let mut batches = SheetBatches::open(source, options, None, None)?;
+        let mut batches = open_batches(workbook, &mut archive, position, scope, options)?;
         if sender.send(Message::Schema(batches.schema())).is_err() {
             return Ok(());
         }
