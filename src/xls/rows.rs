@@ -21,6 +21,7 @@ use crate::formula::error_text;
 use crate::limits::Limits;
 use crate::rows::SheetContext;
 
+use super::blocks::DBCELL;
 use super::formulas::{ARRAY, Formulas, SHRFMLA, Target};
 
 use super::records::{
@@ -634,7 +635,7 @@ impl<'r> RowReader<'r, '_> {
     fn plain_cells(
         &self,
         records: &mut Records<'_>,
-        state: &SheetState,
+        state: &mut SheetState,
         row: &mut Option<u32>,
         cells: &mut BumpVec<'r, Cell<'r>>,
         text_bytes: &mut u64,
@@ -645,6 +646,10 @@ impl<'r> RowReader<'r, '_> {
         let budget = self.max_text.saturating_add(1 << 20) / 3;
         let mut pos = 0;
         let mut next_row = false;
+        // Kept in registers through the loop, written back after it.
+        let mut current = *row;
+        let mut row_bytes = *text_bytes;
+        let context = self.context;
         while pos < starts {
             let Some((&[k0, k1, l0, l1], rest)) =
                 window.get(pos..).and_then(<[u8]>::split_first_chunk::<4>)
@@ -656,6 +661,15 @@ impl<'r> RowReader<'r, '_> {
             let Some(data) = rest.get(..len) else {
                 break;
             };
+            // The ROW records before a block of rows, the DBCELL after it:
+            // as the record loop reads them.
+            if kind == ROW || kind == DBCELL {
+                if kind == ROW {
+                    state.row_record(data);
+                }
+                pos += 4 + len;
+                continue;
+            }
             let Some((&[r0, r1, c0, c1, s0, s1], fields)) = data.split_first_chunk::<6>() else {
                 break;
             };
@@ -671,7 +685,7 @@ impl<'r> RowReader<'r, '_> {
                 break;
             }
             let index = u32::from(u16::from_le_bytes([r0, r1]));
-            match *row {
+            match current {
                 Some(current) if current != index => {
                     next_row = true;
                     break;
@@ -684,7 +698,7 @@ impl<'r> RowReader<'r, '_> {
                 }
             }
             let column = u32::from(u16::from_le_bytes([c0, c1]));
-            let bytes = *text_bytes + len as u64;
+            let bytes = row_bytes + len as u64;
             if column > MAX_COLUMN || cells.len() >= MAX_ROW_CELLS || bytes > budget {
                 break;
             }
@@ -694,22 +708,19 @@ impl<'r> RowReader<'r, '_> {
                     let Some(&number) = fields.first_chunk::<8>() else {
                         break;
                     };
-                    self.context
-                        .number_value(f64::from_le_bytes(number), style)
+                    context.number_value(f64::from_le_bytes(number), style)
                 }
                 RK => {
                     let Some(&rk) = fields.first_chunk::<4>() else {
                         break;
                     };
-                    self.context
-                        .number_value(rk_number(u32::from_le_bytes(rk)), style)
+                    context.number_value(rk_number(u32::from_le_bytes(rk)), style)
                 }
                 LABELSST => {
                     let Some(&sst) = fields.first_chunk::<4>() else {
                         break;
                     };
-                    let Ok(text) = self
-                        .context
+                    let Ok(text) = context
                         .shared_string(u64::from(u32::from_le_bytes(sst)))
                     else {
                         break;
@@ -759,8 +770,8 @@ impl<'r> RowReader<'r, '_> {
                     Value::Text(self.arena.alloc_str(text))
                 }
             };
-            *row = Some(index);
-            *text_bytes = bytes;
+            current = Some(index);
+            row_bytes = bytes;
             cells.push(Cell {
                 row: index,
                 column,
@@ -771,6 +782,8 @@ impl<'r> RowReader<'r, '_> {
             pos += 4 + len;
         }
         records.advance(pos);
+        *row = current;
+        *text_bytes = row_bytes;
         next_row
     }
 
