@@ -178,7 +178,8 @@ impl<'a> Records<'a> {
     #[inline(always)]
     pub(crate) fn ready(&self) -> (&[u8], usize) {
         let window = self.buf.get(self.start..self.end).unwrap_or(&[]);
-        let before = usize::try_from(self.limit.saturating_sub(self.offset())).unwrap_or(usize::MAX);
+        let before =
+            usize::try_from(self.limit.saturating_sub(self.offset())).unwrap_or(usize::MAX);
         (window, before.min(window.len()))
     }
 

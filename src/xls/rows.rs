@@ -720,9 +720,7 @@ impl<'r> RowReader<'r, '_> {
                     let Some(&sst) = fields.first_chunk::<4>() else {
                         break;
                     };
-                    let Ok(text) = context
-                        .shared_string(u64::from(u32::from_le_bytes(sst)))
-                    else {
+                    let Ok(text) = context.shared_string(u64::from(u32::from_le_bytes(sst))) else {
                         break;
                     };
                     Value::Text(text)
@@ -759,8 +757,7 @@ impl<'r> RowReader<'r, '_> {
                             _ => break,
                         }
                     } else {
-                        self.context
-                            .number_value(f64::from_le_bytes(result), style)
+                        self.context.number_value(f64::from_le_bytes(result), style)
                     }
                 }
                 _ => {
