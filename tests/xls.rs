@@ -1879,7 +1879,7 @@ fn same_both_ways(sheet: &[u8], limits: Option<Limits>) -> Vec<String> {
     // A sheet after it: the first one's records end where it begins.
     book.sheet("T", xls::number(0, 0, 0, 9.0));
     let bytes = book.bytes();
-    let plain = rows_read(&bytes, false, limits.clone());
+    let plain = rows_read(&bytes, false, limits);
     assert_eq!(plain, rows_read(&bytes, true, limits), "{sheet:02X?}");
     plain
 }
