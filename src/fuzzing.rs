@@ -280,6 +280,62 @@ pub fn read_whole_workbook(bytes: &[u8]) -> usize {
     cells
 }
 
+/// Reads every sheet of the workbook in `bytes` twice, with no column
+/// selection and with every column selected, and panics (for the fuzzer to
+/// find) when the rows or the error that ends them differ: a `.xls`
+/// sheet's common cell records are read straight from the record window
+/// without a selection, field by field with one. Returns the cells read.
+pub fn read_both_ways(bytes: &[u8]) -> usize {
+    let digest = |every_column: bool| {
+        let mut out = String::new();
+        let mut cells = 0;
+        let Ok(mut workbook) = crate::Workbook::from_bytes(bytes.to_vec()) else {
+            return (0, out);
+        };
+        for position in 0..workbook.sheets().len() {
+            let mut rows = match workbook.rows(position) {
+                Ok(rows) => rows,
+                Err(err) => {
+                    out.push_str(&format!("{err} {:?}\n", err.location()));
+                    continue;
+                }
+            };
+            if every_column {
+                rows.select_columns(Some((0..=crate::cell::MAX_COLUMN).collect()));
+            }
+            loop {
+                match rows.next_row() {
+                    Ok(Some(row)) => {
+                        out.push_str(&format!("row {} {}\n", row.index(), row.is_hidden()));
+                        for cell in row.cells() {
+                            cells += 1;
+                            out.push_str(&format!(
+                                "{} {} {:?}\n",
+                                cell.reference(),
+                                cell.style(),
+                                cell.value()
+                            ));
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(err) => {
+                        out.push_str(&format!("{err} {:?}\n", err.location()));
+                        break;
+                    }
+                }
+            }
+        }
+        (cells, out)
+    };
+    let (cells, plain) = digest(false);
+    let (_, checked) = digest(true);
+    assert_eq!(
+        plain, checked,
+        "read without a column selection and with every column"
+    );
+    cells
+}
+
 /// Decompiles `tokens` as a formula of both layouts (`.xlsb` and BIFF8)
 /// against a small link table, from a cell near the grid's corner (so
 /// relative references wrap); returns the total length of the texts.

@@ -6,7 +6,9 @@
 
 use std::io::Cursor;
 
-use sheetstream::{ColumnSet, ErrorKind, FileFormat, SheetKind, Value, Workbook};
+use sheetstream::{
+    ColumnSet, ErrorKind, FileFormat, Limits, OpenOptions, SheetKind, Value, Workbook,
+};
 
 use crate::common::xls::{self, Book, record};
 use crate::common::{library_dump, run_cli};
@@ -835,13 +837,13 @@ fn random_damage_is_an_error_or_a_read_never_a_panic() {
             let cut = (rng.next_u64() % bytes.len() as u64) as usize;
             bytes.truncate(cut);
         }
-        if whole {
-            sheetstream::fuzzing::read_whole_workbook(&bytes);
-        } else {
-            sheetstream::fuzzing::read_whole_workbook(&sheetstream::fuzzing::xls_from_stream(
-                &bytes,
-            ));
+        if !whole {
+            bytes = sheetstream::fuzzing::xls_from_stream(&bytes);
         }
+        sheetstream::fuzzing::read_whole_workbook(&bytes);
+        // The common cells' one-length-check path reads what the
+        // field-by-field one reads.
+        sheetstream::fuzzing::read_both_ways(&bytes);
     }
 }
 
@@ -1814,4 +1816,239 @@ fn opening_reads_each_fat_sector_once() {
         count += 1;
     }
     assert_eq!(count, 6_000);
+}
+
+/// Every row of every sheet (index, hidden, each cell's reference, style
+/// and value) and the error that ended the read, if any: with no column
+/// selection, where the common cell records are read straight from the
+/// record window with one length check each, or with every column
+/// selected, where every record is read field by field.
+fn rows_read(bytes: &[u8], every_column: bool, limits: Option<Limits>) -> Vec<String> {
+    let mut out = Vec::new();
+    let opened = match limits {
+        Some(limits) => OpenOptions::new()
+            .limits(limits)
+            .from_reader(Cursor::new(bytes.to_vec())),
+        None => Workbook::from_reader(Cursor::new(bytes.to_vec())),
+    };
+    let mut workbook = match opened {
+        Ok(workbook) => workbook,
+        Err(err) => return vec![format!("open: {err}")],
+    };
+    for sheet in 0..workbook.sheets().len() {
+        let mut rows = match workbook.rows(sheet) {
+            Ok(rows) => rows,
+            Err(err) => {
+                out.push(format!("{err} | {:?} | {:?}", err.kind(), err.location()));
+                continue;
+            }
+        };
+        if every_column {
+            rows.select_columns(Some((0..=16_383).collect()));
+        }
+        loop {
+            match rows.next_row() {
+                Ok(Some(row)) => {
+                    let mut line = format!("{sheet}:{} hidden={}", row.index(), row.is_hidden());
+                    for cell in row.cells() {
+                        line.push_str(&format!(
+                            " {}/{}={:?}",
+                            cell.reference(),
+                            cell.style(),
+                            cell.value()
+                        ));
+                    }
+                    out.push(line);
+                }
+                Ok(None) => break,
+                Err(err) => {
+                    out.push(format!("{err} | {:?} | {:?}", err.kind(), err.location()));
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The same rows and error read both ways (see [`rows_read`]).
+fn same_both_ways(sheet: &[u8], limits: Option<Limits>) -> Vec<String> {
+    let mut book = Book::new();
+    book.tail = xls::sst(&["zero", "one"], 2, 8224, false);
+    book.sheet("S", sheet.to_vec());
+    // A sheet after it: the first one's records end where it begins.
+    book.sheet("T", xls::number(0, 0, 0, 9.0));
+    let bytes = book.bytes();
+    let plain = rows_read(&bytes, false, limits);
+    assert_eq!(plain, rows_read(&bytes, true, limits), "{sheet:02X?}");
+    plain
+}
+
+#[test]
+fn common_cells_cut_or_grown_read_as_field_by_field() {
+    // Each record the one-length-check loop reads, cut at every length
+    // and grown by a byte or two, first in its row and after a cell of
+    // its row: the same cells or the same error (kind, message, row,
+    // column, offset) as the field-by-field reader.
+    let mut latin1 = xls::label(1, 2, 3, "plain");
+    latin1[13] = 0xE9;
+    let mut shorter = xls::label(1, 2, 0, "cut");
+    shorter[10] = 9;
+    let records = [
+        xls::number(1, 2, 1, 2.5),
+        xls::rk(1, 2, 0, xls::rk_int(7, true)),
+        xls::rk(1, 2, 2, (2.5f64.to_bits() >> 32) as u32),
+        xls::label_sst(1, 2, 0, 1),
+        xls::boolerr(1, 2, 0, 1, false),
+        xls::boolerr(1, 2, 0, 0x07, true),
+        xls::formula_number(1, 2, 1, 4.0),
+        xls::formula_bool(1, 2, 0, true),
+        xls::formula_error(1, 2, 0, 0x2A),
+        xls::formula_empty(1, 2, 0),
+        xls::formula_string(1, 2, 0, "text"),
+        xls::label(1, 2, 0, "plain"),
+        latin1,
+        shorter,
+        xls::label(1, 2, 0, "Grüße, 世界"),
+        xls::label(1, 2, 0, ""),
+        xls::blank(1, 2, 0),
+        xls::mulrk(
+            1,
+            2,
+            &[(0, xls::rk_int(1, false)), (3, xls::rk_int(5, true))],
+        ),
+    ];
+    for full in records {
+        let kind = u16::from_le_bytes([full[0], full[1]]);
+        let data = &full[4..];
+        for len in 0..=data.len() + 2 {
+            let mut body = data[..len.min(data.len())].to_vec();
+            body.resize(len, 0);
+            let cell = record(kind, &body);
+            for first in [false, true] {
+                let mut sheet = xls::row_record(1, false);
+                sheet.extend(xls::number(0, 0, 0, 1.0));
+                if !first {
+                    sheet.extend(xls::number(1, 0, 0, 2.0));
+                }
+                sheet.extend(&cell);
+                sheet.extend(xls::number(1, 3, 0, 3.0));
+                sheet.extend(xls::number(2, 0, 0, 4.0));
+                let rows = same_both_ways(&sheet, None);
+                if len == data.len() {
+                    // Whole: read to the end, the last cell of row 2 there.
+                    assert_eq!(rows.len(), 4, "{kind:#06X}: {rows:?}");
+                    assert!(rows[1].contains("D2/0=Number(3.0)"), "{rows:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn common_cells_out_of_the_ordinary_read_as_field_by_field() {
+    let errors = |rows: &[String]| rows.iter().filter(|row| row.contains(" | ")).count();
+    // A column past XFD, a shared string past the SST, error codes BIFF
+    // does not define: errors naming the cell, either way.
+    for bad in [
+        xls::number(1, 16_384, 0, 1.0),
+        xls::label_sst(1, 1, 0, 2),
+        xls::boolerr(1, 1, 0, 0x99, true),
+        xls::formula_error(1, 1, 0, 0x99),
+    ] {
+        let mut sheet = xls::number(1, 0, 0, 1.0);
+        sheet.extend(bad);
+        let rows = same_both_ways(&sheet, None);
+        assert_eq!(errors(&rows), 1, "{rows:?}");
+        assert!(rows[0].contains("row: Some(2)"), "{rows:?}");
+    }
+    // Hidden rows (their ROW records before the cells, and among them), a
+    // row that comes back, a LABEL continued in a CONTINUE record, BIFF
+    // strings in a STRING record.
+    let mut sheet = xls::row_record(1, true);
+    sheet.extend(xls::number(0, 0, 0, 1.0));
+    sheet.extend(xls::row_record(3, true));
+    sheet.extend(xls::number(2, 0, 0, 2.0));
+    sheet.extend(xls::number(4, 0, 0, 3.0));
+    sheet.extend(xls::number(2, 1, 0, 4.0));
+    let mut split = xls::label(4, 1, 0, "abcdefghij");
+    split.truncate(split.len() - 5);
+    split[2] -= 5;
+    sheet.extend(split);
+    sheet.extend(record(xls::CONTINUE, b"\x00fghij"));
+    sheet.extend(xls::label(4, 2, 0, "after"));
+    sheet.extend(record(xls::CONTINUE, b"\x00ignored"));
+    sheet.extend(xls::formula_string(4, 3, 0, "result"));
+    sheet.extend(xls::number(4, 4, 0, 5.0));
+    let rows = same_both_ways(&sheet, None);
+    assert_eq!(
+        rows[..6],
+        [
+            "0:0 hidden=false A1/0=Number(1.0)",
+            "0:1 hidden=true",
+            "0:2 hidden=false A3/0=Number(2.0)",
+            "0:3 hidden=true",
+            "0:4 hidden=false A5/0=Number(3.0)",
+            "0:2 hidden=false B3/0=Number(4.0)",
+        ]
+    );
+    assert_eq!(
+        rows[6],
+        "0:4 hidden=false B5/0=Text(\"abcdefghij\") C5/0=Text(\"after\") \
+         D5/0=Text(\"result\") E5/0=Number(5.0)"
+    );
+    // BIFF5 labels are in the code page: not read as Latin-1.
+    let mut book = Book::biff5(Some(1251));
+    book.sheet("S", xls::label_bytes(0, 0, 0, &[0xCF, b'!']));
+    let bytes = book.bytes();
+    let rows = rows_read(&bytes, false, None);
+    assert_eq!(rows, rows_read(&bytes, true, None));
+    assert_eq!(rows, ["0:0 hidden=false A1/0=Text(\"П!\")"]);
+}
+
+#[test]
+fn a_row_past_its_limits_is_the_same_error_either_way() {
+    // More cells in one row than a row event holds.
+    let mut sheet = Vec::new();
+    for i in 0..16_385u32 {
+        sheet.extend(xls::number(0, (i % 16_384) as u16, 0, 1.0));
+    }
+    let rows = same_both_ways(&sheet, None);
+    assert!(rows[0].contains("cells in one row"), "{:?}", rows[0]);
+    // More record bytes in one row than the row limit allows.
+    let limits = Limits {
+        max_row_bytes: 1000,
+        ..Limits::default()
+    };
+    let mut sheet = Vec::new();
+    for column in 0..60 {
+        sheet.extend(xls::label(0, column, 0, &"a".repeat(8000)));
+    }
+    let rows = same_both_ways(&sheet, Some(limits));
+    assert!(rows[0].contains("row or string item size"), "{:?}", rows[0]);
+    assert!(rows[0].contains("column: None"), "{:?}", rows[0]);
+}
+
+#[test]
+fn a_sheet_over_many_windows_reads_the_same_either_way() {
+    // Records across the record window's refills (192 KiB), and a
+    // sheet whose span ends where the next sheet's BOF begins.
+    let mut sheet = Vec::new();
+    for row in 0..12_000u16 {
+        sheet.extend(xls::row_record(row, row % 1000 == 7));
+        sheet.extend(xls::number(row, 0, 1, f64::from(row)));
+        sheet.extend(xls::label(row, 1, 0, &"x".repeat(usize::from(row % 40))));
+        sheet.extend(xls::label_sst(row, 2, 0, u32::from(row % 2)));
+        sheet.extend(xls::boolerr(row, 3, 0, (row % 2) as u8, false));
+    }
+    let rows = same_both_ways(&sheet, None);
+    assert_eq!(rows.len(), 12_001);
+    assert_eq!(
+        rows[11_999],
+        "0:11999 hidden=false A12000/1=DateTime(DateTime { serial: 11999.0, system: V1900, \
+         from_text: false, kind: Date }) \
+         B12000/0=Text(\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\") C12000/0=Text(\"one\") \
+         D12000/0=Bool(true)"
+    );
+    assert_eq!(rows[12_000], "1:0 hidden=false A1/0=Number(9.0)");
 }

@@ -2,7 +2,10 @@
 //! globals (SST and CONTINUE records, formats, sheet list) and every
 //! sheet's records, each read to its end or to an error, in parallel too,
 //! and the metadata. Checked: nothing panics, a reader that failed yields
-//! no more rows, and no error is an I/O error (the input is in memory).
+//! no more rows, no error is an I/O error (the input is in memory), and
+//! every sheet reads the same with no column selection and with every
+//! column selected (the common cells' one-length-check path against the
+//! field-by-field one).
 //!
 //! The first byte chooses: even, the rest is a `Workbook` stream, wrapped
 //! in a valid compound file (so that mutations reach the BIFF records);
@@ -11,15 +14,17 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sheetstream::fuzzing::{read_whole_workbook, xls_from_stream};
+use sheetstream::fuzzing::{read_both_ways, read_whole_workbook, xls_from_stream};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    if mode % 2 == 0 {
-        read_whole_workbook(&xls_from_stream(rest));
+    let file = if mode % 2 == 0 {
+        xls_from_stream(rest)
     } else {
-        read_whole_workbook(rest);
-    }
+        rest.to_vec()
+    };
+    read_whole_workbook(&file);
+    read_both_ways(&file);
 });

@@ -171,6 +171,25 @@ impl<'a> Records<'a> {
         self.start += 4 + header.len;
     }
 
+    /// The window from the next record on, for a caller that reads the
+    /// records it holds whole itself and moves past them with
+    /// [`advance`](Self::advance), and how far into it a record may start
+    /// (the span's limit).
+    #[inline(always)]
+    pub(crate) fn ready(&self) -> (&[u8], usize) {
+        let window = self.buf.get(self.start..self.end).unwrap_or(&[]);
+        let before =
+            usize::try_from(self.limit.saturating_sub(self.offset())).unwrap_or(usize::MAX);
+        (window, before.min(window.len()))
+    }
+
+    /// Moves past `bytes` of whole records that [`ready`](Self::ready)
+    /// handed out.
+    #[inline(always)]
+    pub(crate) fn advance(&mut self, bytes: usize) {
+        self.start += bytes;
+    }
+
     /// The next record, consumed: its header and data.
     pub(crate) fn next(&mut self) -> Result<Option<(Header, &[u8])>> {
         let Some(header) = self.peek()? else {
