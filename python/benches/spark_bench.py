@@ -46,7 +46,11 @@ gives where the marginal goes in CPU: the Python processes' CPU seconds
 (the workbooks read in Spark's Python workers, or the CLI) and the JVM's
 (the batches into rows, the sink, its GC), each 2N run less N run, per
 file; and how many Python workers read (2: the source's partitions keep
-both cores busy). ``--openpyxl-files M`` has
+both cores busy). A second table splits the JVM's marginal by thread: the
+task threads (the batches into rows, the sink), the JIT compiler threads
+(each query's generated classes compiled anew: a fixed cost that differs
+from run to run by up to a CPU second, so it does not cancel in
+``t(2N) - t(N)``; their totals in both runs are printed), GC and the rest. ``--openpyxl-files M`` has
 openpyxl read M and 2M files instead, compared per file (marked so).
 
 ``--big`` measures executor memory: the source reads one ~100 MB workbook
@@ -128,6 +132,26 @@ def generate(directory: str, files: int, rows: int, distinct: int = 4) -> list:
     return paths
 
 
+#: What the JVM's threads do, as :func:`jvm_thread_kind` names it.
+JVM_THREAD_KINDS = ("tasks", "jit", "gc", "other")
+
+
+def jvm_thread_kind(name: str) -> str:
+    """A JVM thread by its name (Linux's 15-character ``comm``): Spark's
+    task threads (``Executor task launch worker``: the batches from the
+    Python workers read, turned into rows, the sink), HotSpot's compiler
+    threads (``C1 CompilerThre``, ``C2 CompilerThre``: Spark generates
+    classes for each query, which the JIT compiles anew), its GC threads,
+    or the rest (the driver's planning, the scheduler)."""
+    if name.startswith("Executor task"):
+        return "tasks"
+    if "CompilerThre" in name:
+        return "jit"
+    if name.startswith(("GC Thread", "G1 ")):
+        return "gc"
+    return "other"
+
+
 class WorkerPeaks:
     """Samples /proc for this process's descendants: the largest VmHWM
     (peak RSS) of a Spark Python worker, and of the JVM."""
@@ -139,6 +163,9 @@ class WorkerPeaks:
         self.python_cpu: dict = {}
         #: The same for each JVM.
         self.jvm_cpu: dict = {}
+        #: The JVMs' CPU seconds by thread, (pid, tid) -> (kind, seconds),
+        #: kind one of :data:`JVM_THREAD_KINDS`.
+        self.jvm_threads: dict = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -147,15 +174,15 @@ class WorkerPeaks:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._sample()
+        self.sample()
         self._stop.set()
         self._thread.join()
 
     def _run(self) -> None:
         while not self._stop.wait(0.1):
-            self._sample()
+            self.sample()
 
-    def _sample(self) -> None:
+    def sample(self) -> None:
         me = os.getpid()
         parents = {}
         status = {}
@@ -189,9 +216,38 @@ class WorkerPeaks:
             if os.path.basename(command.split(" ")[0]) == "java":
                 self.jvm_peak = max(self.jvm_peak, kib)
                 self.jvm_cpu[pid] = max(self.jvm_cpu.get(pid, 0.0), cpu)
+                self._sample_threads(pid)
             else:  # Spark's Python daemon and workers, or the CLI
                 self.python_peak = max(self.python_peak, kib)
                 self.python_cpu[pid] = max(self.python_cpu.get(pid, 0.0), cpu)
+
+    def _sample_threads(self, pid: int) -> None:
+        """The CPU seconds of each thread of the JVM ``pid`` so far (a
+        thread that ended keeps its last sample: the compiler threads come
+        and go)."""
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/comm") as file:
+                    name = file.read().strip()
+                with open(f"/proc/{pid}/task/{tid}/stat") as file:
+                    ticks = file.read().rsplit(")", 1)[1].split()
+                cpu = (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK")
+            except (OSError, IndexError, ValueError):
+                continue
+            key = (pid, int(tid))
+            seen = self.jvm_threads.get(key, ("", 0.0))[1]
+            self.jvm_threads[key] = (jvm_thread_kind(name), max(seen, cpu))
+
+    def jvm_cpu_by_kind(self) -> dict:
+        """The JVMs' CPU seconds by :func:`jvm_thread_kind`."""
+        totals = dict.fromkeys(JVM_THREAD_KINDS, 0.0)
+        for kind, cpu in self.jvm_threads.values():
+            totals[kind] += cpu
+        return totals
 
     def busy_workers(self) -> int:
         """Python processes that ran over a second of CPU: how many Spark
@@ -282,6 +338,8 @@ def run_reader(reader: str, directory: str, paths: list) -> dict:
                 df = pandas_read(session, paths, engine)
             df.write.format("noop").mode("overwrite").save()
             wall = time.perf_counter() - begin
+            # The task threads end with the session: their CPU before.
+            peaks.sample()
             session.stop()
     return {
         "reader": reader,
@@ -291,6 +349,7 @@ def run_reader(reader: str, directory: str, paths: list) -> dict:
         "jvm_peak_mib": peaks.jvm_peak / 1024,
         "python_cpu": sum(peaks.python_cpu.values()),
         "jvm_cpu": sum(peaks.jvm_cpu.values()),
+        "jvm_cpu_by_kind": peaks.jvm_cpu_by_kind(),
         "busy_workers": peaks.busy_workers(),
     }
 
@@ -742,6 +801,21 @@ def marginal(args: argparse.Namespace, paths: list) -> None:
           "what N more files cost in CPU, the fixed costs cancelled; on 2 busy cores the wall marginal is "
           "about their sum / 2. Busy workers: Python processes that ran over 1 s of CPU in the 2N run, "
           "2 when two tasks read at once)")
+    spark_rows = {reader: pair for reader, pair in rows.items() if "jvm_cpu_by_kind" in pair[1]}
+    if spark_rows:
+        print()
+        print(f"{'JVM CPU/file by thread':<26}" + "".join(f"{kind:>9}" for kind in JVM_THREAD_KINDS)
+              + f"{'JIT in t(N)':>13}{'JIT in t(2N)':>14}")
+        for reader, (first, second) in spark_rows.items():
+            count = counts[reader]
+            before, after = first["jvm_cpu_by_kind"], second["jvm_cpu_by_kind"]
+            print(f"{reader:<26}"
+                  + "".join(f"{(after[kind] - before[kind]) / count:>9.3f}" for kind in JVM_THREAD_KINDS)
+                  + f"{before['jit']:>13.2f}{after['jit']:>14.2f}")
+        print("(the JVM's marginal CPU by thread, 2N run less N run, per file: tasks, Spark's task threads "
+              "(the Arrow batches read from the Python workers, turned into rows, the sink); jit, HotSpot's "
+              "compiler threads, which compile each query's generated classes anew in each run, a fixed "
+              "cost whose size varies from run to run (its totals in the two runs beside); gc; other)")
     if empty:
         print(f"Spark's fixed cost (a Python source yielding nothing): {empty['wall']:.2f} s")
     if one:

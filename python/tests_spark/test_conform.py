@@ -136,3 +136,79 @@ def test_options_are_checked():
     settings = Settings({"paths": '["a", "b"]', "SHEET": "all", "header": "false"}, 3)
     assert settings.paths == ["a", "b"] and settings.sheet == "all" and not settings.header
     assert settings.min_partitions == 3
+
+
+
+def write_kinds(path, rows, *, shared_strings):
+    """The benchmark's column kinds: whole numbers, fractions, texts (inline
+    strings with constant_memory, shared strings without), dates, booleans."""
+    import xlsxwriter
+
+    workbook = xlsxwriter.Workbook(path, {"constant_memory": not shared_strings})
+    dates = workbook.add_format({"num_format": "yyyy-mm-dd"})
+    sheet = workbook.add_worksheet("Data")
+    for column, name in enumerate(["id", "x", "city", "day", "ok"]):
+        sheet.write_string(0, column, name)
+    for row in range(1, rows + 1):
+        sheet.write_number(row, 0, row)
+        sheet.write_number(row, 1, row / 8)
+        sheet.write_string(row, 2, f"city {row % 500}")
+        sheet.write_datetime(row, 3, KINDS_START + datetime.timedelta(days=row % 1500), dates)
+        sheet.write_boolean(row, 4, row % 3 == 0)
+    workbook.close()
+
+
+KINDS_START = datetime.date(2020, 1, 1)
+
+
+@pytest.mark.parametrize("shared_strings", [False, True], ids=["inline", "shared"])
+def test_batches_of_the_sheets_types_reach_spark_as_read(tmp_path, shared_strings):
+    # The Arrow layer's batches already have Spark's types, so conform hands
+    # them on without a cast or a copy (the very buffers), with exactly the
+    # target schema and the written values. A cast here (a string_view or
+    # large_string column, a timestamp unit) would copy every value of
+    # every batch in the Python worker.
+    import json
+
+    from sheetstream.spark import SheetstreamDataSource, open_sheet
+
+    path = str(tmp_path / "kinds.xlsx")
+    rows = 70_000  # two batches of the default 65536 rows
+    write_kinds(path, rows, shared_strings=shared_strings)
+    options = {"paths": json.dumps([path])}
+    schema = SheetstreamDataSource(options).schema()
+    assert [field.dataType for field in schema.fields] == [
+        T.LongType(), T.DoubleType(), T.StringType(), T.DateType(), T.BooleanType()
+    ]
+    settings = Settings(options, 2)
+    (item,) = settings.items()
+    conform = BatchConformer(settings, schema)
+    workbook, reader = open_sheet(
+        item, header=True, skip_rows=0, columns=None, sample_rows=settings.sampling_rows,
+        batch_size=settings.batch_size, strict=False,
+    )
+    seen = 0
+    try:
+        for batch in reader.iter_batches():
+            conformed = conform.conform(batch, path, "Data", seen + 2)
+            assert conformed.schema.equals(conform.target)
+            for index in range(batch.num_columns):
+                before = [buffer.address for buffer in batch.column(index).buffers() if buffer is not None]
+                after = [buffer.address for buffer in conformed.column(index).buffers() if buffer is not None]
+                assert after == before, schema.fields[index].name
+            values = conformed.to_pydict()
+            expected = range(seen + 1, seen + 1 + batch.num_rows)
+            assert values["id"] == list(expected)
+            assert values["x"] == [row / 8 for row in expected]
+            assert values["city"] == [f"city {row % 500}" for row in expected]
+            assert values["day"] == [KINDS_START + datetime.timedelta(days=row % 1500) for row in expected]
+            assert values["ok"] == [row % 3 == 0 for row in expected]
+            seen += batch.num_rows
+    finally:
+        workbook.close()
+    assert seen == rows
+    # The executors' path: the same rows, batch by batch, the target schema.
+    batches = list(conform.read_item(item))
+    assert [batch.num_rows for batch in batches] == [65536, rows - 65536]
+    assert all(batch.schema.equals(conform.target) for batch in batches)
+    assert pa.Table.from_batches(batches).column("city").to_pylist()[-1] == f"city {rows % 500}"
