@@ -343,7 +343,7 @@ mod tests {
     fn rows() -> Vec<u8> {
         let mut text = Vec::new();
         let mut row = 0u64;
-        while text.len() < 5 * PIPE_CHUNK / 2 * 2 + 1234 {
+        while text.len() < 5 * PIPE_CHUNK + 1234 {
             row += 1;
             let value = row.wrapping_mul(2_654_435_761) % 1_000_003;
             write!(
