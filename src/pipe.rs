@@ -32,6 +32,7 @@ use crate::error::Result;
 use crate::limits::Limits;
 use crate::package::SheetInfo;
 use crate::package::archive::{Archive, CrcCheck, container_error};
+use crate::package::read_ahead::ReadAhead;
 
 /// Bytes of inflated data per buffer.
 const PIPE_CHUNK: usize = 512 * 1024;
@@ -68,8 +69,11 @@ fn hash_where_it_waits_least(queued: usize) -> bool {
 }
 
 /// The scan thread's end of the pipe.
-pub(crate) struct Pipe {
+pub(crate) struct Pipe<'a> {
     full: Receiver<io::Result<Message>>,
+    /// The part's compressed bytes, read ahead here when no buffer is
+    /// queued (see `src/package/read_ahead.rs`).
+    compressed: Option<Arc<dyn ReadAhead + 'a>>,
     empty: SyncSender<Vec<u8>>,
     /// Messages sent and not yet received.
     queued: Arc<AtomicUsize>,
@@ -78,20 +82,20 @@ pub(crate) struct Pipe {
     done: bool,
 }
 
-impl Pipe {
+impl<'env> Pipe<'env> {
     /// Starts a thread in `scope` that inflates `sheet`'s part into the
     /// pipe. The thread ends at the end of the part, on an error (passed on
     /// through the pipe), or when the pipe is dropped. A `binary` part (an
     /// `.xlsb` sheet) is passed on as it is, never taken for UTF-16 text.
-    pub(crate) fn spawn<'scope, 'env, R>(
+    pub(crate) fn spawn<'scope, R>(
         scope: &'scope Scope<'scope, 'env>,
         archive: Archive<R>,
         sheet: &'env SheetInfo,
         limits: Limits,
         binary: bool,
-    ) -> Pipe
+    ) -> Pipe<'env>
     where
-        R: Read + Seek + Send + 'env,
+        R: Read + Seek + Clone + Send + 'env,
     {
         Pipe::spawn_hashing(
             scope,
@@ -103,17 +107,21 @@ impl Pipe {
         )
     }
 
-    fn spawn_hashing<'scope, 'env, R>(
+    fn spawn_hashing<'scope, R>(
         scope: &'scope Scope<'scope, 'env>,
         mut archive: Archive<R>,
         sheet: &'env SheetInfo,
         limits: Limits,
         binary: bool,
         hash_here: HashHere,
-    ) -> Pipe
+    ) -> Pipe<'env>
     where
-        R: Read + Seek + Send + 'env,
+        R: Read + Seek + Clone + Send + 'env,
     {
+        let shared = archive.shared_input(sheet.part());
+        let compressed = shared
+            .clone()
+            .map(|shared| shared as Arc<dyn ReadAhead + 'env>);
         let (full_sender, full) = sync_channel::<io::Result<Message>>(PIPE_BUFFERS);
         // Bounded channels both ways: their slots are allocated once (an
         // unbounded channel allocates a block every few dozen messages).
@@ -130,18 +138,20 @@ impl Pipe {
             queued: Arc::clone(&queued),
         };
         scope.spawn(move || {
-            inflate_into(
-                &mut archive,
-                sheet,
-                &limits,
-                binary,
-                &sender,
-                &empty_receiver,
-                hash_here,
-            )
+            let opened = archive
+                .open_part_checked_by_caller(
+                    sheet.part(),
+                    limits.max_part_bytes,
+                    &limits,
+                    binary,
+                    shared,
+                )
+                .map_err(|err| err.with_sheet(sheet.name()));
+            inflate_into(opened, &sender, &empty_receiver, hash_here)
         });
         Pipe {
             full,
+            compressed,
             empty,
             queued,
             crc: crc32fast::Hasher::new(),
@@ -154,6 +164,12 @@ impl Pipe {
     fn next_buffer(&mut self) -> io::Result<Option<Vec<u8>>> {
         if self.done {
             return Ok(None);
+        }
+        if let Some(compressed) = &self.compressed
+            && self.queued.load(Ordering::Relaxed) == 0
+        {
+            // This thread would wait: it reads the inflater's next input.
+            compressed.read_ahead();
         }
         let received = self.full.recv();
         if received.is_ok() {
@@ -254,21 +270,18 @@ impl Sender {
     }
 }
 
-fn inflate_into<R: Read + Seek>(
-    archive: &mut Archive<R>,
-    sheet: &SheetInfo,
-    limits: &Limits,
-    binary: bool,
+/// Inflates the opened part (or passes on the error that opening it met)
+/// into the buffers that come back through `empty`.
+fn inflate_into(
+    opened: Result<(Box<dyn Read + '_>, Option<CrcCheck>)>,
     full: &Sender,
     empty: &Receiver<Vec<u8>>,
     hash_here: HashHere,
 ) {
-    let opened =
-        archive.open_part_checked_by_caller(sheet.part(), limits.max_part_bytes, limits, binary);
     let (mut source, check) = match opened {
         Ok(opened) => opened,
         Err(err) => {
-            full.send(Err(err.with_sheet(sheet.name()).into()));
+            full.send(Err(err.into()));
             return;
         }
     };
@@ -444,6 +457,41 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_part_read_ahead_between_reads_is_the_part() {
+        let part = rows();
+        let bytes = package(&part);
+        let mut archive = Archive::new(Cursor::new(bytes.clone())).unwrap();
+        let shared = archive.shared_input(PART).expect("a deflated part");
+        let ahead: Arc<dyn ReadAhead> = shared.clone();
+        let (mut reader, check) = archive
+            .open_part_checked_by_caller(PART, u64::MAX, &Limits::default(), false, Some(shared))
+            .unwrap();
+        let check = check.expect("the check handed over");
+        let (mut out, mut buffer, mut reads_ahead) = (Vec::new(), vec![0; 64 * 1024], 0);
+        loop {
+            reads_ahead += usize::from(ahead.read_ahead());
+            match reader.read(&mut buffer).unwrap() {
+                0 => break,
+                count => out.extend_from_slice(&buffer[..count]),
+            }
+        }
+        assert!(out == part, "the part's bytes");
+        assert!(reads_ahead >= 4, "{reads_ahead} reads ahead");
+        let mut all = check.hashed;
+        all.update(&out[check.already_hashed..]);
+        CrcCheck::verify(check.expected, all).unwrap();
+        // A stored part and a missing one read through the zip crate.
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        zip.start_file(PART, stored).unwrap();
+        zip.write_all(&part).unwrap();
+        let mut archive = Archive::new(zip.finish().unwrap()).unwrap();
+        assert!(archive.shared_input(PART).is_none());
+        assert!(archive.shared_input("xl/worksheets/sheet9.xml").is_none());
     }
 
     #[test]

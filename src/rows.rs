@@ -94,7 +94,7 @@ pub(crate) enum PartSource<'a> {
     /// not per cell).
     Reader(Box<dyn Read + 'a>),
     /// Whole buffers from an inflate thread, scanned where they lie.
-    Pipe(Pipe),
+    Pipe(Pipe<'a>),
 }
 
 impl PartSource<'_> {

@@ -15,7 +15,12 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::package::encoding;
 pub(crate) use crate::package::inflate::CrcCheck;
-use crate::package::inflate::Inflater;
+use crate::package::inflate::{CompressedInput, Inflater, input_size};
+use crate::package::read_ahead::{AheadInput, SharedInput};
+
+/// A deflated part's compressed bytes read through a clone of the
+/// archive's reader, shared by the pipe's two threads.
+pub(crate) type SharedPartInput<R> = Arc<SharedInput<io::Take<R>>>;
 
 /// The opened ZIP archive and an index of its entries by normalised part
 /// name. Cloning it (for a reader that clones cheaply) shares the central
@@ -278,7 +283,7 @@ impl<R: Read + Seek> Archive<R> {
         max_bytes: u64,
         limits: &Limits,
     ) -> Result<Box<dyn Read + '_>> {
-        Ok(Box::new(self.part_reader(name, max_bytes, limits)?))
+        Ok(Box::new(self.part_reader(name, max_bytes, limits, None)?))
     }
 
     /// Reads a whole (small) binary part into memory, up to the metadata
@@ -292,12 +297,15 @@ impl<R: Read + Seek> Archive<R> {
         Ok(bytes)
     }
 
-    /// A part's inflated bytes, guarded by the limits.
+    /// A part's inflated bytes, guarded by the limits; a deflated part's
+    /// compressed bytes come through `shared` when given (see
+    /// [`Archive::shared_input`]), else through the zip crate's reader.
     fn part_reader(
         &mut self,
         name: &str,
         max_bytes: u64,
         limits: &Limits,
+        shared: Option<SharedPartInput<R>>,
     ) -> Result<PartReader<PartData<'_, R>>> {
         let index = self.entry_index(name)?;
         let budget = self.budget();
@@ -320,7 +328,11 @@ impl<R: Read + Seek> Archive<R> {
         let declared = file.size();
         let data = if deflated {
             let crc = file.crc32();
-            PartData::Deflated(Box::new(Inflater::new(file, compressed, crc)))
+            let input = match shared {
+                Some(shared) => Compressed::Shared(AheadInput(shared)),
+                None => Compressed::Entry(file),
+            };
+            PartData::Deflated(Box::new(Inflater::new(input, compressed, crc)))
         } else {
             // Stored, or a method only the zip crate knows (or refuses).
             PartData::Other(file)
@@ -351,7 +363,7 @@ impl<R: Read + Seek> Archive<R> {
         max_bytes: u64,
         limits: &Limits,
     ) -> Result<Box<dyn Read + '_>> {
-        let mut reader = self.part_reader(name, max_bytes, limits)?;
+        let mut reader = self.part_reader(name, max_bytes, limits, None)?;
         Ok(match utf8_start(&mut reader, name, max_bytes, limits)? {
             Utf8Start::Head(head) => Box::new(io::Cursor::new(head).chain(reader)),
             Utf8Start::Whole(text) => Box::new(io::Cursor::new(text)),
@@ -402,20 +414,48 @@ impl<R: Read + Seek> Archive<R> {
         ))
     }
 
+    /// A deflated part's compressed bytes, read through a clone of the
+    /// archive's reader, for the pipe to share between its two threads
+    /// (see `src/package/read_ahead.rs`). None for a part that is missing,
+    /// not deflated or encrypted, or whose data cannot be found: its
+    /// reader then reads through the zip crate, and reports any error.
+    pub(crate) fn shared_input(&mut self, name: &str) -> Option<SharedPartInput<R>>
+    where
+        R: Clone,
+    {
+        let index = self.entry_index(name).ok()?;
+        let file = self.zip.by_index_raw(index).ok()?;
+        if file.compression() != CompressionMethod::Deflated || file.encrypted() {
+            return None;
+        }
+        let (start, compressed) = (file.data_start()?, file.compressed_size());
+        drop(file);
+        let mut source = self.zip.clone().into_inner();
+        source.seek(SeekFrom::Start(start)).ok()?;
+        Some(SharedInput::new(
+            source.take(compressed),
+            input_size(compressed),
+        ))
+    }
+
     /// As [`Archive::open_part`] (or [`Archive::open_binary_part`] when
     /// `binary`), for a reader that checks the part's CRC-32 itself: a
     /// deflated part's check is handed over (see [`CrcCheck`]) and the
     /// reader must hash every byte it reads and verify the whole at the
     /// end; None when the part's reader still checks it (a stored part, a
     /// UTF-16 part transcoded whole here).
+    ///
+    /// A deflated part's compressed bytes come through `shared` when given
+    /// (made by [`Archive::shared_input`] for this part).
     pub(crate) fn open_part_checked_by_caller(
         &mut self,
         name: &str,
         max_bytes: u64,
         limits: &Limits,
         binary: bool,
+        shared: Option<SharedPartInput<R>>,
     ) -> Result<(Box<dyn Read + '_>, Option<CrcCheck>)> {
-        let mut reader = self.part_reader(name, max_bytes, limits)?;
+        let mut reader = self.part_reader(name, max_bytes, limits, shared)?;
         if binary {
             let check = reader.inner.hand_over_crc();
             return Ok((Box::new(reader), check));
@@ -489,10 +529,28 @@ fn utf8_start<T: Read>(
     }
 }
 
+/// Where a deflated part's compressed bytes come from.
+enum Compressed<'a, R: Read> {
+    /// The zip crate's raw reader of the entry.
+    Entry(ZipFile<'a, R>),
+    /// A clone of the archive's reader over the entry's bytes, which the
+    /// pipe's scan thread may read ahead (see `src/package/read_ahead.rs`).
+    Shared(AheadInput<io::Take<R>>),
+}
+
+impl<R: Read> CompressedInput for Compressed<'_, R> {
+    fn next_input(&mut self, buffer: &mut Vec<u8>, wanted: usize) -> io::Result<usize> {
+        match self {
+            Compressed::Entry(entry) => entry.next_input(buffer, wanted),
+            Compressed::Shared(shared) => shared.next_input(buffer, wanted),
+        }
+    }
+}
+
 /// A part's bytes as they come out of the container.
 enum PartData<'a, R: Read> {
     /// Inflated by us, from the raw compressed bytes (see [`Inflater`]).
-    Deflated(Box<Inflater<ZipFile<'a, R>>>),
+    Deflated(Box<Inflater<Compressed<'a, R>>>),
     /// Read through the zip crate.
     Other(ZipFile<'a, R>),
 }

@@ -21,10 +21,38 @@ const INPUT_CHUNK: usize = 256 * 1024;
 /// so that the first rows of a sheet need only the start of its data.
 const FIRST_INPUT: usize = 16 * 1024;
 
+/// Where an [`Inflater`] gets its compressed bytes: any reader, or the
+/// pipe's shared input (`src/package/read_ahead.rs`), which may hand over
+/// a buffer the other thread filled instead of reading into this one.
+pub(crate) trait CompressedInput {
+    /// Puts the next compressed bytes at the start of `buffer`, at most
+    /// `wanted` of them (`wanted <= buffer.len()`), and returns how many;
+    /// 0 at the end. The buffer may be swapped for another (of the
+    /// length the input was made for).
+    fn next_input(&mut self, buffer: &mut Vec<u8>, wanted: usize) -> io::Result<usize>;
+}
+
+impl<R: Read> CompressedInput for R {
+    fn next_input(&mut self, buffer: &mut Vec<u8>, wanted: usize) -> io::Result<usize> {
+        read_retrying(self, &mut buffer[..wanted])
+    }
+}
+
+/// One read, retried when it was interrupted.
+pub(crate) fn read_retrying(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match reader.read(buffer) {
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            result => return result,
+        }
+    }
+}
+
 /// A deflated part's inflated bytes, read from its raw compressed bytes.
-pub(crate) struct Inflater<R> {
-    compressed: R,
-    input: Box<[u8]>,
+pub(crate) struct Inflater<I> {
+    compressed: I,
+    /// Always `input_size` bytes long (see [`Inflater::new`]).
+    input: Vec<u8>,
     /// The unread input is `input[start..end]`.
     start: usize,
     end: usize,
@@ -73,18 +101,23 @@ fn checksum_mismatch() -> io::Error {
     )
 }
 
-impl<R: Read> Inflater<R> {
+/// The size of the input buffers for a part of `compressed_size` bytes as
+/// the archive records it: small parts get a small one.
+pub(crate) fn input_size(compressed_size: u64) -> usize {
+    usize::try_from(compressed_size)
+        .unwrap_or(INPUT_CHUNK)
+        .clamp(1, INPUT_CHUNK)
+}
+
+impl<I: CompressedInput> Inflater<I> {
     /// Inflates the raw deflate stream `compressed`, `compressed_size`
-    /// bytes long as the archive records it (it sizes the input buffer:
-    /// small parts get a small one), whose inflated bytes must have the
-    /// CRC-32 `expected_crc`.
-    pub(crate) fn new(compressed: R, compressed_size: u64, expected_crc: u32) -> Inflater<R> {
-        let input_size = usize::try_from(compressed_size)
-            .unwrap_or(INPUT_CHUNK)
-            .clamp(1, INPUT_CHUNK);
+    /// bytes long as the archive records it (it sizes the input buffer,
+    /// see [`input_size`]), whose inflated bytes must have the CRC-32
+    /// `expected_crc`.
+    pub(crate) fn new(compressed: I, compressed_size: u64, expected_crc: u32) -> Inflater<I> {
         Inflater {
             compressed,
-            input: vec![0; input_size].into_boxed_slice(),
+            input: vec![0; input_size(compressed_size)],
             start: 0,
             end: 0,
             refill_size: FIRST_INPUT,
@@ -115,20 +148,13 @@ impl<R: Read> Inflater<R> {
     }
 
     fn refill(&mut self) -> io::Result<()> {
-        loop {
-            let size = self.refill_size.min(self.input.len());
-            match self.compressed.read(&mut self.input[..size]) {
-                Ok(count) => {
-                    self.start = 0;
-                    self.end = count;
-                    self.input_ended = count == 0;
-                    self.refill_size = (self.refill_size * 2).min(INPUT_CHUNK);
-                    return Ok(());
-                }
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                Err(err) => return Err(err),
-            }
-        }
+        let wanted = self.refill_size.min(self.input.len());
+        let count = self.compressed.next_input(&mut self.input, wanted)?;
+        self.start = 0;
+        self.end = count;
+        self.input_ended = count == 0;
+        self.refill_size = (self.refill_size * 2).min(INPUT_CHUNK);
+        Ok(())
     }
 }
 
@@ -136,7 +162,7 @@ fn invalid_data(message: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, message)
 }
 
-impl<R: Read> Read for Inflater<R> {
+impl<I: CompressedInput> Read for Inflater<I> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.finished || buf.is_empty() {
             return Ok(0);

@@ -8,6 +8,7 @@
 pub(crate) mod archive;
 mod encoding;
 mod inflate;
+pub(crate) mod read_ahead;
 
 use std::io::{Read, Seek};
 
