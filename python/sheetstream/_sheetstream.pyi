@@ -412,7 +412,12 @@ class Workbook:
     def bytes_fetched(self) -> Optional[int]:
         """Bytes fetched so far from a URL or a seekable file object (None
         for a path or bytes)."""
-    def sheet(self, sheet: _SheetRef = 0, **options: Unpack[_SheetOptions]) -> Sheet: ...
+    def sheet(
+        self, sheet: _SheetRef = 0, *, threads: int = 0, **options: Unpack[_SheetOptions]
+    ) -> Sheet:
+        """One sheet as typed Arrow record batches. ``threads``: 0 (one
+        per core) reads it on two threads where there are two cores, 1 on
+        one (for callers that already run one reader per core)."""
     def tables(self) -> list[Table]:
         """The Excel tables, read from their own parts (no cell read)."""
     def table(self, name: str) -> Table:

@@ -435,9 +435,10 @@ class Settings:
         self.recursive = self._flag("recursivefilelookup", False)
         self.max_partition_bytes = max(1, self._count("maxpartitionbytes", 128 << 20))
         self.open_cost = self._count("opencostinbytes", 4 << 20)
-        self.min_partitions = max(
-            1, self._count("minpartitions", default_parallelism or (os.cpu_count() or 1))
-        )
+        #: The cores Spark runs tasks on (the session's default
+        #: parallelism, or this machine's cores).
+        self.parallelism = max(1, default_parallelism or (os.cpu_count() or 1))
+        self.min_partitions = max(1, self._count("minpartitions", self.parallelism))
         self.storage_options = _storage_options(options)
         #: Filters on the file and sheet columns that Spark pushed down
         #: (``pushFilters``): work items they reject are never opened.
@@ -556,11 +557,13 @@ class SheetstreamDataSource(DataSource):
 
 
 class SheetPartition(InputPartition):
-    """The work items of one Spark task."""
+    """The work items of one Spark task, and the threads each sheet is read
+    on (``Workbook.sheet``'s ``threads``)."""
 
-    def __init__(self, index: int, items: Sequence[WorkItem]):
+    def __init__(self, index: int, items: Sequence[WorkItem], threads: int = 0):
         super().__init__(index)
         self.items = list(items)
+        self.threads = threads
 
     def __repr__(self) -> str:
         return f"SheetPartition({self.value}, {len(self.items)} sheets)"
@@ -587,17 +590,23 @@ class SheetstreamReader(DataSourceReader):
         # time), where 4 partitions take 10.
         needed = max(1, -(-total // settings.max_partition_bytes))
         bins = settings.min_partitions * -(-needed // settings.min_partitions)
-        return [
-            SheetPartition(index, group)
-            for index, group in enumerate(pack(items, bins, open_cost=settings.open_cost))
-        ]
+        groups = pack(items, bins, open_cost=settings.open_cost)
+        # Spark runs a task on each core: when the tasks keep every core
+        # busy, each reads its sheets on its own thread (a sheet's second
+        # thread would only take CPU from another task: about 4% more CPU
+        # a sheet, python/benches/spark_bench.py); with fewer tasks than
+        # cores (one big workbook), each sheet is read on two.
+        tasks = sum(1 for group in groups if group)
+        threads = 1 if tasks >= settings.parallelism else 0
+        return [SheetPartition(index, group, threads) for index, group in enumerate(groups)]
 
     def read(self, partition: InputPartition) -> Iterator["pa.RecordBatch"]:
         items = partition.items if isinstance(partition, SheetPartition) else []
         _fix_mmap_threshold()
+        threads = partition.threads if isinstance(partition, SheetPartition) else 0
         conformer = BatchConformer(self.settings, self.schema)
         for item in items:
-            yield from conformer.read_item(item)
+            yield from conformer.read_item(item, threads=threads)
 
 
 #: glibc's ``M_MMAP_THRESHOLD`` (``mallopt``'s parameter number) and its
@@ -696,7 +705,8 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
                sample_rows: Optional[int], batch_size: int, strict: bool,
                error_values: str = "null", shape: Optional[Dict[str, Any]] = None,
                window: Optional[Dict[str, Any]] = None,
-               storage_options: Optional[Dict[str, Any]] = None) -> Any:
+               storage_options: Optional[Dict[str, Any]] = None,
+               threads: int = 0) -> Any:
     """The Arrow layer's reader of the item's sheet (``workbook.sheet``),
     with the options spelled as the Python package spells them
     (``sample_rows`` None: every row). Returns (workbook, sheet reader);
@@ -706,7 +716,8 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
     are null (``on_mismatch="null"``), every bad cell and error cell of a
     batch is described in its report and a damaged sheet hands out the
     rows before the damage. ``window``: the table or range options
-    (``table``, ``include_totals_row``, ``range``)."""
+    (``table``, ``include_totals_row``, ``range``). ``threads``: as
+    ``Workbook.sheet`` takes it."""
     import sheetstream
 
     workbook = sheetstream.open(item.path, storage_options=storage_options)
@@ -729,7 +740,7 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
             options["columns"] = columns
         if window:
             options.update(window)
-        return workbook, workbook.sheet(selector, **options)
+        return workbook, workbook.sheet(selector, threads=threads, **options)
     except BaseException:
         workbook.close()
         raise
@@ -918,7 +929,7 @@ class BatchConformer:
 
     # -- the work items ----------------------------------------------------
 
-    def read_item(self, item: WorkItem) -> Iterator["pa.RecordBatch"]:
+    def read_item(self, item: WorkItem, threads: int = 0) -> Iterator["pa.RecordBatch"]:
         import sheetstream
 
         settings = self.settings
@@ -938,6 +949,7 @@ class BatchConformer:
                 shape=settings.shape,
                 window=settings.window(),
                 storage_options=settings.storage_options,
+                threads=threads,
             )
         except sheetstream.Error as error:
             message = _name_path(error, item.path)

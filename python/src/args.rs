@@ -45,6 +45,15 @@ where
     })
 }
 
+/// `threads`: 0 (one per core) or more.
+pub(crate) fn thread_count(threads: i64) -> PyResult<usize> {
+    usize::try_from(threads).map_err(|_| {
+        PyValueError::new_err(format!(
+            "threads must be 0 or more (0: one per core), not {threads}"
+        ))
+    })
+}
+
 /// `sheet`: a 0-based position or a name.
 pub(crate) fn sheet_ref(value: &Bound<'_, PyAny>) -> PyResult<SheetRef> {
     if value.is_instance_of::<PyString>() {

@@ -183,11 +183,7 @@ pub(crate) fn read_excel<'py>(
     storage_options: Option<&Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let threads = usize::try_from(threads).map_err(|_| {
-        PyValueError::new_err(format!(
-            "threads must be 0 or more (0: one per core), not {threads}"
-        ))
-    })?;
+    let threads = crate::args::thread_count(threads)?;
     if !matches!(to, "polars" | "pyarrow" | "pandas") {
         return Err(PyValueError::new_err(format!(
             "to must be \"polars\", \"pyarrow\" or \"pandas\", not {to:?}"

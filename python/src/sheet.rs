@@ -474,6 +474,7 @@ pub(crate) fn open_sheet(
     py: Python<'_>,
     workbook: &PyWorkbook,
     sheet: SheetRef,
+    threads: usize,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PySheet> {
     // `_output_columns` (scan_excel's projection: the output columns
@@ -502,8 +503,9 @@ pub(crate) fn open_sheet(
     let projected = output_columns.is_some();
     let kwargs = options;
     let batch_size_given = batch_size_given(options)?;
-    let options =
-        options_from_kwargs(py, ArrowOptions::new(), options)?.output_columns(output_columns);
+    let options = options_from_kwargs(py, ArrowOptions::new(), options)?
+        .output_columns(output_columns)
+        .threads(threads);
     let workbook = workbook.workbook()?;
     // A table's or a range's sheet.
     let sheet = with_workbook!(&workbook, shared => crate::options::window_sheet(py, shared, sheet, &options))?;

@@ -423,14 +423,18 @@ impl PyWorkbook {
 
     /// One sheet, by position or name, as typed Arrow record batches
     /// (options: see the stubs). Reads the header and the sample rows.
-    #[pyo3(signature = (sheet = SheetRef::Position(0), **options), text_signature = "(self, /, sheet=0, **options)")]
+    /// `threads`: 0 (one per core) reads a sheet on two threads where
+    /// there are two cores, 1 on one.
+    #[pyo3(signature = (sheet = SheetRef::Position(0), *, threads = 0, **options), text_signature = "(self, /, sheet=0, *, threads=0, **options)")]
     fn sheet(
         &self,
         py: Python<'_>,
         sheet: SheetRef,
+        threads: i64,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PySheet> {
-        crate::sheet::open_sheet(py, self, sheet, options)
+        let threads = crate::args::thread_count(threads)?;
+        crate::sheet::open_sheet(py, self, sheet, threads, options)
     }
 
     /// The workbook's Excel tables (Insert > Table), in sheet order, read

@@ -4,6 +4,7 @@ subprocesses), and the GIL released while reading."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -136,3 +137,43 @@ def test_two_threads_read_two_files_at_once(big: pathlib.Path, small: pathlib.Pa
     for thread in threads:
         thread.join()
     assert times["small_end"] < times["big_end"], times
+
+
+THREADS_CHILD = r"""
+import json, os, sys
+import pyarrow
+import sheetstream
+
+path, threads = sys.argv[1], int(sys.argv[2])
+def running():
+    return len(os.listdir("/proc/self/task"))
+sheet = sheetstream.open(path).sheet(0, batch_size=16_384, threads=threads)
+most, rows, total = running(), 0, 0.0
+for batch in sheet.iter_batches():
+    most = max(most, running())
+    rows += batch.num_rows
+    total += sum(batch.column(0).to_pylist())
+print(json.dumps({"most": most, "rows": rows, "total": total}))
+"""
+
+
+@pytest.mark.skipif(
+    not pathlib.Path("/proc/self/task").is_dir() or (os.cpu_count() or 1) < 2,
+    reason="counts a Linux process's threads, on two cores or more",
+)
+def test_threads_one_reads_a_sheet_without_an_inflate_thread(big: pathlib.Path) -> None:
+    def read(threads: int) -> dict[str, float]:
+        done = subprocess.run(
+            [sys.executable, "-c", THREADS_CHILD, str(big), str(threads)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    paired, alone = read(0), read(1)
+    assert paired["rows"] == alone["rows"] == ROWS
+    assert paired["total"] == alone["total"] == sum(r * 10 + 0.5 for r in range(1, ROWS + 1))
+    # The same reader less the sheet's inflate thread.
+    assert alone["most"] < paired["most"], (alone, paired)

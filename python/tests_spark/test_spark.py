@@ -305,6 +305,35 @@ def test_partitions_come_in_multiples_of_min_partitions(data_set):
     assert len(SheetstreamReader(three, schema).partitions()) == 6
 
 
+def test_tasks_that_fill_the_cores_read_each_sheet_on_one_thread(data_set):
+    # Spark runs a task per core: with a task for every core, each reads
+    # its sheets on its own thread; with fewer tasks than cores (one
+    # workbook), a sheet is read on two.
+    schema = StructType([StructField(name, kind, True) for name, kind in EXPECTED_FIELDS])
+    every = Settings({"path": data_set, "sheet": "all"}, 4)
+    partitions = SheetstreamReader(every, schema).partitions()
+    assert len(partitions) == 4 and all(partition.items for partition in partitions)
+    assert [partition.threads for partition in partitions] == [1, 1, 1, 1]
+    one = Settings({"path": os.path.join(data_set, "book_03.xlsx"), "sheet": 0}, 4)
+    partitions = SheetstreamReader(one, schema).partitions()
+    assert sum(1 for partition in partitions if partition.items) == 1
+    assert {partition.threads for partition in partitions} == {0}
+    # Fewer partitions asked for than there are cores: two threads a sheet.
+    book = os.path.join(data_set, "book_03.xlsx")
+    fewer = Settings({"path": book, "sheet": "all", "minPartitions": "2"}, 4)
+    partitions = SheetstreamReader(fewer, schema).partitions()
+    assert len(partitions) == 2 and all(partition.items for partition in partitions)
+    assert {partition.threads for partition in partitions} == {0}
+    # Read either way, the rows are the same.
+    united = Settings({"path": book, "sheet": "all", "unionByName": "true"}, 4)
+    reader = SheetstreamReader(united, schema)
+    items = [item for partition in reader.partitions() for item in partition.items]
+    alone = list(reader.read(SheetPartition(0, items, threads=1)))
+    paired = list(reader.read(SheetPartition(0, items, threads=0)))
+    assert sum(batch.num_rows for batch in alone) == 6000 + 5000 + 4000 + 3000
+    assert [batch.to_pylist() for batch in alone] == [batch.to_pylist() for batch in paired]
+
+
 def test_partitions_are_balanced_and_batches_bounded(data_set):
     settings = Settings({"path": data_set, "sheet": "all", "minPartitions": "4"}, None)
     schema = StructType([StructField(name, kind, True) for name, kind in EXPECTED_FIELDS])

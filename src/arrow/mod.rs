@@ -327,7 +327,9 @@ impl ArrowOptions {
 
     /// The record batches of one sheet, owned: read on a worker thread
     /// from a shared workbook (for `SharedFile` and in-memory workbooks
-    /// alike). The header and sample are read before this returns.
+    /// alike), its part inflated on a second thread where there are two
+    /// cores, unless [`ArrowOptions::threads`] is 1. The header and sample
+    /// are read before this returns.
     ///
     /// # Errors
     ///

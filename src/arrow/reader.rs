@@ -280,9 +280,14 @@ where
     R: Read + Seek + Clone + Send,
 {
     let mut archive = workbook.container.clone();
-    // One sheet on two threads where there are two cores: its part
-    // inflated on a thread of this scope while this one scans and builds.
-    let pipelined = thread::available_parallelism().map_or(1, usize::from) > 1;
+    // One sheet on two threads where there are two cores (and the options
+    // allow two): its part inflated on a thread of this scope while this
+    // one scans and builds.
+    let threads = match options.threads {
+        0 => thread::available_parallelism().map_or(1, usize::from),
+        threads => threads,
+    };
+    let pipelined = threads > 1;
     thread::scope(|scope| {
         let scope = pipelined.then_some(scope);
         let mut batches = open_batches(workbook, &mut archive, position, scope, options)?;
