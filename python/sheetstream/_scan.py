@@ -69,6 +69,11 @@ def _same_but_generated(a: Sequence[str], b: Sequence[str]) -> bool:
     )
 
 
+#: What a scan skipped (with ``skip_unreadable``): file, sheet (None for
+#: the file itself), error.
+_Skipped = list[tuple[str, Optional[str], BaseException]]
+
+
 @dataclass
 class _Part:
     """One (workbook, sheet) pair the scan reads."""
@@ -197,7 +202,7 @@ class _Scan:
         skip_unreadable: bool = False,
     ) -> None:
         self.skip_unreadable = skip_unreadable
-        self.skipped: list[tuple[str, Optional[str], BaseException]] = []
+        self.skipped: _Skipped = []
         self.union_by_name = union_by_name
         self.file_column = file_column
         self.sheet_column = sheet_column
@@ -213,23 +218,27 @@ class _Scan:
         self.threads = threads or os.cpu_count() or 1
         workers = max(1, min(self.threads, len(sources)))
 
-        def sample(job: tuple[Any, str]) -> list[_Part]:
+        def sample(job: tuple[Any, str]) -> tuple[list[_Part], _Skipped]:
+            # What a file skips is kept with its parts: the warning lists
+            # files as given, whichever thread finished first.
             source, label = job
+            skipped: _Skipped = []
             try:
                 workbook = _sheetstream.open(source)
             except _sheetstream.Error as err:
                 if self.skip_unreadable:
-                    self.skipped.append((label, None, _naming_file(err, label)))
-                    return []
+                    skipped.append((label, None, _naming_file(err, label)))
+                    return [], skipped
                 raise _naming_file(err, label) from None
-            return self._parts(workbook, label, sheet)
+            return self._parts(workbook, label, sheet, skipped), skipped
 
         if workers == 1:
             found = [sample(job) for job in zip(sources, labels)]
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 found = list(pool.map(sample, zip(sources, labels)))
-        self.parts = [part for parts in found for part in parts]
+        self.parts = [part for parts, _ in found for part in parts]
+        self.skipped = [skip for _, skipped in found for skip in skipped]
         if self.skipped:
             # Level 1 is this method, 2 scan_excel, 3 its caller.
             _sheetstream._warn_skipped("scan_excel", self.skipped, 3)
@@ -249,10 +258,12 @@ class _Scan:
         workbook: _sheetstream.Workbook,
         label: str,
         sheet: Union[int, str, Sequence[Union[int, str]], None],
+        skipped: "_Skipped",
     ) -> list[_Part]:
         """The chosen sheets of one workbook, each's header and sample read
         (the user's options, the columns' own types: `dtypes` apply to the
-        united columns)."""
+        united columns); with `skip_unreadable`, the sheets that cannot be
+        read are added to `skipped`."""
         if sheet is None:
             wanted: list[Union[int, str]] = [
                 info.position for info in workbook.sheets if info.kind == "worksheet"
@@ -280,7 +291,7 @@ class _Scan:
                     if not isinstance(err, _sheetstream.SheetNotFoundError):
                         names = workbook.sheet_names
                         name = ref if isinstance(ref, str) else names[ref]
-                    self.skipped.append((label, name, _naming_file(err, label)))
+                    skipped.append((label, name, _naming_file(err, label)))
                     continue
                 raise _naming_file(err, label) from None
             position = workbook.sheet_names.index(one.name)
