@@ -104,7 +104,7 @@ impl ColumnBuilder {
     /// column inferred from any values takes them all: dates (of kind
     /// `Date`) fit `Timestamp`, and `Date32` when they have no time of
     /// day; times of day fit `Time` and `Duration`; durations `Duration`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn append(&mut self, value: Value<'_>, scratch: &mut String) -> Result<(), Refusal> {
         let fits = match (&mut *self, value) {
             (_, Value::Error(_)) => return Err(Refusal::ErrorValue),
