@@ -748,6 +748,61 @@ fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Plain inline strings (ASCII, nothing to decode), which the scanner
+/// hands out as they stand, beside ones to decode, beyond ASCII, with a
+/// line end or in runs, and in a row the general path reads in part (a
+/// formula): each value as written.
+#[test]
+fn inline_strings_plain_and_to_decode_are_read_as_written() {
+    let inline = |reference: &str, text: &str| {
+        format!(r#"<c r="{reference}" t="inlineStr"><is><t>{text}</t></is></c>"#)
+    };
+    let rows = [
+        format!(
+            r#"<row r="1">{}<c r="B1"><v>1.5</v></c>{}{}{}{}{}<c r="H1" t="inlineStr"><is><t xml:space="preserve"> sp </t></is></c>{}</row>"#,
+            inline("A1", "plain text"),
+            inline("C1", "a &amp; b"),
+            inline("D1", "x_x0041_y"),
+            inline("E1", "\u{e9}t\u{e9}"),
+            inline("F1", "a\r\nb"),
+            inline("G1", "after"),
+            inline("I1", ""),
+        ),
+        format!(
+            r#"<row r="2">{}<c r="B2" t="b"><v>1</v></c>{}</row>"#,
+            inline("A2", "only"),
+            inline("C2", "plain"),
+        ),
+        format!(
+            r#"<row r="3">{}<c r="B3"><f>1+1</f><v>2</v></c>{}<c r="D3" t="inlineStr"><is><r><t>ru</t></r><r><t>ns</t></r></is></c></row>"#,
+            inline("A3", "before"),
+            inline("C3", "after a formula"),
+        ),
+    ];
+    let bytes = book().sheet("Data", sheet_xml(&rows.concat())).build();
+    assert_eq!(
+        cells_of(&bytes),
+        pairs(&[
+            ("A1", "plain text"),
+            ("B1", "1.5"),
+            ("C1", "a & b"),
+            ("D1", "xAy"),
+            ("E1", "\u{e9}t\u{e9}"),
+            ("F1", "a\nb"),
+            ("G1", "after"),
+            ("H1", " sp "),
+            ("I1", ""),
+            ("A2", "only"),
+            ("B2", "TRUE"),
+            ("C2", "plain"),
+            ("A3", "before"),
+            ("B3", "2"),
+            ("C3", "after a formula"),
+            ("D3", "runs"),
+        ])
+    );
+}
+
 #[test]
 fn foreign_elements_in_rows_cells_and_items_are_not_read() {
     let sheet = format!(
