@@ -20,6 +20,10 @@
 //! was about 2% of the inflate thread's time). The scan thread combines
 //! the pieces in order and checks the whole at the end of the part, with
 //! the error the inflater gives.
+//!
+//! The part's compressed bytes are read the same way: the scan thread,
+//! finding no buffer queued, reads the inflater's next input ahead
+//! (`src/package/read_ahead.rs`).
 
 use std::io::{self, Read, Seek};
 use std::sync::Arc;

@@ -20,7 +20,7 @@ use crate::package::read_ahead::{AheadInput, SharedInput};
 
 /// A deflated part's compressed bytes read through a clone of the
 /// archive's reader, shared by the pipe's two threads.
-pub(crate) type SharedPartInput<R> = Arc<SharedInput<io::Take<R>>>;
+type SharedPartInput<R> = Arc<SharedInput<io::Take<R>>>;
 
 /// The opened ZIP archive and an index of its entries by normalised part
 /// name. Cloning it (for a reader that clones cheaply) shares the central
