@@ -466,8 +466,7 @@ mod tests {
     #[test]
     fn a_part_read_ahead_between_reads_is_the_part() {
         let part = rows();
-        let bytes = package(&part);
-        let mut archive = Archive::new(Cursor::new(bytes.clone())).unwrap();
+        let mut archive = Archive::new(Cursor::new(package(&part))).unwrap();
         let shared = archive.shared_input(PART).expect("a deflated part");
         let ahead: Arc<dyn ReadAhead> = shared.clone();
         let (mut reader, check) = archive
