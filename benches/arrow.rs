@@ -11,7 +11,11 @@
 //! sheet pipelined over two threads), and against one thread; and the
 //! whole table of the 1M x 10 sheet (`read_sheet_table`) against the same
 //! sheet with a misfit (a text in the Int64 column A) in its last row,
-//! which is read again with that column widened.
+//! which is read again with that column widened. For the selection, the
+//! floor it runs on: two of the ten columns from the owned reader (a lone
+//! sheet inflated on one thread and scanned on another, as Python's
+//! `scan_excel` reads it) against inflating the sheet part alone, and
+//! against the owned reader of every column.
 //!
 //! ```text
 //! cargo run --release --example generate_bench_data   # once
@@ -22,6 +26,8 @@
 //! its own) and reports its fastest of a few runs, open included. The
 //! mixed sheet has no header row: every reader reads it with none.
 
+#[path = "support/inflate_floor.rs"]
+mod inflate_floor;
 // `ensure_all` (every workbook) is for the other benches.
 #[path = "support/readers.rs"]
 mod readers;
@@ -76,11 +82,13 @@ const ONE_OF_MANY: workbooks::Recipe = workbooks::Recipe {
 /// How many files the many-files readers read.
 const FILES: usize = 8;
 
-const READERS: [&str; 15] = [
+const READERS: [&str; 17] = [
     "count-1t",
     "arrow-1t",
     "arrow-owned",
     "arrow-2-of-10",
+    "owned-2-of-10",
+    "inflate",
     "calamine-arrow",
     "parquet-200k",
     "parquet-1m",
@@ -175,6 +183,8 @@ fn main() {
     let (_, arrow, _) = get("arrow-1t");
     let (_, owned, _) = get("arrow-owned");
     let (_, projected, _) = get("arrow-2-of-10");
+    let (_, owned_projected, _) = get("owned-2-of-10");
+    let (_, inflate, _) = get("inflate");
     let (_, calamine, _) = get("calamine-arrow");
     let (_, _, strings) = get("shared-strings");
     let (_, _, rss_200k) = get("parquet-200k");
@@ -200,6 +210,11 @@ fn main() {
         projected,
         arrow,
         (1.0 - projected / arrow) * 100.0
+    );
+    println!(
+        "  selection over two threads: arrow-owned/owned-2-of-10 {:.2}x; owned-2-of-10/inflate (the floor, one thread) {:.2}x",
+        owned / owned_projected,
+        owned_projected / inflate
     );
     println!(
         "  parquet peak RSS: 200k rows {:.1} MB, 1M rows {:.1} MB; open alone (shared strings) {:.1} MB; 1M - open {:.1} MB (target <= 64 MiB = 67.1 MB)",
@@ -307,8 +322,17 @@ fn child(reader: &str, path: &Path, repetitions: u32) {
         rows = match reader {
             "count-1t" => count(path),
             "arrow-1t" => arrow_borrowed(path, None),
-            "arrow-owned" => arrow_owned(path),
+            "arrow-owned" => arrow_owned(path, None),
             "arrow-2-of-10" => arrow_borrowed(path, Some("A:B")),
+            "owned-2-of-10" => arrow_owned(path, Some("A:B")),
+            // The sheet part inflated and dropped: no rows.
+            "inflate" => {
+                std::hint::black_box(inflate_floor::inflate_parts(
+                    path,
+                    ["xl/worksheets/sheet1.xml"],
+                ));
+                0
+            }
             "calamine-arrow" => calamine_arrow(path),
             "parquet-200k" => parquet(path, 200_000),
             "parquet-1m" => parquet(path, u64::MAX),
@@ -409,10 +433,15 @@ fn arrow_borrowed(path: &Path, columns: Option<&str>) -> u64 {
     rows
 }
 
-/// Record batches from the owned reader (a worker thread).
-fn arrow_owned(path: &Path) -> u64 {
+/// Record batches from the owned reader (a worker thread), of `columns`
+/// (all for None).
+fn arrow_owned(path: &Path, columns: Option<&str>) -> u64 {
     let workbook = Arc::new(Workbook::open(path).expect("open"));
-    let reader = options().sheet_reader(workbook, 0).expect("open the sheet");
+    let mut options = options();
+    if let Some(spec) = columns {
+        options = options.columns(ColumnSpec::parse(spec).expect("columns"));
+    }
+    let reader = options.sheet_reader(workbook, 0).expect("open the sheet");
     reader
         .map(|batch| batch.expect("batch").num_rows() as u64)
         .sum()
