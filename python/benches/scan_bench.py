@@ -163,7 +163,7 @@ def main() -> None:
     load = ", ".join(f"{figure:.2f}" for figure in os.getloadavg())
     print(
         f"{args.workbook}; {os.cpu_count()} cores, load average {load}; "
-        f"batch_size {args.batch_size or 'default'}; best of {args.repeat} runs; "
+        f"batch_size {args.batch_size or 'default'}; best of {args.repeat} rounds (the cases take turns); "
         "cpu: the child's CPU time, all its threads (steadier than wall on a busy box); "
         "peak: the child's peak RSS, imports included"
     )
