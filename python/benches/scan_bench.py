@@ -14,7 +14,7 @@ take turns, --repeat rounds (3 by default), each run in a fresh child;
 the table shows each case's run with the least wall time (the peak is
 the largest seen), and the ratios are taken from those best runs. The
 selection's ratio is also given round by round (the two runs of a round
-minutes apart at most), with its median.
+close together in time), with its median.
 
 The workbook's first row is data, so it is read with header_row=None
 (columns column_1 ... column_10): column_1 is a whole number, column_2 a
