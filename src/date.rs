@@ -54,7 +54,10 @@ pub enum DateTimeKind {
     #[default]
     Date,
     /// A time of day without a date (`h:mm`, `h:mm:ss AM/PM`): `13:45:00`.
-    /// The whole days of the serial, if any, are not shown, as in Excel.
+    /// Only a value within the date system's first day is one: a value with
+    /// whole days under a time-only format (an `=NOW()` shown as a clock)
+    /// keeps its date and is a [`Date`](DateTimeKind::Date)
+    /// ([`DateTime::with_kind`]), so that no layer drops the date.
     Time,
     /// Elapsed time (`[h]:mm:ss`, `[mm]:ss`): hours counted past 24,
     /// `255:10:10`, and negative durations with a sign, `-01:30:00`.
@@ -93,6 +96,13 @@ impl DateTime {
     /// [`from_serial`](Self::from_serial) makes a
     /// [`Date`](DateTimeKind::Date).
     ///
+    /// A time of day is a value within the date system's first day (its
+    /// millisecond, rounded, from 0 up to 24:00): a value with whole days
+    /// (or before the epoch) asked to be a [`Time`](DateTimeKind::Time)
+    /// stays a [`Date`](DateTimeKind::Date), so that its date is kept
+    /// wherever it goes (text, Arrow, serde). Excel's cell shows such a
+    /// value as its clock alone; the date is still the cell's value.
+    ///
     /// ```
     /// use sheetstream::{DateSystem, DateTime, DateTimeKind};
     /// let serial = 10.0 + (15.0 * 3600.0 + 10.0 * 60.0 + 10.0) / 86_400.0;
@@ -100,10 +110,25 @@ impl DateTime {
     /// assert_eq!(elapsed.to_string(), "255:10:10");
     /// let time = DateTime::from_serial(0.5729166666666666, DateSystem::V1900).with_kind(DateTimeKind::Time);
     /// assert_eq!(time.to_string(), "13:45:00");
+    /// // 2024-06-06 23:02:08.410 under `h:mm`: the date is not dropped.
+    /// let now = DateTime::from_serial(45449.95981956018, DateSystem::V1900).with_kind(DateTimeKind::Time);
+    /// assert_eq!(now.kind(), DateTimeKind::Date);
+    /// assert_eq!(now.to_string(), "2024-06-06T23:02:08.410");
     /// ```
     #[inline]
     pub fn with_kind(self, kind: DateTimeKind) -> Self {
+        let kind = match kind {
+            DateTimeKind::Time if !self.is_time_of_day() => DateTimeKind::Date,
+            kind => kind,
+        };
         Self { kind, ..self }
+    }
+
+    /// Whether the serial, rounded to the millisecond, lies within the
+    /// first day of its date system: a time of day and nothing more.
+    #[inline]
+    fn is_time_of_day(&self) -> bool {
+        duration_ms(self.serial).is_some_and(|ms| (0..MS_PER_DAY).contains(&ms))
     }
 
     /// Whether the value is shown as a date, a time of day or a duration.
@@ -205,7 +230,8 @@ impl fmt::Display for DateTime {
     ///
     /// - a date in ISO 8601, `2024-03-01` at midnight, `2024-03-01T12:30:00`
     ///   otherwise;
-    /// - a time of day as `13:45:00` (the date part, if any, not shown);
+    /// - a time of day as `13:45:00` (a value with a date part is never a
+    ///   time of day: [`DateTime::with_kind`]);
     /// - a duration as hours, minutes and seconds, the hours counted past
     ///   24 and at least two digits: `255:10:10`, `00:05:00`, and
     ///   `-01:30:00` for a negative one;
@@ -220,7 +246,7 @@ impl fmt::Display for DateTime {
     /// assert_eq!(DateTime::from_serial(45352.0, DateSystem::V1900).to_string(), "2024-03-01");
     /// assert_eq!(DateTime::from_serial(45352.5, DateSystem::V1900).to_string(), "2024-03-01T12:00:00");
     /// assert_eq!(DateTime::from_serial(-1.0, DateSystem::V1900).to_string(), "-1");
-    /// let time = DateTime::from_serial(45352.75, DateSystem::V1900).with_kind(DateTimeKind::Time);
+    /// let time = DateTime::from_serial(0.75, DateSystem::V1900).with_kind(DateTimeKind::Time);
     /// assert_eq!(time.to_string(), "18:00:00");
     /// let late = DateTime::from_serial(-0.0625, DateSystem::V1900).with_kind(DateTimeKind::Duration);
     /// assert_eq!(late.to_string(), "-01:30:00");
@@ -735,6 +761,56 @@ mod tests {
 
     fn serial_of(text: &str) -> Option<f64> {
         parse_iso_datetime(text).map(|date| date.serial())
+    }
+
+    #[test]
+    fn a_time_of_day_is_a_value_within_the_first_day() {
+        let shown_as_time = |serial: f64, system| {
+            DateTime::from_serial(serial, system)
+                .with_kind(DateTimeKind::Time)
+                .kind()
+        };
+        for system in [DateSystem::V1900, DateSystem::V1904] {
+            assert_eq!(shown_as_time(0.0, system), DateTimeKind::Time);
+            assert_eq!(shown_as_time(0.5, system), DateTimeKind::Time);
+            // 23:59:59.999 still; less than half a millisecond short of a
+            // day rounds to 24:00, the next day.
+            assert_eq!(shown_as_time(0.999_999_988, system), DateTimeKind::Time);
+            assert_eq!(
+                shown_as_time(1.0 - 0.6 / 86_400_000.0, system),
+                DateTimeKind::Time
+            );
+            assert_eq!(
+                shown_as_time(1.0 - 0.4 / 86_400_000.0, system),
+                DateTimeKind::Date
+            );
+            assert_eq!(shown_as_time(1.0, system), DateTimeKind::Date);
+            assert_eq!(
+                shown_as_time(45_449.959_819_560_18, system),
+                DateTimeKind::Date
+            );
+            assert_eq!(shown_as_time(-0.25, system), DateTimeKind::Date);
+            assert_eq!(shown_as_time(f64::NAN, system), DateTimeKind::Date);
+        }
+        // Durations keep their days.
+        let elapsed =
+            DateTime::from_serial(1.5, DateSystem::V1900).with_kind(DateTimeKind::Duration);
+        assert_eq!(elapsed.kind(), DateTimeKind::Duration);
+        // The date is written where the clock alone would drop it.
+        let now = DateTime::from_serial(45_449.959_819_560_18, DateSystem::V1900)
+            .with_kind(DateTimeKind::Time);
+        assert_eq!(now.to_string(), "2024-06-06T23:02:08.410");
+        // A time of day read from ISO text (`t="d"`) under a time format.
+        let text = parse_iso_datetime("2024-06-06T23:02:08.410").unwrap();
+        assert_eq!(
+            text.with_kind(DateTimeKind::Time).to_string(),
+            "2024-06-06T23:02:08.410"
+        );
+        let clock = parse_iso_datetime("23:02:08.410").unwrap();
+        assert_eq!(
+            clock.with_kind(DateTimeKind::Time).to_string(),
+            "23:02:08.410"
+        );
     }
 
     /// The next day in the real Gregorian calendar, stepped naively.

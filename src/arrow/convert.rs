@@ -259,9 +259,11 @@ pub(crate) fn whole_number(number: f64) -> Option<i64> {
 
 /// Milliseconds since 1970-01-01T00:00 of the calendar date and time a
 /// date cell stands for ([`DateTime::to_civil`]); None when it stands for
-/// none (negative serials, past 9999-12-31). Excel's fictitious 1900-02-29
-/// becomes 1900-03-01. The common case is inlined into the row loop; the
-/// calendar is out of line.
+/// none (negative serials, past 9999-12-31), nor for Excel's fictitious
+/// 1900-02-29 (serial 60 of the 1900 system), a day no calendar type holds:
+/// such a value does not fit a date column and keeps its text
+/// (`1900-02-29`, as the CSV and `cells` write it). The common case is
+/// inlined into the row loop; the calendar is out of line.
 #[inline]
 pub(crate) fn epoch_ms(date: DateTime) -> Option<i64> {
     // The common case without the calendar: a 1900-system serial from
@@ -296,6 +298,9 @@ pub(crate) fn epoch_ms(date: DateTime) -> Option<i64> {
 #[inline(never)]
 fn calendar_epoch_ms(date: DateTime) -> Option<i64> {
     let civil = date.to_civil()?;
+    if (civil.year(), civil.month(), civil.day()) == (1900, 2, 29) {
+        return None;
+    }
     Some(civil_epoch_ms(civil))
 }
 
@@ -381,7 +386,10 @@ mod tests {
                     _ => (state % 100_000) as f64 + 0.999_999_99,
                 };
                 let date = DateTime::from_serial(serial, system);
-                let slow = date.to_civil().map(civil_epoch_ms);
+                let slow = date
+                    .to_civil()
+                    .filter(|civil| (civil.year(), civil.month(), civil.day()) != (1900, 2, 29))
+                    .map(civil_epoch_ms);
                 assert_eq!(epoch_ms(date), slow, "{serial} {system:?}");
             }
         }

@@ -246,6 +246,20 @@ mod tests {
             infer(&[(clock(0.5, K::Time), Time)]),
             Some(ColumnType::Time)
         );
+        // A date-time under a time-only format (an `=NOW()` shown as
+        // `h:mm`) keeps its date: a Timestamp, never a Time.
+        assert_eq!(
+            infer(&[
+                (clock(45_449.959_819_560_18, K::Time), Time),
+                (clock(45_450.25, K::Time), Time)
+            ]),
+            Some(ColumnType::Timestamp)
+        );
+        // Excel's fictitious 1900-02-29 fits no date column: its text.
+        assert_eq!(
+            infer(&[(date(60.0), Date), (date(61.0), Date)]),
+            Some(ColumnType::Utf8)
+        );
         assert_eq!(
             infer(&[(clock(1.5, K::Duration), Duration)]),
             Some(ColumnType::Duration)

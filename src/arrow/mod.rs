@@ -86,7 +86,12 @@
 //! every value of the rows before it. Dates follow
 //! [`DateTime::to_civil`](crate::DateTime::to_civil): a serial that stands
 //! for no date (negative, past 9999) does not fit a date column (its text
-//! does), and Excel's fictitious 1900-02-29 becomes 1900-03-01.
+//! does), nor does Excel's fictitious 1900-02-29, a day no calendar type
+//! holds (its text `1900-02-29` does, as the CSV writes it). A time of day
+//! is a value within the date system's first day: a value with a date
+//! under a time-only format (`h:mm`) is a date
+//! ([`DateTime::with_kind`](crate::DateTime::with_kind)), so its column is
+//! a `Timestamp` and its date is kept.
 //!
 //! # No value lost without asking
 //!
