@@ -137,6 +137,7 @@
 
 #[cfg(feature = "arrow")]
 pub mod arrow;
+mod archive;
 mod cell;
 mod chunk;
 mod columns;
@@ -152,9 +153,8 @@ mod interop;
 mod limits;
 mod metadata;
 mod number_format;
-mod package;
+mod opc;
 mod parallel;
-mod pipe;
 mod range;
 mod rows;
 mod shared_strings;
@@ -162,6 +162,7 @@ mod sheet;
 mod source;
 mod styles;
 mod workbook;
+mod xml;
 mod xls;
 mod xlsb;
 mod xlsx;
@@ -180,7 +181,7 @@ pub use format::{NumberFormat, NumberFormats};
 pub use limits::Limits;
 pub use metadata::{Comment, DefinedName, Hyperlink, SheetMetadata, Table};
 pub use number_format::FormatKind;
-pub use package::{SheetInfo, SheetKind, SheetState};
+pub use opc::{SheetInfo, SheetKind, SheetState};
 pub use parallel::{Parallel, open_workbooks};
 pub use range::{CellRange, SheetRange};
 pub use rows::SheetRows;

@@ -190,7 +190,7 @@ impl Table {
 /// The tables of a package's workbook, by its format.
 fn read_tables<R: Read + Seek>(
     format: FileFormat,
-    archive: &mut crate::package::archive::Archive<R>,
+    archive: &mut crate::archive::Archive<R>,
     sheets: &[crate::SheetInfo],
     limits: &crate::Limits,
 ) -> Result<Vec<Table>> {

@@ -25,7 +25,7 @@ use crate::cell::Row;
 use crate::columns::ColumnSet;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::package::{SheetInfo, SheetKind};
+use crate::opc::{SheetInfo, SheetKind};
 use crate::rows::{SheetContext, SheetRows};
 use crate::workbook::{Container, FileFormat, open_sheet_rows, pipelined_sheet_rows};
 use crate::workbook::{RowFlow, SheetSelector, Workbook};

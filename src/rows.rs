@@ -14,7 +14,7 @@ use crate::date::{DateSystem, DateTime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::formula::Links;
 use crate::limits::Limits;
-use crate::pipe::Pipe;
+use crate::archive::pipe::Pipe;
 use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
 use crate::xls::blocks::BlockRows;

@@ -110,7 +110,7 @@ fn truncated_sheet_with_a_stray_byte_fails_the_same_with_any_window() {
 /// corrupt (here a block of the reserved type 3) failed with
 /// `ErrorKind::Io(InvalidInput, "corrupt deflate stream")`:
 /// flate2 reports a corrupt stream as `InvalidInput`, and
-/// `PartReader::read` (src/package/archive.rs) mapped only `InvalidData` and
+/// `PartReader::read` (src/archive/mod.rs) mapped only `InvalidData` and
 /// `UnexpectedEof` to `ErrorKind::Zip`. The input is in memory, so nothing
 /// failed to read: the container is damaged, which is `ErrorKind::Zip`.
 /// The same happened at open when the damaged entry was the workbook, its
@@ -162,7 +162,7 @@ fn unsupported_compression_method_is_a_zip_error() {
 /// declares 32 bytes of data but holds 4 (an Info-ZIP Unicode Path field,
 /// id 0x7075, cut short did the same). The `zip` crate fails
 /// `ZipArchive::new` with `ZipError::Io(UnexpectedEof, "failed to fill
-/// whole buffer")`, and `Archive::new` (src/package/archive.rs) passed
+/// whole buffer")`, and `Archive::new` (src/archive/mod.rs) passed
 /// every error but `InvalidArchive` to `zip_error`, which kept a
 /// `ZipError::Io` that is not `InvalidData` as `ErrorKind::Io`. The input
 /// is in memory: the central directory is damaged (`Zip`, or `NotZip` as

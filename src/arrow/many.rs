@@ -38,7 +38,7 @@ use super::prelude::{SheetColumns, sheet_columns};
 use super::shape::SheetShape;
 use crate::error::{Error, ErrorKind, Result, clip, clip_start};
 use crate::number_format::FormatKind;
-use crate::package::{SheetInfo, SheetKind};
+use crate::opc::{SheetInfo, SheetKind};
 use crate::parallel::Parallel;
 use crate::rows::SheetRows;
 use crate::source::SharedFile;

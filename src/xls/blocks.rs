@@ -38,7 +38,7 @@ use crate::cell::{Cell, Row, Value};
 use crate::columns::ColumnSet;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::package::SheetInfo;
+use crate::opc::SheetInfo;
 use crate::rows::SheetContext;
 
 use super::compound::Compound;

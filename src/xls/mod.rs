@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::package::{SheetInfo, SheetKind};
+use crate::opc::{SheetInfo, SheetKind};
 use crate::rows::{SheetContext, SheetRows};
 use crate::workbook::{Container, FileFormat, Workbook};
 

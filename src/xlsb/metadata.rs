@@ -24,7 +24,7 @@ use super::rows::error_text;
 use crate::cell::{CellRef, MAX_COLUMN, MAX_ROW};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{Comment, DefinedName, Hyperlink, SheetMetadata};
-use crate::package::{read_relationships, type_suffix};
+use crate::opc::{read_relationships, type_suffix};
 use crate::range::CellRange;
 use crate::rows::PartSource;
 use crate::workbook::{SheetSelector, Workbook};

@@ -26,8 +26,8 @@ use std::io::{Read, Seek};
 use crate::error::Result;
 use crate::formula::Links;
 use crate::limits::Limits;
-use crate::package::Layout;
-use crate::package::archive::Archive;
+use crate::opc::Layout;
+use crate::archive::Archive;
 use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
 

@@ -15,8 +15,8 @@ use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formula::Links;
 use crate::limits::Limits;
-use crate::package::archive::Archive;
-use crate::package::{
+use crate::archive::Archive;
+use crate::opc::{
     Layout, Relationship, SheetInfo, SheetKind, SheetState, part_of_type, read_relationships,
     type_suffix,
 };

@@ -16,14 +16,14 @@ use std::io::{Read, Seek};
 
 use memchr::memmem;
 
-use super::bytes::find_byte;
-use super::xml::{self, ElementScope, Namespace, Namespaces, Span, Step, Token};
+use crate::xml::bytes::find_byte;
+use crate::xml::{self, ElementScope, Namespace, Namespaces, Span, Step, Token};
 use crate::cell::{CellRef, MAX_COLUMN, parse_row_number};
 use crate::chunk::{CHUNK_SIZE, ChunkBuffer};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::metadata::{Comment, DefinedName, Hyperlink, SheetMetadata};
-use crate::package::{read_relationships, type_suffix};
+use crate::opc::{read_relationships, type_suffix};
 use crate::range::CellRange;
 use crate::workbook::{SheetSelector, Workbook};
 

@@ -10,7 +10,6 @@
 //! part goes through, the package's relationship parts included; `bytes`
 //! the word-at-a-time searches the scanners share.
 
-pub(crate) mod bytes;
 pub(crate) mod metadata;
 pub(crate) mod number;
 pub(crate) mod rows;
@@ -19,4 +18,3 @@ pub(crate) mod shared_strings;
 pub(crate) mod styles;
 pub(crate) mod tables;
 pub(crate) mod workbook_part;
-pub(crate) mod xml;

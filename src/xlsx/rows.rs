@@ -11,7 +11,7 @@ use bumpalo::Bump;
 
 use super::number::{parse_index, parse_number};
 use super::scan::{CellKind, Parsed, PieceRange, RawCell, RawRow, Scan, SheetScanner};
-use super::xml::{self, Piece};
+use crate::xml::{self, Piece};
 use crate::cell::{Cell, Row, Value};
 use crate::chunk::ChunkBuffer;
 use crate::columns::ColumnSet;

@@ -15,8 +15,8 @@ use super::number;
 use crate::cell::{MAX_COLUMN, MAX_ROW, parse_reference, parse_row_number};
 use crate::columns::ColumnSet;
 use crate::error::{Error, ErrorKind, Result};
-use crate::xlsx::bytes::{find_byte, find_byte_soon, is_plain_attribute_value, is_plain_text};
-use crate::xlsx::xml::{self, Attributes, Namespaces, Piece, Span, Step, Token};
+use crate::xml::bytes::{find_byte, find_byte_soon, is_plain_attribute_value, is_plain_text};
+use crate::xml::{self, Attributes, Namespaces, Piece, Span, Step, Token};
 use smallvec::SmallVec;
 
 /// A row's attributes: already read by the fast path (the row index, if
@@ -1895,7 +1895,7 @@ fn scan_cell_body(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::xlsx::xml::FORBIDDEN_CONTROL;
+    use crate::xml::FORBIDDEN_CONTROL;
 
     /// A scanned cell with its text joined (raw, not decoded).
     #[derive(Debug, PartialEq)]

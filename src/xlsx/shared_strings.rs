@@ -10,8 +10,8 @@
 
 use std::io::Read;
 
-use super::bytes::{find_byte, is_plain_text};
-use super::xml::{self, Piece, Step, Token};
+use crate::xml::bytes::{find_byte, is_plain_text};
+use crate::xml::{self, Piece, Step, Token};
 use crate::chunk::ChunkBuffer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;

@@ -5,7 +5,7 @@ use crate::date::DateSystem;
 use crate::error::Result;
 use crate::styles::{Styles, StylesBuilder};
 
-use super::xml::{self, Token};
+use crate::xml::{self, Token};
 
 /// Reads the styles part.
 pub(crate) fn read_styles(bytes: &[u8], date_system: DateSystem) -> Result<Styles> {

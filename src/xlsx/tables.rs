@@ -6,12 +6,12 @@
 use std::io::{Read, Seek};
 
 use super::metadata::{attribute_text, number_attribute, xml_error};
-use super::xml::{self, Namespace, Token};
+use crate::xml::{self, Namespace, Token};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::metadata::Table;
-use crate::package::archive::Archive;
-use crate::package::{SheetInfo, SheetKind, read_relationships, type_suffix};
+use crate::archive::Archive;
+use crate::opc::{SheetInfo, SheetKind, read_relationships, type_suffix};
 use crate::range::CellRange;
 
 /// Every table of every worksheet, in sheet order, then in the order of

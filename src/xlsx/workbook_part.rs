@@ -7,17 +7,17 @@ use std::io::{Read, Seek};
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::package::archive::Archive;
-use crate::package::{
+use crate::archive::Archive;
+use crate::opc::{
     Layout, Relationship, SheetInfo, SheetKind, SheetState, part_of_type, read_relationships,
     type_suffix,
 };
 
-use super::xml::{self, Namespace, Token};
+use crate::xml::{self, Namespace, Token};
 
 /// Reads the sheet list and workbook properties of the workbook part
 /// `workbook_part` (found through the package relationships:
-/// [`find_workbook_part`](crate::package::find_workbook_part)).
+/// [`find_workbook_part`](crate::opc::find_workbook_part)).
 pub(crate) fn read_layout<R: Read + Seek>(
     archive: &mut Archive<R>,
     workbook_part: String,

@@ -5,18 +5,13 @@
 //! workbook's relationships. Targets are resolved relative to their source
 //! part, and part names compare case-insensitively.
 
-pub(crate) mod archive;
-mod encoding;
-mod inflate;
-pub(crate) mod read_ahead;
-
 use std::io::{Read, Seek};
 
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::xlsx::xml::{self, Namespace, Token};
-use archive::Archive;
+use crate::xml::{self, Namespace, Token};
+use crate::archive::Archive;
 
 /// Whether a sheet is shown in Excel's tab bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -20,9 +20,11 @@
 //! a relationship id (`r:id`), is found by its prefix's namespace URI
 //! ([`relationship_id`]), not by the spelling `r`.
 
+pub(crate) mod bytes;
+
 use memchr::{memchr, memchr2, memmem};
 
-use crate::xlsx::bytes::{
+use bytes::{
     find_forbidden_control, has_byte_below_space, has_special_byte, is_forbidden_control,
 };
 

@@ -11,12 +11,17 @@ use zip::read::ZipFile;
 use zip::result::ZipError;
 use zip::{CompressionMethod, ZipArchive};
 
+mod encoding;
+mod inflate;
+pub(crate) mod pipe;
+pub(crate) mod read_ahead;
+
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::package::encoding;
-pub(crate) use crate::package::inflate::CrcCheck;
-use crate::package::inflate::{CompressedInput, Inflater, input_size};
-use crate::package::read_ahead::{AheadInput, SharedInput};
+
+pub(crate) use inflate::CrcCheck;
+use inflate::{CompressedInput, Inflater, input_size};
+use read_ahead::{AheadInput, SharedInput};
 
 /// A deflated part's compressed bytes read through a clone of the
 /// archive's reader, shared by the pipe's two threads.
@@ -416,7 +421,7 @@ impl<R: Read + Seek> Archive<R> {
 
     /// A deflated part's compressed bytes, read through a clone of the
     /// archive's reader, for the pipe to share between its two threads
-    /// (see `src/package/read_ahead.rs`). None for a part that is missing,
+    /// (see `src/archive/read_ahead.rs`). None for a part that is missing,
     /// not deflated or encrypted, or whose data cannot be found: its
     /// reader then reads through the zip crate, and reports any error.
     pub(crate) fn shared_input(&mut self, name: &str) -> Option<SharedPartInput<R>>
@@ -534,7 +539,7 @@ enum Compressed<'a, R: Read> {
     /// The zip crate's raw reader of the entry.
     Entry(ZipFile<'a, R>),
     /// A clone of the archive's reader over the entry's bytes, which the
-    /// pipe's scan thread may read ahead (see `src/package/read_ahead.rs`).
+    /// pipe's scan thread may read ahead (see `src/archive/read_ahead.rs`).
     Shared(AheadInput<io::Take<R>>),
 }
 

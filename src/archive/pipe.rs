@@ -23,7 +23,7 @@
 //!
 //! The part's compressed bytes are read the same way: the scan thread,
 //! finding no buffer queued, reads the inflater's next input ahead
-//! (`src/package/read_ahead.rs`).
+//! (`src/archive/read_ahead.rs`).
 
 use std::io::{self, Read, Seek};
 use std::sync::Arc;
@@ -34,9 +34,9 @@ use std::thread::Scope;
 use crate::chunk::ChunkBuffer;
 use crate::error::Result;
 use crate::limits::Limits;
-use crate::package::SheetInfo;
-use crate::package::archive::{Archive, CrcCheck, container_error};
-use crate::package::read_ahead::ReadAhead;
+use crate::opc::SheetInfo;
+use crate::archive::{Archive, CrcCheck, container_error};
+use crate::archive::read_ahead::ReadAhead;
 
 /// Bytes of inflated data per buffer.
 const PIPE_CHUNK: usize = 512 * 1024;
@@ -76,7 +76,7 @@ fn hash_where_it_waits_least(queued: usize) -> bool {
 pub(crate) struct Pipe<'a> {
     full: Receiver<io::Result<Message>>,
     /// The part's compressed bytes, read ahead here when no buffer is
-    /// queued (see `src/package/read_ahead.rs`).
+    /// queued (see `src/archive/read_ahead.rs`).
     compressed: Option<Arc<dyn ReadAhead + 'a>>,
     empty: SyncSender<Vec<u8>>,
     /// Messages sent and not yet received.
@@ -351,7 +351,7 @@ mod tests {
     use std::io::{Cursor, Write};
     use std::sync::atomic::AtomicBool;
 
-    use crate::package::{SheetKind, SheetState};
+    use crate::opc::{SheetKind, SheetState};
 
     const PART: &str = "xl/worksheets/sheet1.xml";
 

@@ -22,7 +22,7 @@ const INPUT_CHUNK: usize = 256 * 1024;
 const FIRST_INPUT: usize = 16 * 1024;
 
 /// Where an [`Inflater`] gets its compressed bytes: any reader, or the
-/// pipe's shared input (`src/package/read_ahead.rs`), which may hand over
+/// pipe's shared input (`src/archive/read_ahead.rs`), which may hand over
 /// a buffer the other thread filled instead of reading into this one.
 pub(crate) trait CompressedInput {
     /// Puts the next compressed bytes at the start of `buffer`, at most
@@ -71,7 +71,7 @@ pub(crate) struct Inflater<I> {
 }
 
 /// A part's CRC-32 check, handed over by its [`Inflater`] to whoever reads
-/// its bytes: the pipe (`src/pipe.rs`) hashes each buffer on whichever of
+/// its bytes: the pipe (`src/archive/pipe.rs`) hashes each buffer on whichever of
 /// its two threads would otherwise wait, and checks the whole at the end.
 pub(crate) struct CrcCheck {
     /// The hash of the bytes the inflater gave out before it handed over.

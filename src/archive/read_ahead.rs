@@ -21,7 +21,7 @@
 use std::io::{self, Read};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::package::inflate::{CompressedInput, read_retrying};
+use crate::archive::inflate::{CompressedInput, read_retrying};
 
 /// What the scan thread calls when it would wait, type-erased so that the
 /// pipe does not depend on the archive's reader type.

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""The layer check: every import in src/ points down the layers.
+
+Reads the `crate::`, `super::` and `self::` paths of every file under src/
+(the CLI in src/bin/ is a crate of its own, above everything), resolves each
+to the file that defines it (names re-exported at the crate root through
+lib.rs's `pub use` lines), and fails when a file imports a file of a higher
+layer. Files of one layer may import each other. ARCHITECTURE.md lists the
+layers; LAYERS below is the same list, bottom first, as path prefixes.
+
+    python3 .ci/layers.py            # check; exit 1 on an upward import
+    python3 .ci/layers.py --graph    # also print the circles of files
+
+Comments and `#[cfg(test)] mod tests { ... }` blocks are left out: a test
+may reach anywhere.
+"""
+
+import os
+import re
+import sys
+
+# Bottom first. A file belongs to the first layer with a matching prefix
+# (a prefix ending in `/` is a folder, otherwise a file).
+LAYERS = [
+    ("model", [
+        "src/limits.rs", "src/source.rs", "src/text.rs", "src/date.rs",
+        "src/cell.rs", "src/number_format.rs", "src/error.rs", "src/range.rs",
+        "src/columns.rs", "src/interop.rs", "src/format/", "src/styles.rs",
+        "src/shared_strings.rs", "src/model/", "src/count.rs",
+    ]),
+    ("plumbing", [
+        "src/xml/", "src/zip/", "src/compound/", "src/opc/", "src/formula/",
+    ]),
+    ("contract", ["src/contract/"]),
+    ("formats", ["src/xlsx/", "src/xlsb/", "src/xls/", "src/ods/"]),
+    ("workbook", [
+        "src/detect.rs", "src/workbook.rs", "src/book.rs", "src/metadata.rs",
+        "src/parallel.rs",
+    ]),
+    ("layers", [
+        "src/sheet.rs", "src/de.rs", "src/arrow/", "src/fuzzing.rs",
+        "src/lib.rs",
+    ]),
+]
+
+
+def layer_of(path):
+    for number, (name, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if path == prefix or (prefix.endswith("/") and path.startswith(prefix)):
+                return number, name
+    return None, None
+
+
+def module_path(root, path):
+    parts = os.path.relpath(path, root)[:-3].split(os.sep)
+    if parts[-1] in ("mod", "lib"):
+        parts = parts[:-1]
+    return tuple(parts)
+
+
+def strip(text):
+    """The text without comments, string literals and test modules."""
+    text = re.sub(r"#\[cfg\(test\)\]\s*(pub(\(crate\))?\s+)?mod\s+\w+\s*\{", "\0TESTMOD", text)
+    out = []
+    i = 0
+    while i < len(text):
+        if text.startswith("\0TESTMOD", i):
+            # Skip to the brace that closes the module.
+            i += len("\0TESTMOD")
+            depth = 1
+            while i < len(text) and depth:
+                if text[i] == "{":
+                    depth += 1
+                elif text[i] == "}":
+                    depth -= 1
+                i += 1
+            continue
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        if text.startswith("/*", i):
+            end = text.find("*/", i)
+            i = len(text) if end < 0 else end + 2
+            continue
+        if text[i] == '"':
+            j = i + 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def expand(prefix, body):
+    """`a::{b, c::{d, e}}` -> [a::b, a::c::d, a::c::e] (prefix given)."""
+    paths = []
+    depth = 0
+    item = ""
+    for ch in body + ",":
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            item = item.strip()
+            if item:
+                m = re.match(r"^([\w:]*?)(::)?\{(.*)\}$", item, re.S)
+                if m:
+                    inner_prefix = prefix + ([p for p in m.group(1).split("::") if p])
+                    paths += expand(inner_prefix, m.group(3))
+                else:
+                    name = item.split(" as ")[0].strip()
+                    paths.append(prefix + [p for p in name.split("::") if p])
+            item = ""
+        else:
+            item += ch
+    return paths
+
+
+def paths_in(text):
+    """Every path that starts with crate::, super:: or self:: (super and
+    self chains kept as written)."""
+    found = []
+    for m in re.finditer(r"\b((?:crate|super|self)(?:::(?:super|self))*)::\{", text):
+        start = m.end()
+        depth = 1
+        j = start
+        while j < len(text) and depth:
+            if text[j] == "{":
+                depth += 1
+            elif text[j] == "}":
+                depth -= 1
+            j += 1
+        head = m.group(1).split("::")
+        found += expand(head, text[start:j - 1])
+    for m in re.finditer(r"\b((?:crate|super|self)(?:::\w+)+)", text):
+        found.append(m.group(1).split("::"))
+    return found
+
+
+def main():
+    root = "src"
+    graph_wanted = "--graph" in sys.argv
+    files = {}
+    for folder, _, names in os.walk(root):
+        if folder.startswith(os.path.join(root, "bin")):
+            continue
+        for name in names:
+            if name.endswith(".rs"):
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as handle:
+                    files[path] = strip(handle.read())
+    modules = {module_path(root, path): path for path in files}
+    # Names the crate root re-exports: `pub use a::b::{C, D};`.
+    reexports = {}
+    lib = files.get(os.path.join(root, "lib.rs"), "")
+    for m in re.finditer(r"pub use ([\w:]+)::\{([^}]*)\};|pub use ([\w:]+)::(\w+);", lib):
+        if m.group(1):
+            names = [n.strip().split(" as ")[-1].strip() for n in m.group(2).split(",") if n.strip()]
+            for name in names:
+                reexports[name] = tuple(m.group(1).split("::"))
+        else:
+            reexports[m.group(4)] = tuple(m.group(3).split("::"))
+
+    def resolve(path, parts):
+        here = module_path(root, path)
+        is_folder_root = os.path.basename(path) in ("mod.rs", "lib.rs")
+        base = list(here) if is_folder_root else list(here[:-1])
+        if parts[0] == "crate":
+            base, parts = [], parts[1:]
+        elif parts[0] == "self":
+            parts = parts[1:]
+            base = list(here)
+        while parts and parts[0] in ("super", "self"):
+            if parts[0] == "super":
+                base = base[:-1]
+            parts = parts[1:]
+        full = base + parts
+        if not base and full and full[0] in reexports:
+            full = list(reexports[full[0]]) + full[1:]
+        for n in range(len(full), 0, -1):
+            target = modules.get(tuple(full[:n]))
+            if target:
+                return target
+        return None
+
+    edges = {path: set() for path in files}
+    for path, text in files.items():
+        for parts in paths_in(text):
+            target = resolve(path, parts)
+            if target and target != path:
+                edges[path].add(target)
+
+    problems = []
+    for path in sorted(files):
+        number, name = layer_of(path)
+        if number is None:
+            problems.append(f"{path}: in no layer (add it to LAYERS in .ci/layers.py and to ARCHITECTURE.md)")
+            continue
+        for target in sorted(edges[path]):
+            target_number, target_name = layer_of(target)
+            if target_number is not None and target_number > number:
+                problems.append(f"{path} ({name}) imports {target} ({target_name}), a higher layer")
+
+    if graph_wanted:
+        circles = strongly_connected(edges)
+        for circle in sorted(circles, key=len, reverse=True):
+            layers = sorted({layer_of(p)[1] or "?" for p in circle})
+            print(f"circle of {len(circle)} files in {', '.join(layers)}: {' '.join(sorted(circle))}")
+        if not circles:
+            print("no circles of files")
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if problems:
+        sys.exit(1)
+    print(f"{len(files)} files in {len(LAYERS)} layers; every import points down or within a layer")
+
+
+def strongly_connected(edges):
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+    counter = [0]
+    sys.setrecursionlimit(10_000)
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                circles.append(component)
+
+    for v in edges:
+        if v not in index:
+            visit(v)
+    return circles
+
+
+if __name__ == "__main__":
+    main()
