@@ -112,13 +112,11 @@ fn main() {
             r#"<worksheet xmlns="{MAIN_NS}"><sheetData><row r="1"><c r="A1"><v>1</v></c>{}"#,
             "<x/>".repeat(limit / 4 + 1024)
         );
-        (
-            package(1, &xml),
-            Limits {
-                max_row_bytes: limit as u64,
-                ..Limits::default()
-            },
-        )
+        (package(1, &xml), {
+            let mut limits = Limits::default();
+            limits.max_row_bytes = limit as u64;
+            limits
+        })
     };
     let (small, small_limits) = unclosed(64 << 20);
     let (large, large_limits) = unclosed(128 << 20);
@@ -136,10 +134,11 @@ fn main() {
         .collect();
     let part = format!(r#"<worksheet xmlns="{MAIN_NS}"><sheetData>{rows}</sheetData></worksheet>"#);
     let shared = |sheets: usize| {
-        let limits = Limits {
-            max_workbook_bytes: (sheets as u64 / 2) * part.len() as u64,
-            max_compression_ratio: u64::MAX,
-            ..Limits::default()
+        let limits = {
+            let mut limits = Limits::default();
+            limits.max_workbook_bytes = (sheets as u64 / 2) * part.len() as u64;
+            limits.max_compression_ratio = u64::MAX;
+            limits
         };
         (package(sheets, &part), limits)
     };

@@ -15,6 +15,7 @@ pub const MAX_ROW: u32 = 1_048_575;
 /// reader's per-row arena; none of it is copied to the heap per cell. Call
 /// [`Value::to_owned_text`] or copy what you need to keep past the row.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum Value<'a> {
     /// A number (`t="n"`, or no type) whose style is not a date format.
     Number(f64),
@@ -69,25 +70,11 @@ impl fmt::Display for Value<'_> {
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Value::Number(number) => write_number(f, number),
+            Value::Number(number) => crate::text::write_number(f, number),
             Value::Text(text) | Value::Error(text) => f.write_str(text),
             Value::Bool(flag) => f.write_str(if flag { "TRUE" } else { "FALSE" }),
             Value::DateTime(date) => fmt::Display::fmt(&date, f),
         }
-    }
-}
-
-/// A number in its shortest round-trip form, as the CSV writes it.
-pub(crate) fn write_number(f: &mut impl fmt::Write, number: f64) -> fmt::Result {
-    let magnitude = number.abs();
-    if number.fract() == 0.0 && magnitude < 1e15 {
-        // `{}` of a whole double below 1e15 is its digits (and `-0` for -0.0).
-        return write!(f, "{number}");
-    }
-    if magnitude == 0.0 || (1e-5..1e16).contains(&magnitude) {
-        write!(f, "{number}")
-    } else {
-        write!(f, "{number:e}")
     }
 }
 

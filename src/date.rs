@@ -260,18 +260,18 @@ impl fmt::Display for DateTime {
                     }
                     write_clock(f, ms.unsigned_abs())
                 }
-                None => crate::cell::write_number(f, self.serial),
+                None => crate::text::write_number(f, self.serial),
             },
             DateTimeKind::Time => match self.to_civil() {
                 Some(civil) => write_clock(f, civil.millisecond_of_day()),
-                None => crate::cell::write_number(f, self.serial),
+                None => crate::text::write_number(f, self.serial),
             },
             DateTimeKind::Date => match self.to_civil() {
                 Some(civil) if civil.is_midnight() => {
                     write!(f, "{:04}-{:02}-{:02}", civil.year, civil.month, civil.day)
                 }
                 Some(civil) => fmt::Display::fmt(&civil, f),
-                None => crate::cell::write_number(f, self.serial),
+                None => crate::text::write_number(f, self.serial),
             },
         }
     }

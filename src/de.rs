@@ -25,10 +25,10 @@ use serde::de::{
 };
 
 use crate::cell::{Row, Value, column_name};
+use crate::contract::SheetRows;
 use crate::date::DateTime;
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::NumberFormats;
-use crate::rows::SheetRows;
 use crate::workbook::{SheetSelector, Workbook};
 
 /// Where the header is and which columns the records start at. The

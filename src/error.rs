@@ -5,6 +5,7 @@
 //! inflated part. Each layer fills in what it knows as the error travels up,
 //! so the message a user sees names the place precisely.
 
+use std::any::Any;
 use std::fmt;
 use std::io;
 
@@ -20,9 +21,10 @@ pub struct Error(Box<ErrorInner>);
 struct ErrorInner {
     kind: ErrorKind,
     location: Location,
-    /// A misfit's sheet read through: the columns a read again needs.
-    #[cfg(feature = "arrow")]
-    widened: Option<crate::arrow::WidenedSheet>,
+    /// What a layer above attached for itself to act on (the Arrow layer:
+    /// the columns a read again of a misfit's sheet needs). The error type
+    /// knows nothing of it but that it is there.
+    attachment: Option<Box<dyn Any + Send + Sync>>,
 }
 
 /// What went wrong.
@@ -142,8 +144,7 @@ impl Error {
         Error(Box::new(ErrorInner {
             kind,
             location: Location::default(),
-            #[cfg(feature = "arrow")]
-            widened: None,
+            attachment: None,
         }))
     }
 
@@ -229,18 +230,18 @@ impl Error {
         })
     }
 
-    /// With the columns a read again of the misfit's sheet needs.
-    #[cfg(feature = "arrow")]
-    pub(crate) fn with_widened(mut self, widened: crate::arrow::WidenedSheet) -> Error {
-        self.0.widened = Some(widened);
+    /// With `value` attached, for the layer that attached it to find
+    /// again ([`Error::attachment`]); it replaces any attached before.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn with_attachment<T: Any + Send + Sync>(mut self, value: T) -> Error {
+        self.0.attachment = Some(Box::new(value));
         self
     }
 
-    /// The columns a read again of a misfit's sheet needs, if this is a
-    /// misfit that can widen its column.
-    #[cfg(feature = "arrow")]
-    pub(crate) fn widened(&self) -> Option<&crate::arrow::WidenedSheet> {
-        self.0.widened.as_ref()
+    /// What was attached, if it is a `T`.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn attachment<T: Any>(&self) -> Option<&T> {
+        self.0.attachment.as_ref()?.downcast_ref()
     }
 
     /// What went wrong.

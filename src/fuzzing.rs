@@ -1,10 +1,10 @@
 //! Entry points for the fuzz targets in `fuzz/` and for tests that drive
 //! internal layers directly. Not part of the public API.
 
+use crate::contract::{PartSource, SheetContext, SheetRows};
 use crate::date::DateSystem;
 use crate::error::Result;
 use crate::limits::Limits;
-use crate::rows::{PartSource, SheetContext, SheetRows};
 use crate::shared_strings::SharedStringsBuilder;
 use crate::styles::StylesBuilder;
 use crate::xlsb::rows::XlsbRows;
@@ -36,7 +36,7 @@ pub fn read_sheet_xml(xml: &[u8], chunk_size: usize) -> Result<(usize, String)> 
         date_system: DateSystem::V1900,
         links: &crate::formula::NO_LINKS,
     };
-    let mut rows = SheetRows::xlsx(XlsxRows::new(
+    let mut rows = SheetRows::new(XlsxRows::new(
         PartSource::Reader(Box::new(xml)),
         context,
         "Fuzz",
@@ -97,7 +97,7 @@ pub fn read_sheet_xlsb_with(
         date_system: DateSystem::V1900,
         links: &crate::formula::NO_LINKS,
     };
-    let mut rows = SheetRows::xlsb(XlsbRows::new(
+    let mut rows = SheetRows::new(XlsbRows::new(
         PartSource::Reader(Box::new(bytes)),
         context,
         "Fuzz",
@@ -138,7 +138,7 @@ pub fn count_sheet_xml<R>(
         date_system: workbook.date_system,
         links: &workbook.links,
     };
-    let mut rows = SheetRows::xlsx(XlsxRows::new(
+    let mut rows = SheetRows::new(XlsxRows::new(
         PartSource::Reader(Box::new(xml)),
         context,
         info.name(),

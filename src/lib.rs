@@ -135,12 +135,14 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod archive;
 #[cfg(feature = "arrow")]
 pub mod arrow;
-mod archive;
 mod cell;
 mod chunk;
 mod columns;
+mod compound;
+mod contract;
 mod count;
 mod date;
 #[cfg(feature = "serde")]
@@ -156,22 +158,23 @@ mod number_format;
 mod opc;
 mod parallel;
 mod range;
-mod rows;
 mod shared_strings;
 mod sheet;
 mod source;
 mod styles;
+mod text;
 mod workbook;
-mod xml;
 mod xls;
 mod xlsb;
 mod xlsx;
+mod xml;
 
 #[doc(hidden)]
 pub mod fuzzing;
 
 pub use cell::{Cell, CellRef, MAX_COLUMN, MAX_ROW, Row, Value};
 pub use columns::{ColumnSelector, ColumnSet, ColumnSpec};
+pub use contract::SheetRows;
 pub use count::SheetCounts;
 pub use date::{CivilDateTime, DateSystem, DateTime, DateTimeKind};
 #[cfg(feature = "serde")]
@@ -179,13 +182,13 @@ pub use de::{DeserializeOptions, Records};
 pub use error::{Error, ErrorKind, Location, Result};
 pub use format::{NumberFormat, NumberFormats};
 pub use limits::Limits;
-pub use metadata::{Comment, DefinedName, Hyperlink, SheetMetadata, Table};
+pub use metadata::{
+    Comment, DefinedName, Hyperlink, SheetInfo, SheetKind, SheetMetadata, SheetState, Table,
+};
 pub use number_format::FormatKind;
-pub use opc::{SheetInfo, SheetKind, SheetState};
 pub use parallel::{Parallel, open_workbooks};
 pub use range::{CellRange, SheetRange};
-pub use rows::SheetRows;
 pub use shared_strings::SharedStrings;
 pub use sheet::{OwnedValue, Sheet, SheetBuilder, SheetRow};
 pub use source::SharedFile;
-pub use workbook::{FileFormat, OpenOptions, RowFlow, SheetSelector, Workbook};
+pub use workbook::{FileFormat, OpenOptions, RowFlow, SheetRef, SheetSelector, Workbook};

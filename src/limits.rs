@@ -7,13 +7,16 @@
 /// strings table larger than memory). Raise them for unusual files:
 ///
 /// ```
-/// let limits = sheetstream::Limits {
-///     max_row_bytes: 1 << 30,
-///     ..sheetstream::Limits::default()
-/// };
-/// # let _ = limits;
+/// let mut limits = sheetstream::Limits::default();
+/// limits.max_row_bytes = 1 << 30;
+/// let options = sheetstream::OpenOptions::new().limits(limits);
+/// # let _ = options;
 /// ```
+///
+/// New limits may be added (the struct is `#[non_exhaustive]`): start from
+/// [`Limits::default`] and set the fields you want.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Largest inflated size of any part, in bytes. Sheets are streamed, so
     /// this bounds time, not memory.

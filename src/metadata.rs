@@ -1,17 +1,78 @@
-//! Workbook and sheet metadata that streaming readers usually miss:
-//! defined names, the sheet dimension, hidden columns and rows, merged
-//! ranges, hyperlinks and comments (notes), and the workbook's Excel
-//! tables ([`Table`], from `xlsx::tables`). The types are the same for
-//! every format; each format reads them from its own parts
-//! (`xlsx::metadata`, `xlsb::metadata`, `xls::metadata`).
+//! What a workbook says besides its cells, as the same types for every
+//! format: the sheet list ([`SheetInfo`]), defined names, a sheet's
+//! dimension, hidden columns and rows, merged ranges, hyperlinks and
+//! comments ([`SheetMetadata`]), and Excel tables ([`Table`]). Each format
+//! reads them from its own parts (`xlsx::metadata`, `xlsb::metadata`,
+//! `xls::metadata`); `Workbook`'s methods (`workbook::metadata`) ask the
+//! workbook's format for them.
 
-use std::io::{Read, Seek};
 use std::ops::RangeInclusive;
 
 use crate::cell::CellRef;
-use crate::error::Result;
 use crate::range::CellRange;
-use crate::workbook::{FileFormat, SheetSelector, Workbook};
+
+/// Whether a sheet is shown in Excel's tab bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SheetState {
+    /// Shown.
+    Visible,
+    /// Hidden; the user can unhide it.
+    Hidden,
+    /// Hidden; only a macro can unhide it.
+    VeryHidden,
+}
+
+/// What a sheet holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SheetKind {
+    /// A grid of cells.
+    Worksheet,
+    /// A sheet that holds only a chart.
+    Chartsheet,
+    /// An Excel 5 dialog sheet.
+    Dialogsheet,
+    /// An Excel 4 macro sheet (XLM).
+    Macrosheet,
+}
+
+/// A sheet as the workbook lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SheetInfo {
+    pub(crate) position: usize,
+    pub(crate) name: String,
+    pub(crate) state: SheetState,
+    pub(crate) kind: SheetKind,
+    pub(crate) part: String,
+}
+
+impl SheetInfo {
+    /// The sheet's position in [`Workbook::sheets`](crate::Workbook::sheets).
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    /// The sheet's name as shown on its tab.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Visible, hidden or very hidden.
+    pub fn state(&self) -> SheetState {
+        self.state
+    }
+
+    /// Worksheet, chart sheet, dialog sheet or macro sheet.
+    pub fn kind(&self) -> SheetKind {
+        self.kind
+    }
+
+    /// The name of the package part holding the sheet's XML.
+    pub fn part(&self) -> &str {
+        &self.part
+    }
+}
 
 /// A defined name (a named range, constant or formula) from the workbook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +83,7 @@ pub struct DefinedName {
     /// What it refers to, as written: a formula such as `Data!$B$2:$B$4`.
     pub refers_to: String,
     /// The sheet the name is local to (its position in
-    /// [`Workbook::sheets`]), or `None` for a workbook-wide name.
+    /// [`Workbook::sheets`](crate::Workbook::sheets)), or `None` for a workbook-wide name.
     pub sheet: Option<usize>,
     /// Whether the name is hidden from the user.
     pub hidden: bool,
@@ -60,7 +121,7 @@ pub struct Comment {
 }
 
 /// What a sheet says about itself besides its cells. Read by
-/// [`Workbook::sheet_metadata`] without reading the cells.
+/// [`Workbook::sheet_metadata`](crate::Workbook::sheet_metadata) without reading the cells.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SheetMetadata {
@@ -72,7 +133,7 @@ pub struct SheetMetadata {
     pub hidden_columns: Vec<RangeInclusive<u32>>,
     /// Whether rows are hidden unless the sheet writes them
     /// (`<sheetFormatPr zeroHeight="1">`, how Excel hides every unused row):
-    /// then [`Workbook::hidden_rows`] lists the written rows marked hidden,
+    /// then [`Workbook::hidden_rows`](crate::Workbook::hidden_rows) lists the written rows marked hidden,
     /// and every row the sheet does not write is hidden too.
     pub rows_hidden_by_default: bool,
     /// Merged ranges, in file order.
@@ -101,7 +162,7 @@ impl SheetMetadata {
 }
 
 /// An Excel table (a ListObject: Insert > Table in Excel), read by
-/// [`Workbook::tables`] from its own part without reading any cell.
+/// [`Workbook::tables`](crate::Workbook::tables) from its own part without reading any cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Table {
@@ -109,7 +170,7 @@ pub struct Table {
     pub name: String,
     /// The name Excel shows (the same as `name` in files Excel writes).
     pub display_name: String,
-    /// The sheet holding it: its position in [`Workbook::sheets`].
+    /// The sheet holding it: its position in [`Workbook::sheets`](crate::Workbook::sheets).
     pub sheet: usize,
     /// That sheet's name.
     pub sheet_name: String,
@@ -184,217 +245,5 @@ impl Table {
                     "named '{name}' ({known})"
                 )))
             })
-    }
-}
-
-/// The tables of a package's workbook, by its format.
-fn read_tables<R: Read + Seek>(
-    format: FileFormat,
-    archive: &mut crate::archive::Archive<R>,
-    sheets: &[crate::SheetInfo],
-    limits: &crate::Limits,
-) -> Result<Vec<Table>> {
-    match format {
-        FileFormat::Xlsx => crate::xlsx::tables::read_tables(archive, sheets, limits, false),
-        FileFormat::Xlsb => crate::xlsx::tables::read_tables(archive, sheets, limits, true),
-        FileFormat::Xls => Ok(Vec::new()),
-    }
-}
-
-impl<R: Read + Seek> Workbook<R> {
-    /// The workbook's Excel tables (ListObjects), in sheet order: name,
-    /// sheet, range, header and totals row counts, column names. Each is
-    /// read from its own part (`xl/tables/tableN.xml`, in an `.xlsb`
-    /// workbook the record stream `xl/tables/tableN.bin`, found through
-    /// the sheet's relationships); no sheet's cells are read. An `.xls`
-    /// workbook has none in what is read of it (an empty list).
-    ///
-    /// ```
-    /// # fn main() -> Result<(), sheetstream::Error> {
-    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
-    /// for table in workbook.tables()? {
-    ///     println!("{} on {} at {}: {:?}", table.name, table.sheet_name, table.range, table.columns);
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// A sheet's relationships or a table part are missing or malformed.
-    pub fn tables(&mut self) -> Result<Vec<Table>> {
-        let limits = self.limits;
-        let format = self.format;
-        match &mut self.container {
-            crate::workbook::Container::Package(archive) => {
-                read_tables(format, archive, &self.sheets, &limits)
-            }
-            crate::workbook::Container::Compound(_) => Ok(Vec::new()),
-        }
-    }
-
-    /// A second handle on this workbook for the metadata readers (defined
-    /// names, [`Workbook::sheet_metadata`], [`Workbook::hidden_rows`],
-    /// [`Workbook::tables`]), which take `&mut self`, when the workbook is
-    /// shared behind an `Arc` (the Python package's, the Arrow layer's
-    /// owned and many-sheet readers): the same file through a clone of its
-    /// handle. It holds no shared strings or styles (those readers use
-    /// none), so it is for metadata only: reading rows through it fails on
-    /// the first shared string.
-    #[doc(hidden)]
-    pub fn metadata_handle(&self) -> Workbook<R>
-    where
-        R: Clone,
-    {
-        Workbook {
-            container: self.container.clone(),
-            format: self.format,
-            workbook_part: self.workbook_part.clone(),
-            sheets: self.sheets.clone(),
-            shared_strings: None,
-            styles: crate::styles::Styles::default(),
-            date_system: self.date_system,
-            limits: self.limits,
-            links: crate::formula::Links::default(),
-        }
-    }
-
-    /// [`Workbook::tables`] of a shared workbook (one behind an `Arc`),
-    /// read through a clone of its file handle.
-    ///
-    /// # Errors
-    ///
-    /// As [`Workbook::tables`].
-    pub fn tables_shared(&self) -> Result<Vec<Table>>
-    where
-        R: Clone,
-    {
-        match self.container.clone() {
-            crate::workbook::Container::Package(mut archive) => {
-                read_tables(self.format, &mut archive, &self.sheets, &self.limits)
-            }
-            crate::workbook::Container::Compound(_) => Ok(Vec::new()),
-        }
-    }
-
-    /// The table of this name (case-insensitive, as Excel's names are).
-    ///
-    /// # Errors
-    ///
-    /// As [`Workbook::tables`]; no table of that name (the error lists the
-    /// tables there are).
-    pub fn table(&mut self, name: &str) -> Result<Table> {
-        let tables = self.tables()?;
-        find_table(&tables, name).cloned()
-    }
-
-    /// The defined names of the workbook, in file order.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), sheetstream::Error> {
-    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
-    /// for name in workbook.defined_names()? {
-    ///     println!("{} = {} (sheet {:?})", name.name, name.refers_to, name.sheet);
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// The workbook part cannot be read or is malformed.
-    pub fn defined_names(&mut self) -> Result<Vec<DefinedName>> {
-        match self.format {
-            FileFormat::Xlsx => self.xlsx_defined_names(),
-            FileFormat::Xls => self.xls_defined_names(),
-            FileFormat::Xlsb => self.xlsb_defined_names(),
-        }
-    }
-
-    /// The dimension, hidden columns (and whether rows are hidden by
-    /// default), merged ranges, hyperlinks and comments of a sheet, read
-    /// without reading its cells.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), sheetstream::Error> {
-    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
-    /// let metadata = workbook.sheet_metadata("Data")?;
-    /// assert_eq!(metadata.dimension.map(|range| range.to_string()), Some("A1:E4".into()));
-    /// assert!(metadata.merged.is_empty());
-    /// # Ok(())
-    /// # }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// No such sheet; its part, relationships or comments are missing
-    /// (when referred to) or malformed.
-    pub fn sheet_metadata(&mut self, sheet: impl SheetSelector) -> Result<SheetMetadata> {
-        match self.format {
-            FileFormat::Xlsx => self.xlsx_sheet_metadata(sheet),
-            FileFormat::Xls => self.xls_sheet_metadata(sheet),
-            FileFormat::Xlsb => self.xlsb_sheet_metadata(sheet),
-        }
-    }
-
-    /// What a sheet says before its cells: its dimension, hidden columns
-    /// and whether rows are hidden by default, without merged ranges,
-    /// hyperlinks or comments. An `.xlsx` part is read up to its cells
-    /// only; the other formats read [`Workbook::sheet_metadata`].
-    // Used by the Arrow layer only.
-    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
-    pub(crate) fn sheet_head(&mut self, sheet: impl SheetSelector) -> Result<SheetMetadata> {
-        match self.format {
-            FileFormat::Xlsx => self.xlsx_sheet_head(sheet),
-            FileFormat::Xls | FileFormat::Xlsb => self.sheet_metadata(sheet),
-        }
-    }
-
-    /// The dimension of a sheet as written (`<dimension ref="A1:E4"/>`),
-    /// read from the start of its part only: reading stops at the cells.
-    /// None when the sheet does not say (or says something unreadable).
-    ///
-    /// ```
-    /// # fn main() -> Result<(), sheetstream::Error> {
-    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
-    /// assert_eq!(workbook.sheet_dimension("Data")?.map(|range| range.to_string()), Some("A1:E4".into()));
-    /// # Ok(())
-    /// # }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// No such sheet, its part is missing, or its start is malformed.
-    pub fn sheet_dimension(&mut self, sheet: impl SheetSelector) -> Result<Option<CellRange>> {
-        match self.format {
-            FileFormat::Xlsx => self.xlsx_sheet_dimension(sheet),
-            FileFormat::Xls => self.xls_sheet_dimension(sheet),
-            FileFormat::Xlsb => self.xlsb_sheet_dimension(sheet),
-        }
-    }
-
-    /// The hidden rows of a sheet (0-based), in file order. Only the row
-    /// start tags are parsed; cells are skipped unread. In a sheet whose
-    /// rows are hidden by default
-    /// ([`SheetMetadata::rows_hidden_by_default`]), the rows it does not
-    /// write are hidden as well.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), sheetstream::Error> {
-    /// let mut workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
-    /// assert!(workbook.hidden_rows("Data")?.is_empty());
-    /// # Ok(())
-    /// # }
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// No such sheet, its part is missing, or a row tag is malformed.
-    pub fn hidden_rows(&mut self, sheet: impl SheetSelector) -> Result<Vec<u32>> {
-        match self.format {
-            FileFormat::Xlsx => self.xlsx_hidden_rows(sheet),
-            FileFormat::Xls => self.xls_hidden_rows(sheet),
-            FileFormat::Xlsb => self.xlsb_hidden_rows(sheet),
-        }
     }
 }

@@ -23,12 +23,10 @@ use crossbeam_deque::{Injector, Stealer, Worker};
 
 use crate::cell::Row;
 use crate::columns::ColumnSet;
+use crate::contract::{FormatBook, SheetContext, SheetRows};
 use crate::error::{Error, ErrorKind, Result};
-use crate::limits::Limits;
-use crate::opc::{SheetInfo, SheetKind};
-use crate::rows::{SheetContext, SheetRows};
-use crate::workbook::{Container, FileFormat, open_sheet_rows, pipelined_sheet_rows};
-use crate::workbook::{RowFlow, SheetSelector, Workbook};
+use crate::metadata::{SheetInfo, SheetKind};
+use crate::workbook::{Book, RowFlow, SheetSelector, Workbook};
 
 /// A parallel read of a workbook, set up by [`Workbook::parallel`].
 ///
@@ -374,7 +372,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         };
         pairs.sort_by_key(|&(index, position)| {
             let workbook = self.workbooks[index];
-            std::cmp::Reverse(workbook.container.sheet_size(&workbook.sheets[position]))
+            std::cmp::Reverse(workbook.book.sheet_size(&workbook.sheets[position]))
         });
         pairs
     }
@@ -399,19 +397,12 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
         // With fewer sheets than threads, each sheet gets an inflate thread.
         let pipelined = self.pipeline && threads > pairs.len();
         let job = Job {
-            books: self
+            workbooks: self
                 .workbooks
                 .iter()
-                .map(|workbook| Book {
+                .map(|workbook| Shared {
                     sheets: &workbook.sheets,
-                    context: SheetContext {
-                        shared_strings: workbook.shared_strings.as_ref(),
-                        styles: &workbook.styles,
-                        date_system: workbook.date_system,
-                        links: &workbook.links,
-                    },
-                    limits: workbook.limits,
-                    format: workbook.format,
+                    context: workbook.context(),
                 })
                 .collect(),
             columns: self.columns.as_ref(),
@@ -420,14 +411,14 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
             stop: AtomicBool::new(false),
             failure: Mutex::new(None),
         };
-        // Each worker's own clones of the archives, none read yet (cheap:
+        // Each worker's own clones of the books, none read yet (cheap:
         // the central directory is shared, a read-ahead buffer is only
         // allocated by a read). A worker reads through a clone of one of
         // these, dropped when it turns to another workbook.
-        let pristine = || -> Vec<Container<R>> {
+        let pristine = || -> Vec<Book<R>> {
             self.workbooks
                 .iter()
-                .map(|workbook| workbook.container.clone())
+                .map(|workbook| workbook.book.clone())
                 .collect()
         };
 
@@ -503,18 +494,16 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     }
 }
 
-/// What a worker needs of one workbook besides its archive: read-only,
+/// What a worker needs of one workbook besides its book: read-only,
 /// shared by every worker.
-struct Book<'w> {
+struct Shared<'w> {
     sheets: &'w [SheetInfo],
     context: SheetContext<'w>,
-    limits: Limits,
-    format: FileFormat,
 }
 
 /// What every worker of one run shares.
 struct Job<'w> {
-    books: Vec<Book<'w>>,
+    workbooks: Vec<Shared<'w>>,
     columns: Option<&'w ColumnSet>,
     pipelined: bool,
     /// Threads for one sheet when pipelined (an `.xls` sheet read block
@@ -545,8 +534,8 @@ impl Job<'_> {
     fn read_sheet<'scope, 'env, R, S, V>(
         &'env self,
         scope: &'scope Scope<'scope, 'env>,
-        archives: &[Container<R>],
-        archive: &mut Option<(usize, Container<R>)>,
+        archives: &[Book<R>],
+        archive: &mut Option<(usize, Book<R>)>,
         (index, position): (usize, usize),
         state: &mut S,
         visit: &V,
@@ -561,22 +550,13 @@ impl Job<'_> {
         let Some((_, archive)) = archive.as_mut() else {
             unreachable!("the archive was just set");
         };
-        let book = &self.books[index];
-        let sheet = &book.sheets[position];
-        let context = book.context;
-        let limits = &book.limits;
+        let shared = &self.workbooks[index];
+        let sheet = &shared.sheets[position];
+        let context = shared.context;
         let rows = if self.pipelined {
-            pipelined_sheet_rows(
-                scope,
-                book.format,
-                archive,
-                sheet,
-                context,
-                limits,
-                self.sheet_threads,
-            )
+            archive.pipelined_sheet_rows(scope, sheet, context, self.sheet_threads)
         } else {
-            open_sheet_rows(book.format, archive, sheet, context, limits)
+            archive.sheet_rows(sheet, context)
         };
         let rows = rows.map(|mut rows| {
             rows.select_columns(self.columns.cloned());

@@ -134,6 +134,7 @@ fn csv_text(value: Value<'_>) -> String {
             Some(civil) => civil.to_string(),
             None => number(date.serial()),
         },
+        other => panic!("a value the CSV rule does not describe: {other:?}"),
     }
 }
 

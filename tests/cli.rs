@@ -418,7 +418,31 @@ fn csv_sheet_by_name() {
 /// sheet is named `1`, and the name wins.
 #[test]
 fn csv_sheet_by_position() {
-    golden("csv", &["--sheet", "1"], "csv-sheet-position.csv");
+    // The fixture has a sheet named `1` at position 2: `--sheet 1` is that
+    // sheet (a name wins), with one warning naming the other reading.
+    golden_one(
+        Fixture::Writer,
+        "csv",
+        &["--sheet", "1"],
+        "csv-sheet-position.csv",
+    );
+    golden_one(
+        Fixture::Handmade,
+        "csv",
+        &["--sheet-name", "1"],
+        "csv-sheet-position.csv",
+    );
+    let file = Fixture::Handmade.file();
+    let named = run_cli_args(&["csv", path_str(&file.0), "--sheet-name", "1"]);
+    let ambiguous = run_cli_args(&["csv", path_str(&file.0), "--sheet", "1"]);
+    assert_eq!(ambiguous.code, Some(0), "{}", ambiguous.stderr);
+    assert_eq!(ambiguous.stdout, named.stdout);
+    assert_eq!(
+        ambiguous.stderr,
+        "sheetstream: warning: sheet '1' is the sheet named '1' (at position 2), not the sheet \
+         at position 1 ('Q1/Q2: sales'): a name wins; --sheet-index 1 reads the sheet at that \
+         position\n"
+    );
     let file = Fixture::Writer.file();
     let by_position = run_threads(&["csv", path_str(&file.0), "--sheet", "2"]);
     let by_name = run_threads(&["csv", path_str(&file.0), "--sheet", "Sparse"]);

@@ -178,8 +178,17 @@ fn tsv_escapes_and_delimiters() {
 fn sheet_selection_forms() {
     let file = temp_file("cli-sheets", &sales());
     let f = path_str(&file.0);
-    // `2` is a name here: the name wins; --sheet-index says position.
-    assert_eq!(ok(&["csv", f, "--sheet", "2"]), "named two\n");
+    // `2` is a name here: the name wins, with a warning that says how to
+    // ask for the position; --sheet-index says position.
+    let named = run_cli_args(&["csv", f, "--sheet", "2"]);
+    assert_eq!(named.code, Some(0), "{}", named.stderr);
+    assert_eq!(named.stdout, "named two\n");
+    assert_eq!(named.stderr.lines().count(), 1, "{}", named.stderr);
+    assert!(
+        named.stderr.contains("a name wins; --sheet-index 2 reads"),
+        "{}",
+        named.stderr
+    );
     assert_eq!(ok(&["csv", f, "--sheet-name", "2"]), "named two\n");
     assert_eq!(ok(&["csv", f, "--sheet-index", "2"]), "other\n");
     fails(&["csv", f, "--sheet-name", "3"], 2);

@@ -387,7 +387,15 @@ fn typed_commands_take_sheet_name_and_sheet_index() {
     let f = path_str(&file.0);
     let first = |out: String| out.lines().nth(1).unwrap().trim().to_owned();
     assert_eq!(first(ok(&["schema", f, "--sheet-name", "1"])), "one\tNull");
-    assert_eq!(first(ok(&["schema", f, "--sheet", "1"])), "one\tNull");
+    // `1` names the first sheet and is the position of the second: the
+    // name wins, with a warning.
+    let ambiguous = run_cli_args(&["schema", f, "--sheet", "1"]);
+    assert_eq!(first(ambiguous.stdout.clone()), "one\tNull");
+    assert!(
+        ambiguous.stderr.contains("a name wins"),
+        "{}",
+        ambiguous.stderr
+    );
     assert_eq!(first(ok(&["schema", f, "--sheet-index", "0"])), "one\tNull");
     assert_eq!(
         first(ok(&["schema", f, "--sheet-name", "Data"])),
@@ -395,12 +403,21 @@ fn typed_commands_take_sheet_name_and_sheet_index() {
     );
     let run = fails(&["schema", f, "--sheet-name", "0"], 2);
     assert!(run.stderr.contains("no sheet named `0`"), "{}", run.stderr);
-    // Position 1 is `Data`, but the sheet at position 0 is named `1`,
-    // which a read of many sheets would take for it.
-    for command in ["schema", "arrow"] {
-        let run = fails(&[command, f, "--sheet-index", "1"], 2);
-        assert!(run.stderr.contains("--sheet-name"), "{}", run.stderr);
-    }
+    // Position 1 is `Data`, whatever the sheet at position 0 is named:
+    // a position is never taken for a name, on every path.
+    assert_eq!(
+        first(ok(&["schema", f, "--sheet-index", "1"])),
+        "data\tNull"
+    );
+    let out = temp_dir("vocab-sheet-index");
+    let parquet = out.0.join("data.parquet");
+    let run = run_cli_args(&["parquet", f, "--sheet-index", "1", "-o", path_str(&parquet)]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let file = std::fs::File::open(&parquet).unwrap();
+    let reader =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    // The sheet `Data`: its one row is the header.
+    assert_eq!(reader.schema().field(0).name(), "data");
     fails(&["schema", f, "--sheet-index", "5"], 2);
     // clap's usage errors.
     for args in [

@@ -120,6 +120,7 @@ fn line_of(sheet: usize, reference: CellRef, value: Value<'_>) -> Line {
             Some(civil) => ("d", V::Text(civil.to_string())),
             None => ("n", V::Number(date.serial())),
         },
+        other => panic!("a value FORMAT.md does not describe: {other:?}"),
     };
     Line {
         sheet,

@@ -886,9 +886,10 @@ fn wide_row_workbook(row_bytes: usize) -> Vec<u8> {
 fn row_size_limit_on_a_row_larger_than_the_read_window() {
     // 300 KiB row, 200 KiB limit: refused.
     let bytes = wide_row_workbook(300 << 10);
-    let limits = Limits {
-        max_row_bytes: 200 << 10,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_row_bytes = 200 << 10;
+        limits
     };
     let err = read_with(&bytes, limits, "a 300 KiB row").unwrap_err();
     assert_eq!(limit_of(&err), ("row or string item size", 200 << 10));
@@ -900,9 +901,10 @@ fn row_size_limit_on_a_row_larger_than_the_read_window() {
 #[test]
 fn row_size_limit_below_the_read_window() {
     let bytes = wide_row_workbook(10_000);
-    let limits = Limits {
-        max_row_bytes: 1024,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_row_bytes = 1024;
+        limits
     };
     let err = read_with(&bytes, limits, "a 10 kB row with a 1 KiB limit").unwrap_err();
     assert_eq!(limit_of(&err), ("row or string item size", 1024));
@@ -916,9 +918,10 @@ fn shared_string_item_size_limit() {
         .strings(&["<t>short</t>", &long])
         .sheet("S", sheet_xml(""))
         .build();
-    let limits = Limits {
-        max_row_bytes: 200 << 10,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_row_bytes = 200 << 10;
+        limits
     };
     let err = read_with(&bytes, limits, "a 300 KiB shared string").unwrap_err();
     assert_eq!(limit_of(&err).1, 200 << 10);
@@ -935,10 +938,11 @@ fn compressible_workbook(rows: usize) -> Vec<u8> {
 #[test]
 fn compression_ratio_limit() {
     let bytes = compressible_workbook(20_000);
-    let limits = Limits {
-        max_compression_ratio: 20,
-        ratio_threshold_bytes: 64 << 10,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_compression_ratio = 20;
+        limits.ratio_threshold_bytes = 64 << 10;
+        limits
     };
     // Opening reads only the small parts; the sheet trips the limit.
     let mut workbook = OpenOptions::new()
@@ -956,10 +960,8 @@ fn compression_ratio_limit() {
     assert_eq!(limit_of(&err), ("compression ratio", 20));
     assert_mentions(&err, &["sheet 'Bad'", SHEET_PART]);
     // Under the threshold, the ratio is not checked.
-    let relaxed = Limits {
-        ratio_threshold_bytes: 64 << 20,
-        ..limits
-    };
+    let mut relaxed = limits;
+    relaxed.ratio_threshold_bytes = 64 << 20;
     assert_eq!(
         read_with(&bytes, relaxed, "under the threshold").unwrap(),
         20_000
@@ -972,10 +974,11 @@ fn compression_ratio_limit_on_a_part_read_at_open() {
     let strings: Vec<String> = (0..5000).map(|_| "<t>again</t>".to_owned()).collect();
     let items: Vec<&str> = strings.iter().map(String::as_str).collect();
     let bytes = book().strings(&items).sheet("S", sheet_xml("")).build();
-    let limits = Limits {
-        max_compression_ratio: 10,
-        ratio_threshold_bytes: 4096,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_compression_ratio = 10;
+        limits.ratio_threshold_bytes = 4096;
+        limits
     };
     let err = read_with(&bytes, limits, "a compressible shared strings part").unwrap_err();
     assert_eq!(limit_of(&err), ("compression ratio", 10));
@@ -990,25 +993,28 @@ fn part_size_limit() {
             .repeat(200),
     )
     .len() as u64;
-    let limits = Limits {
-        max_part_bytes: 4000,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_part_bytes = 4000;
+        limits
     };
     let err = read_with(&bytes, limits, "a sheet over max_part_bytes").unwrap_err();
     assert_eq!(limit_of(&err), ("inflated part size", 4000));
     assert_mentions(&err, &["sheet 'Bad'", SHEET_PART]);
     // Exactly the part's size is allowed.
-    let exact = Limits {
-        max_part_bytes: sheet_len,
-        ..Limits::default()
+    let exact = {
+        let mut limits = Limits::default();
+        limits.max_part_bytes = sheet_len;
+        limits
     };
     assert_eq!(
         read_with(&bytes, exact, "a sheet of exactly max_part_bytes").unwrap(),
         200
     );
-    let one_less = Limits {
-        max_part_bytes: sheet_len - 1,
-        ..Limits::default()
+    let one_less = {
+        let mut limits = Limits::default();
+        limits.max_part_bytes = sheet_len - 1;
+        limits
     };
     assert!(read_with(&bytes, one_less, "a sheet one byte over").is_err());
 }
@@ -1027,9 +1033,10 @@ fn metadata_part_size_limit() {
         .package()
         .with("xl/workbook.xml", workbook_xml)
         .build();
-    let limits = Limits {
-        max_metadata_part_bytes: 2000,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_metadata_part_bytes = 2000;
+        limits
     };
     let err = read_with(&bytes, limits, "a big workbook part").unwrap_err();
     assert_eq!(limit_of(&err), ("inflated part size", 2000));
@@ -1045,9 +1052,10 @@ fn shared_string_count_limit() {
     let at = |max: u64| {
         read_with(
             &bytes,
-            Limits {
-                max_shared_strings: max,
-                ..Limits::default()
+            {
+                let mut limits = Limits::default();
+                limits.max_shared_strings = max;
+                limits
             },
             "ten shared strings",
         )
@@ -1067,9 +1075,10 @@ fn shared_string_bytes_limit() {
     let at = |max: u64| {
         read_with(
             &bytes,
-            Limits {
-                max_shared_string_bytes: max,
-                ..Limits::default()
+            {
+                let mut limits = Limits::default();
+                limits.max_shared_string_bytes = max;
+                limits
             },
             "25 bytes of shared strings",
         )

@@ -145,8 +145,9 @@ fn cli_jsonl_and_cells_formatted() {
 /// column per case under a header row. 13:45 as `h:mm`, 13:45:30 as
 /// `h:mm:ss AM/PM`, 10 days 15:10:10 as `[h]:mm:ss`, 90.5 seconds as
 /// `[mm]:ss`, minus 1.5 hours as `[h]:mm:ss`, 12:30:00.250 as `h:mm:ss`,
-/// 2024-03-01 18:00 as `h:mm` (a date part the format does not show), and
-/// a plain date for comparison.
+/// 2024-03-01 18:00 as `h:mm` (a date part the format does not show, which
+/// the values keep: no date is dropped unasked), and a plain date for
+/// comparison.
 fn clock_workbook() -> Vec<u8> {
     let mut workbook = XlsxWorkbook::new();
     let sheet = workbook.add_worksheet();
@@ -187,7 +188,7 @@ const CLOCK_TEXT: [&str; 8] = [
     "00:01:30.500",
     "-01:30:00",
     "12:30:00.250",
-    "18:00:00",
+    "2024-03-01T18:00:00",
     "2024-03-01",
 ];
 
@@ -207,9 +208,10 @@ fn time_and_duration_values_display_as_times() {
         })
         .collect();
     use DateTimeKind::{Date, Duration, Time};
+    // The dated time keeps its date: a date-time, not a time of day.
     assert_eq!(
         kinds,
-        [Time, Time, Duration, Duration, Duration, Time, Time, Date]
+        [Time, Time, Duration, Duration, Duration, Time, Date, Date]
     );
     let texts: Vec<String> = row.cells().iter().map(|c| c.value().to_string()).collect();
     assert_eq!(texts, CLOCK_TEXT);
@@ -220,7 +222,7 @@ fn time_and_duration_values_display_as_times() {
     assert_eq!(dated.serial(), 45_352.75);
     assert_eq!(
         dated,
-        DateTime::from_serial(45_352.75, sheetstream::DateSystem::V1900).with_kind(Time)
+        DateTime::from_serial(45_352.75, sheetstream::DateSystem::V1900).with_kind(Date)
     );
     // The materialised sheet keeps the kind.
     drop(rows);
@@ -274,6 +276,7 @@ fn cli_writes_times_and_durations() {
     let run = run_cli_args(&["csv", "--date-format", "%d/%m/%Y", path]);
     let lines: Vec<&str> = run.stdout.lines().collect();
     let mut expected = CLOCK_TEXT;
+    expected[6] = "01/03/2024";
     expected[7] = "01/03/2024";
     assert_eq!(lines[1], expected.join(","));
     // JSON Lines: strings.
@@ -317,7 +320,8 @@ fn cli_writes_times_and_durations() {
 }
 
 /// The Arrow layer types the same cells Time32 and Duration, with the same
-/// values the text stands for.
+/// values the text stands for; the dated time is a Timestamp, its date
+/// kept.
 #[cfg(feature = "arrow")]
 #[test]
 fn arrow_times_and_durations_agree_with_the_text() {
@@ -349,7 +353,15 @@ fn arrow_times_and_durations_agree_with_the_text() {
     assert_eq!(time("time"), (13 * 60 + 45) * 60_000);
     assert_eq!(time("ampm"), ((13 * 60 + 45) * 60 + 30) * 1000);
     assert_eq!(time("precise"), (12 * 3600 + 30 * 60) * 1000 + 250);
-    assert_eq!(time("dated"), 18 * 3_600_000);
+    let dated = batch
+        .column_by_name("dated")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<sheetstream::arrow::arrow_array::TimestampMillisecondArray>()
+        .expect("dated is a Timestamp")
+        .value(0);
+    // 2024-03-01T18:00:00: 19,783 days after 1970-01-01, and 18 hours.
+    assert_eq!(dated, 19_783 * 86_400_000 + 18 * 3_600_000);
     assert_eq!(duration("elapsed"), ((255 * 60 + 10) * 60 + 10) * 1000);
     assert_eq!(duration("minutes"), 90_500);
     assert_eq!(duration("late"), -5_400_000);

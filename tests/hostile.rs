@@ -65,9 +65,10 @@ fn assert_refused(results: [Result<usize, Error>; 2], wanted: &str) -> Vec<Error
 }
 
 fn small_rows() -> Limits {
-    Limits {
-        max_row_bytes: 1 << 20,
-        ..Limits::default()
+    {
+        let mut limits = Limits::default();
+        limits.max_row_bytes = 1 << 20;
+        limits
     }
 }
 
@@ -193,9 +194,10 @@ fn many_sheets_open_in_linear_time_up_to_the_sheet_limit() {
     assert_eq!(workbook.sheets().len(), 20_000);
     assert_eq!(workbook.sheets()[19_999].name(), "S19999");
     assert_eq!(workbook.sheets()[19_999].part(), "xl/worksheets/sheet1.xml");
-    let limits = Limits {
-        max_sheets: 10_000,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_sheets = 10_000;
+        limits
     };
     let err = open_with(&bytes, limits)
         .err()
@@ -222,9 +224,10 @@ fn sheets_sharing_one_part_hit_the_workbook_wide_limit() {
     let part = sheet_xml(&rows);
     assert!(part.len() > 1 << 20);
     let bytes = many_sheets_one_part(200, &part);
-    let ratio = Limits {
-        ratio_threshold_bytes: 8 << 20,
-        ..Limits::default()
+    let ratio = {
+        let mut limits = Limits::default();
+        limits.ratio_threshold_bytes = 8 << 20;
+        limits
     };
     for err in assert_refused(
         read_both(&bytes, ratio),
@@ -235,9 +238,10 @@ fn sheets_sharing_one_part_hit_the_workbook_wide_limit() {
             "{err}"
         );
     }
-    let total = Limits {
-        max_workbook_bytes: 16 << 20,
-        ..Limits::default()
+    let total = {
+        let mut limits = Limits::default();
+        limits.max_workbook_bytes = 16 << 20;
+        limits
     };
     for err in assert_refused(
         read_both(&bytes, total),
@@ -249,9 +253,10 @@ fn sheets_sharing_one_part_hit_the_workbook_wide_limit() {
         );
     }
     // Within the limits every sheet is read.
-    let relaxed = Limits {
-        max_compression_ratio: 1_000_000,
-        ..Limits::default()
+    let relaxed = {
+        let mut limits = Limits::default();
+        limits.max_compression_ratio = 1_000_000;
+        limits
     };
     let mut workbook = open_with(&bytes, relaxed).unwrap();
     assert_eq!(read_one_thread(&mut workbook).unwrap(), 200 * 40_000);
@@ -588,9 +593,10 @@ fn a_shared_strings_part_cut_short_is_refused() {
             sheet_xml(r#"<row r="1"><c r="A1" t="s"><v>1</v></c></row>"#),
         )
         .build();
-    let limits = Limits {
-        max_shared_strings: 10,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_shared_strings = 10;
+        limits
     };
     let mut workbook = open_with(&bytes, limits).unwrap();
     let mut rows = workbook.rows(0).unwrap();

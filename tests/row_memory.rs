@@ -30,9 +30,10 @@ const ROW_LIMIT: u64 = 8 << 20;
 const CONSTANT: u64 = 16 << 20;
 
 fn limits() -> Limits {
-    Limits {
-        max_row_bytes: ROW_LIMIT,
-        ..Limits::default()
+    {
+        let mut limits = Limits::default();
+        limits.max_row_bytes = ROW_LIMIT;
+        limits
     }
 }
 

@@ -480,7 +480,9 @@ fn the_many_sheet_reader_takes_the_options() {
     let reader = options
         .read_workbooks(
             vec![("shapes".to_owned(), workbook)],
-            sheetstream::arrow::SheetChoice::Named(vec!["Titled".to_owned()]),
+            sheetstream::arrow::SheetChoice::Named(vec![sheetstream::SheetRef::Name(
+                "Titled".to_owned(),
+            )]),
         )
         .unwrap();
     let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
@@ -666,9 +668,10 @@ fn a_merged_block_past_the_row_limit_is_refused_not_held() {
         r#"</sheetData><mergeCells count="1"><mergeCell ref="A2:XFD1048575"/></mergeCells>"#,
     );
     let bytes = common::book().sheet("Grid", sheet).build();
-    let limits = sheetstream::Limits {
-        max_row_bytes: 1 << 20,
-        ..sheetstream::Limits::default()
+    let limits = {
+        let mut limits = sheetstream::Limits::default();
+        limits.max_row_bytes = 1 << 20;
+        limits
     };
     let mut workbook = sheetstream::OpenOptions::new()
         .limits(limits)

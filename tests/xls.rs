@@ -2016,9 +2016,10 @@ fn a_row_past_its_limits_is_the_same_error_either_way() {
     let rows = same_both_ways(&sheet, None);
     assert!(rows[0].contains("cells in one row"), "{:?}", rows[0]);
     // More record bytes in one row than the row limit allows.
-    let limits = Limits {
-        max_row_bytes: 1000,
-        ..Limits::default()
+    let limits = {
+        let mut limits = Limits::default();
+        limits.max_row_bytes = 1000;
+        limits
     };
     let mut sheet = Vec::new();
     for column in 0..60 {

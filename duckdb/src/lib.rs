@@ -40,7 +40,7 @@ use duckdb::{Connection, duckdb_entrypoint_c_api};
 use sheetstream::arrow::{
     ALL_ROWS, ArrowOptions, ColumnType, Header, ManySheetsReader, OnMismatch, SheetChoice,
 };
-use sheetstream::{ColumnSelector, ColumnSpec, OpenOptions, Workbook};
+use sheetstream::{ColumnSelector, ColumnSpec, OpenOptions, SheetRef, Workbook};
 
 type BoxError = Box<dyn Error>;
 
@@ -486,6 +486,31 @@ fn texts(value: &Value) -> Vec<String> {
     }
 }
 
+/// A sheet or a list of sheets: an integer is a position (0-based), a
+/// text names a sheet by the library's rule (a name, or a position when
+/// no sheet has that name).
+fn sheet_refs(value: &Value) -> Vec<SheetRef> {
+    let one = |value: &Value| match value.logical_type_id() {
+        LogicalTypeId::Tinyint
+        | LogicalTypeId::Smallint
+        | LogicalTypeId::Integer
+        | LogicalTypeId::Bigint
+        | LogicalTypeId::UTinyint
+        | LogicalTypeId::USmallint
+        | LogicalTypeId::UInteger
+        | LogicalTypeId::UBigint
+            if value.to_int64() >= 0 =>
+        {
+            SheetRef::Position(value.to_int64() as usize)
+        }
+        _ => SheetRef::Text(value.to_string()),
+    };
+    match value.to_list() {
+        Some(items) => items.iter().map(one).collect(),
+        None => vec![one(value)],
+    }
+}
+
 /// A column named by `true` (the default name) or by a text.
 fn column_name(value: &Value, default: &str) -> Option<String> {
     match value.logical_type_id() {
@@ -500,14 +525,8 @@ fn parse_options(bind: &BindInfo) -> Result<(ArrowOptions, SheetChoice, Constant
     let mut constants = Constants::default();
     let sheets = match bind.get_named_parameter("sheet").filter(|v| !v.is_null()) {
         None => SheetChoice::First,
-        Some(value) => {
-            let names = texts(&value);
-            if names == ["*"] {
-                SheetChoice::All
-            } else {
-                SheetChoice::Named(names)
-            }
-        }
+        Some(value) if texts(&value) == ["*"] => SheetChoice::All,
+        Some(value) => SheetChoice::Named(sheet_refs(&value)),
     };
     if let Some(header) = named_bool(bind, "header")? {
         options = options.header(if header {

@@ -5,13 +5,95 @@
 //! errors rather than empty frames.
 
 use arrow_schema::{DataType, Schema};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyString};
-use sheetstream::{ColumnSelector, SheetKind};
+use sheetstream::{ColumnSelector, ColumnSpec, SheetKind, SheetSelector};
 
-use crate::errors::{ColumnError, SheetNotFoundError};
-use crate::sheet::SheetRef;
+use crate::errors::{ColumnError, IntoPyResult, SheetNotFoundError};
+use crate::opened::OpenedWorkbook;
+
+/// A sheet as Python names it: a position (`int`, 0-based) or a name
+/// (`str`, which follows the library's rule for text: the sheet of that
+/// name, or the sheet at that position when no sheet has that name and
+/// the text is a whole number). A negative position is a `ValueError`
+/// ([`sheet_ref`]).
+#[derive(Clone, Debug)]
+pub(crate) enum SheetRef {
+    Position(usize),
+    Name(String),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for SheetRef {
+    type Error = PyErr;
+
+    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<SheetRef> {
+        sheet_ref(&value)
+    }
+}
+
+impl SheetRef {
+    /// The library's name for the same sheet.
+    pub(crate) fn into_library(self) -> sheetstream::SheetRef {
+        match self {
+            SheetRef::Position(position) => sheetstream::SheetRef::Position(position),
+            SheetRef::Name(name) => sheetstream::SheetRef::Text(name),
+        }
+    }
+}
+
+/// The position of a sheet in the workbook; a `UserWarning` when a name
+/// could have meant another sheet (`"2"`, the name of one sheet and the
+/// position of another: the name wins).
+pub(crate) fn sheet_position(
+    py: Python<'_>,
+    workbook: &OpenedWorkbook,
+    sheet: &SheetRef,
+) -> PyResult<usize> {
+    let wanted = sheet.clone().into_library();
+    let sheets = workbook.sheets();
+    let position = wanted.position(sheets).or_raise(py)?;
+    if let Some(note) = wanted.ambiguity(sheets) {
+        PyErr::warn(
+            py,
+            &py.get_type::<PyUserWarning>(),
+            &std::ffi::CString::new(note)?,
+            1,
+        )?;
+    }
+    Ok(position)
+}
+
+/// `columns`: a spec string (`"A:C,F,Amount"`), or a list of header names
+/// (`str`) and 0-based positions (`int`).
+pub(crate) fn columns(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<ColumnSpec> {
+    if let Ok(spec) = value.extract::<String>() {
+        return ColumnSpec::parse(&spec).or_raise(py);
+    }
+    let mut selectors = Vec::new();
+    for item in value.try_iter().map_err(|_| {
+        PyTypeError::new_err(
+            "columns must be a string such as \"A:C,F\" or a list of names and positions",
+        )
+    })? {
+        let item = item?;
+        if let Ok(name) = item.extract::<String>() {
+            selectors.push(ColumnSelector::Name(name));
+        } else {
+            let position: u32 = item.extract().map_err(|_| {
+                PyTypeError::new_err("columns lists header names (str) and 0-based positions (int)")
+            })?;
+            if position >= sheetstream::MAX_COLUMN {
+                return Err(PyValueError::new_err(format!(
+                    "column position {position} is past the last column (XFD is {})",
+                    sheetstream::MAX_COLUMN - 1
+                )));
+            }
+            selectors.push(ColumnSelector::Index(position));
+        }
+    }
+    Ok(ColumnSpec::from_selectors(selectors))
+}
 
 /// A count or position: an `int` of 0 or more (`what` names the argument,
 /// `allowed` says what else it may be, e.g. `", or None"`).
@@ -135,7 +217,7 @@ pub(crate) fn check_schema(
     if columns.is_none() {
         return Ok(());
     }
-    let spec = crate::options::columns(kwargs.py(), &columns)?;
+    let spec = self::columns(kwargs.py(), &columns)?;
     let mut slot = 0;
     for selector in spec.selectors() {
         match selector {

@@ -7,6 +7,7 @@ mod args;
 mod arrow_ffi;
 mod errors;
 mod metadata;
+mod opened;
 mod options;
 mod read;
 mod remote;

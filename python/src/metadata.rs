@@ -7,9 +7,9 @@
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
+use crate::args::{SheetRef, sheet_position};
 use crate::errors::IntoPyResult;
-use crate::sheet::{SheetRef, sheet_position};
-use crate::workbook::{OpenedWorkbook, PyWorkbook, with_workbook};
+use crate::opened::{OpenedWorkbook, with_workbook};
 
 /// A rectangle of cells, 0-based and inclusive; `str()` is its A1 form.
 #[pyclass(module = "sheetstream", name = "CellRange", frozen, get_all)]
@@ -269,18 +269,16 @@ impl PySheetMetadata {
 }
 
 /// `Workbook.tables()`.
-pub(crate) fn tables(py: Python<'_>, workbook: &PyWorkbook) -> PyResult<Vec<PyTable>> {
-    let workbook = workbook.workbook()?;
+pub(crate) fn tables(py: Python<'_>, workbook: &OpenedWorkbook) -> PyResult<Vec<PyTable>> {
     let tables =
-        with_workbook!(&workbook, shared => py.detach(|| shared.tables_shared())).or_raise(py)?;
+        with_workbook!(workbook, shared => py.detach(|| shared.tables_shared())).or_raise(py)?;
     Ok(tables.into_iter().map(PyTable::new).collect())
 }
 
 /// `Workbook.table(name)`.
-pub(crate) fn table(py: Python<'_>, workbook: &PyWorkbook, name: &str) -> PyResult<PyTable> {
-    let workbook = workbook.workbook()?;
+pub(crate) fn table(py: Python<'_>, workbook: &OpenedWorkbook, name: &str) -> PyResult<PyTable> {
     let tables =
-        with_workbook!(&workbook, shared => py.detach(|| shared.tables_shared())).or_raise(py)?;
+        with_workbook!(workbook, shared => py.detach(|| shared.tables_shared())).or_raise(py)?;
     let table = sheetstream::Table::find(&tables, name).or_raise(py)?;
     Ok(PyTable::new(table.clone()))
 }
@@ -288,12 +286,11 @@ pub(crate) fn table(py: Python<'_>, workbook: &PyWorkbook, name: &str) -> PyResu
 /// `Workbook.sheet_metadata(sheet)`.
 pub(crate) fn sheet_metadata(
     py: Python<'_>,
-    workbook: &PyWorkbook,
+    workbook: &OpenedWorkbook,
     sheet: SheetRef,
 ) -> PyResult<PySheetMetadata> {
-    let workbook = workbook.workbook()?;
-    let position = sheet_position(py, &workbook, &sheet)?;
-    let metadata = with_workbook!(&workbook, shared => py.detach(|| {
+    let position = sheet_position(py, workbook, &sheet)?;
+    let metadata = with_workbook!(workbook, shared => py.detach(|| {
         shared.metadata_handle().sheet_metadata(position)
     }))
     .or_raise(py)?;
@@ -303,12 +300,11 @@ pub(crate) fn sheet_metadata(
 /// `Workbook.hidden_rows(sheet)`.
 pub(crate) fn hidden_rows(
     py: Python<'_>,
-    workbook: &PyWorkbook,
+    workbook: &OpenedWorkbook,
     sheet: SheetRef,
 ) -> PyResult<Vec<u32>> {
-    let workbook = workbook.workbook()?;
-    let position = sheet_position(py, &workbook, &sheet)?;
-    with_workbook!(&workbook, shared => py.detach(|| shared.metadata_handle().hidden_rows(position)))
+    let position = sheet_position(py, workbook, &sheet)?;
+    with_workbook!(workbook, shared => py.detach(|| shared.metadata_handle().hidden_rows(position)))
         .or_raise(py)
 }
 

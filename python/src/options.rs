@@ -5,9 +5,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyType};
 use sheetstream::arrow::{ALL_ROWS, ArrowOptions, ColumnType, Header, OnErrorValue, OnMismatch};
-use sheetstream::{ColumnSelector, ColumnSpec};
 
-use crate::args::non_negative;
+use crate::args::{SheetRef, columns, non_negative};
 use crate::errors::IntoPyResult;
 
 /// The option names `options_from_kwargs` takes.
@@ -262,37 +261,6 @@ fn header(value: &Bound<'_, PyAny>) -> PyResult<Header> {
     )?))
 }
 
-/// `columns`: a spec string (`"A:C,F,Amount"`), or a list of header names
-/// (`str`) and 0-based positions (`int`).
-pub(crate) fn columns(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<ColumnSpec> {
-    if let Ok(spec) = value.extract::<String>() {
-        return ColumnSpec::parse(&spec).or_raise(py);
-    }
-    let mut selectors = Vec::new();
-    for item in value.try_iter().map_err(|_| {
-        PyTypeError::new_err(
-            "columns must be a string such as \"A:C,F\" or a list of names and positions",
-        )
-    })? {
-        let item = item?;
-        if let Ok(name) = item.extract::<String>() {
-            selectors.push(ColumnSelector::Name(name));
-        } else {
-            let position: u32 = item.extract().map_err(|_| {
-                PyTypeError::new_err("columns lists header names (str) and 0-based positions (int)")
-            })?;
-            if position >= sheetstream::MAX_COLUMN {
-                return Err(PyValueError::new_err(format!(
-                    "column position {position} is past the last column (XFD is {})",
-                    sheetstream::MAX_COLUMN - 1
-                )));
-            }
-            selectors.push(ColumnSelector::Index(position));
-        }
-    }
-    Ok(ColumnSpec::from_selectors(selectors))
-}
-
 /// A column type: a name (`"int64"`, `"float64"`, `"utf8"`, `"bool"`,
 /// `"date"`, `"timestamp"`, `"time"`, `"duration"` and the aliases of
 /// `ColumnType::parse`) or a Python type (`int`, `float`, `str`, `bool`,
@@ -368,13 +336,12 @@ pub(crate) fn whole_table_batch_rows(columns: usize) -> Option<usize> {
 pub(crate) fn window_sheet<R>(
     py: Python<'_>,
     workbook: &sheetstream::Workbook<R>,
-    sheet: crate::sheet::SheetRef,
+    sheet: SheetRef,
     options: &ArrowOptions,
-) -> PyResult<crate::sheet::SheetRef>
+) -> PyResult<SheetRef>
 where
     R: std::io::Read + std::io::Seek + Clone + Send + Sync,
 {
-    use crate::sheet::SheetRef;
     if !matches!(sheet, SheetRef::Position(0)) {
         return Ok(sheet);
     }

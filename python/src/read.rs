@@ -11,15 +11,16 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use sheetstream::ErrorKind;
 use sheetstream::arrow::{ArrowOptions, BatchReport, SheetChoice as ManySheets};
+use sheetstream::{ErrorKind, SheetSelector};
 
+use crate::args::SheetRef;
 use crate::arrow_ffi::import_optional;
 use crate::errors::{SkippedWarning, to_py_err, to_py_err_hinted};
+use crate::opened::Source;
 use crate::options::{batch_size_given, options_from_kwargs, whole_table_batch_rows};
 use crate::report::{add_report, warn_if_coerced};
-use crate::sheet::{SheetRef, table_to_pandas, to_polars_frame, to_pyarrow_table};
-use crate::workbook::Source;
+use crate::sheet::{table_to_pandas, to_polars_frame, to_pyarrow_table};
 
 /// Which sheets `read_excel` reads of each workbook.
 enum SheetChoice {
@@ -266,14 +267,9 @@ pub(crate) fn read_excel<'py>(
     let sheets = match choice {
         _ if tables_first => ManySheets::First,
         SheetChoice::All => ManySheets::All,
-        SheetChoice::These(refs) => ManySheets::Named(
-            refs.into_iter()
-                .map(|sheet| match sheet {
-                    SheetRef::Position(position) => position.to_string(),
-                    SheetRef::Name(name) => name,
-                })
-                .collect(),
-        ),
+        SheetChoice::These(refs) => {
+            ManySheets::Named(refs.into_iter().map(SheetRef::into_library).collect())
+        }
     };
     let leading = usize::from(file_column.is_some()) + usize::from(sheet_column.is_some());
     let options = options
@@ -400,21 +396,12 @@ impl SheetOrder {
         let mut positions = HashMap::new();
         for (file, (label, workbook)) in workbooks.iter().enumerate() {
             let sheets = workbook.sheets();
-            // As the Arrow layer resolves a wanted sheet: a name, else a position.
+            // As the Arrow layer resolves a wanted sheet.
             let wanted: Option<Vec<Option<usize>>> = match choice {
                 SheetChoice::All => None,
                 SheetChoice::These(refs) => Some(
                     refs.iter()
-                        .map(|wanted| {
-                            let wanted = match wanted {
-                                SheetRef::Position(position) => position.to_string(),
-                                SheetRef::Name(name) => name.clone(),
-                            };
-                            sheets
-                                .iter()
-                                .position(|sheet| sheet.name() == wanted)
-                                .or_else(|| wanted.parse().ok())
-                        })
+                        .map(|wanted| wanted.clone().into_library().position(sheets).ok())
                         .collect(),
                 ),
             };

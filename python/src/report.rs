@@ -41,6 +41,7 @@ impl From<&CellIssue> for PyCellIssue {
             }
             IssueKind::Repeated { value } => ("repeated", value.clone(), None),
             IssueKind::OutsideSchema { value } => ("outside_schema", value.clone(), None),
+            other => ("other", format!("{other:?}"), None),
         };
         PyCellIssue {
             row: issue.row + 1,

@@ -11,28 +11,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyTuple};
 use sheetstream::arrow::{ArrowOptions, BatchReport, SheetBatchReader};
 
+use crate::args::{SheetRef, sheet_position};
 use crate::arrow_ffi::{self, BatchStream, SchemaCapsule, import_optional};
 use crate::errors::IntoPyResult;
+use crate::opened::{OpenedWorkbook, with_workbook};
 use crate::options::{batch_size_given, options_from_kwargs, whole_table_batch_rows};
 use crate::report::{PyBatchReport, ReportingReader, warn_if_coerced};
 use crate::values::batch_rows;
-use crate::workbook::{OpenedWorkbook, PyWorkbook, with_workbook};
-
-/// A sheet by position or name, as Python passes it (a negative position
-/// is a `ValueError`: [`crate::args::sheet_ref`]).
-#[derive(Clone, Debug)]
-pub(crate) enum SheetRef {
-    Position(usize),
-    Name(String),
-}
-
-impl<'a, 'py> FromPyObject<'a, 'py> for SheetRef {
-    type Error = PyErr;
-
-    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<SheetRef> {
-        crate::args::sheet_ref(&value)
-    }
-}
 
 /// A new reader of one sheet (reads the header and the sample before it
 /// returns). Called without the GIL.
@@ -42,20 +27,6 @@ pub(crate) fn open_reader(
     options: &ArrowOptions,
 ) -> Result<SheetBatchReader, sheetstream::Error> {
     with_workbook!(workbook, shared => options.sheet_reader(shared.clone(), position))
-}
-
-/// The position of a sheet in the workbook.
-pub(crate) fn sheet_position(
-    py: Python<'_>,
-    workbook: &OpenedWorkbook,
-    sheet: &SheetRef,
-) -> PyResult<usize> {
-    use sheetstream::SheetSelector;
-    match sheet {
-        SheetRef::Position(position) => position.position(workbook.sheets()),
-        SheetRef::Name(name) => name.as_str().position(workbook.sheets()),
-    }
-    .or_raise(py)
 }
 
 /// All batches of a reader, read without the GIL.
@@ -472,7 +443,7 @@ const SCHEMA_ONLY: &str = "_schema_only";
 /// `Workbook.sheet(sheet, **options)`.
 pub(crate) fn open_sheet(
     py: Python<'_>,
-    workbook: &PyWorkbook,
+    workbook: &OpenedWorkbook,
     sheet: SheetRef,
     threads: usize,
     options: Option<&Bound<'_, PyDict>>,
@@ -506,10 +477,9 @@ pub(crate) fn open_sheet(
     let options = options_from_kwargs(py, ArrowOptions::new(), options)?
         .output_columns(output_columns)
         .threads(threads);
-    let workbook = workbook.workbook()?;
     // A table's or a range's sheet.
-    let sheet = with_workbook!(&workbook, shared => crate::options::window_sheet(py, shared, sheet, &options))?;
-    let position = sheet_position(py, &workbook, &sheet)?;
+    let sheet = with_workbook!(workbook, shared => crate::options::window_sheet(py, shared, sheet, &options))?;
+    let position = sheet_position(py, workbook, &sheet)?;
     crate::args::readable_sheet(py, &workbook.sheets()[position], None)?;
     let (schema, first_reader) = if schema_only {
         // The header and sample read here; a reader is opened when
@@ -522,7 +492,7 @@ pub(crate) fn open_sheet(
         (schema, None)
     } else {
         let reader = py
-            .detach(|| open_reader(&workbook, position, &options))
+            .detach(|| open_reader(workbook, position, &options))
             .or_raise(py)?;
         (reader.schema(), Some(reader))
     };
@@ -538,7 +508,7 @@ pub(crate) fn open_sheet(
             sheet: workbook.sheets()[position].name().to_owned(),
             ..BatchReport::default()
         })),
-        workbook,
+        workbook: workbook.clone(),
         position,
         options,
         batch_size_given,

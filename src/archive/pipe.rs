@@ -31,12 +31,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::Scope;
 
+use crate::archive::read_ahead::ReadAhead;
+use crate::archive::{Archive, CrcCheck, container_error};
 use crate::chunk::ChunkBuffer;
 use crate::error::Result;
 use crate::limits::Limits;
-use crate::opc::SheetInfo;
-use crate::archive::{Archive, CrcCheck, container_error};
-use crate::archive::read_ahead::ReadAhead;
+use crate::metadata::SheetInfo;
 
 /// Bytes of inflated data per buffer.
 const PIPE_CHUNK: usize = 512 * 1024;
@@ -351,7 +351,7 @@ mod tests {
     use std::io::{Cursor, Write};
     use std::sync::atomic::AtomicBool;
 
-    use crate::opc::{SheetKind, SheetState};
+    use crate::metadata::{SheetKind, SheetState};
 
     const PART: &str = "xl/worksheets/sheet1.xml";
 

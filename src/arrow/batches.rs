@@ -16,9 +16,9 @@ use super::shape::{HiddenRows, SheetShape, read_shaped_prelude};
 use super::widen::{Misfit, MisfitColumn, Widening};
 use crate::cell::Value;
 use crate::columns::ColumnSet;
+use crate::contract::SheetRows;
 use crate::error::{Error, ErrorKind, Result};
 use crate::number_format::FormatKind;
-use crate::rows::SheetRows;
 
 /// Issues described per batch in a [`BatchReport`]; past this many only
 /// the counts grow.
@@ -86,6 +86,7 @@ pub struct CellIssue {
 
 /// What happened to a [`CellIssue`]'s cell.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum IssueKind {
     /// An error cell, with its code.
     ErrorValue(String),

@@ -13,6 +13,7 @@ use arrow_array::{ArrayRef, NullArray};
 use super::options::ColumnType;
 use crate::cell::Value;
 use crate::date::{CivilDateTime, DateSystem, DateTime, DateTimeKind, duration_ms};
+use crate::text::write_number;
 
 const MS_PER_DAY: i64 = 86_400_000;
 
@@ -334,30 +335,15 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 /// times and durations as [`DateTime`]'s `Display` writes them, text as it is.
 pub(crate) fn write_text(out: &mut String, value: Value<'_>) {
     match value {
-        Value::Number(number) => write_number(out, number),
+        Value::Number(number) => {
+            let _ = write_number(out, number);
+        }
         Value::Text(text) | Value::Error(text) => out.push_str(text),
         Value::Bool(flag) => out.push_str(if flag { "TRUE" } else { "FALSE" }),
         // Dates, times of day and durations as their `Display` writes them.
         Value::DateTime(date) => {
             let _ = write!(out, "{date}");
         }
-    }
-}
-
-/// A number in its shortest form that reads back as the same double:
-/// plain digits for everyday magnitudes, an exponent otherwise (the rule of
-/// the CLI's CSV writer).
-pub(crate) fn write_number(out: &mut String, value: f64) {
-    let magnitude = value.abs();
-    if value.fract() == 0.0 && magnitude < 1e15 {
-        if value.is_sign_negative() {
-            out.push('-');
-        }
-        let _ = write!(out, "{}", magnitude as u64);
-    } else if magnitude == 0.0 || (1e-5..1e16).contains(&magnitude) {
-        let _ = write!(out, "{value}");
-    } else {
-        let _ = write!(out, "{value:e}");
     }
 }
 

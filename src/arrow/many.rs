@@ -36,24 +36,26 @@ use super::infer::promote;
 use super::options::{ArrowOptions, ColumnType};
 use super::prelude::{SheetColumns, sheet_columns};
 use super::shape::SheetShape;
+use crate::contract::SheetRows;
 use crate::error::{Error, ErrorKind, Result, clip, clip_start};
+use crate::metadata::{SheetInfo, SheetKind};
 use crate::number_format::FormatKind;
-use crate::opc::{SheetInfo, SheetKind};
 use crate::parallel::Parallel;
-use crate::rows::SheetRows;
 use crate::source::SharedFile;
-use crate::workbook::{OpenOptions, Workbook};
+use crate::workbook::{OpenOptions, SheetRef, SheetSelector, Workbook};
 
 /// Which sheets of each workbook a [`ManySheetsReader`] reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SheetChoice {
     /// The first worksheet.
     First,
     /// Every worksheet (chart and macro sheets left out).
     All,
-    /// These sheets, by name, or by position when no sheet has that name;
-    /// a workbook that lacks one fails (or is skipped and reported).
-    Named(Vec<String>),
+    /// These sheets, each named as [`SheetSelector`](crate::SheetSelector)
+    /// text says (by name, or by position when no sheet has that name); a
+    /// workbook that lacks one fails (or is skipped and reported).
+    Named(Vec<SheetRef>),
 }
 
 /// A sheet (or a whole file) that could not be read and was skipped
@@ -454,7 +456,10 @@ impl SheetReader<'_> {
         match result {
             // A misfit that can widen its column is not damage: the
             // whole-table reader reads again.
-            Err(error) if self.options.skip_unreadable && error.widened().is_none() => {
+            Err(error)
+                if self.options.skip_unreadable
+                    && error.attachment::<super::WidenedSheet>().is_none() =>
+            {
                 let skipped = SkippedSheet {
                     file: label.clone(),
                     sheet: sheet.name().to_owned(),
@@ -491,17 +496,7 @@ fn choose<R>(
         SheetChoice::All => Ok(worksheets.collect()),
         SheetChoice::Named(names) => names
             .iter()
-            .map(|wanted| {
-                let all = workbook.sheets();
-                all.iter()
-                    .position(|sheet| sheet.name() == wanted)
-                    .or_else(|| wanted.parse::<usize>().ok().filter(|&p| p < all.len()))
-                    .ok_or_else(|| {
-                        Error::new(ErrorKind::SheetNotFound(format!(
-                            "named or numbered '{wanted}'"
-                        )))
-                    })
-            })
+            .map(|wanted| wanted.position(workbook.sheets()))
             .collect(),
     }
 }

@@ -19,6 +19,7 @@ pub const ALL_ROWS: usize = usize::MAX;
 
 /// Which row holds the column names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Header {
     /// The first row, after the skipped ones, with a value in any column
     /// (the default; a column selection does not change which row it is).
@@ -68,6 +69,7 @@ impl Header {
 /// time of day in a date column, a cell to the right of every sampled
 /// column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum OnMismatch {
     /// No value is lost: a reader of the whole table widens the column
     /// (the readers' consumers that collect every batch first, such as
@@ -114,6 +116,7 @@ impl OnMismatch {
 /// What happens to an error cell (`#DIV/0!`, `#N/A`): a value the workbook
 /// shows, not damage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum OnErrorValue {
     /// Null in a typed column, its code (`#DIV/0!`) in a `Utf8` column;
     /// counted in the batch's [`BatchReport`](super::BatchReport) either
@@ -148,6 +151,7 @@ impl OnErrorValue {
 /// The column types the typed reader produces: the inference table of the
 /// [module docs](super) says which cells give which.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ColumnType {
     /// `Null`: a column whose sampled cells held no value; every row is
     /// null and a value met later does not fit.
@@ -550,7 +554,7 @@ impl ArrowOptions {
     /// # }
     /// ```
     pub fn widened_by(&self, err: &crate::Error) -> Option<ArrowOptions> {
-        let widened = err.widened()?;
+        let widened = err.attachment::<WidenedSheet>()?;
         let known = self.widened_columns(widened.file.as_deref(), &widened.sheet);
         if known == Some(&widened.columns) {
             return None;

@@ -11,10 +11,10 @@ use super::infer::ColumnSample;
 use super::options::{ArrowOptions, ColumnType, Header};
 use crate::cell::{Cell, Row, Value};
 use crate::columns::{ColumnSet, ColumnSpec};
+use crate::contract::SheetRows;
 use crate::date::DateTime;
 use crate::error::Result;
 use crate::number_format::FormatKind;
-use crate::rows::SheetRows;
 
 /// A sheet's columns as the header and the sample made them (or, after a
 /// misfit, the header and every row read).

@@ -20,7 +20,7 @@ use super::batches::{BatchReport, SheetBatches, SheetSource, batches_started};
 use super::options::ArrowOptions;
 use super::prelude::sheet_columns;
 use crate::error::{Error, Result};
-use crate::workbook::Container;
+use crate::workbook::Book;
 use crate::workbook::Workbook;
 
 /// Batches waiting in the channel.
@@ -212,7 +212,7 @@ impl SheetBatchReader {
 /// with `scope`, its part inflated on a thread of it.
 fn sheet_source<'scope, 'env, 'a, R: Read + Seek + Clone + Send + 'env>(
     workbook: &'env Workbook<R>,
-    archive: &'a mut Container<R>,
+    archive: &'a mut Book<R>,
     position: usize,
     scope: Option<&'scope Scope<'scope, 'env>>,
     options: &ArrowOptions,
@@ -234,7 +234,7 @@ where
 /// first, when the types come from every row).
 fn open_batches<'scope, 'env, 'a, R: Read + Seek + Clone + Send + 'env>(
     workbook: &'env Workbook<R>,
-    archive: &'a mut Container<R>,
+    archive: &'a mut Book<R>,
     position: usize,
     scope: Option<&'scope Scope<'scope, 'env>>,
     options: &ArrowOptions,
@@ -265,7 +265,7 @@ pub(super) fn sheet_schema<R>(
 where
     R: Read + Seek + Clone + Send,
 {
-    let mut archive = workbook.container.clone();
+    let mut archive = workbook.book.clone();
     Ok(open_batches(workbook, &mut archive, position, None, options)?.schema())
 }
 
@@ -279,7 +279,7 @@ fn produce<R>(
 where
     R: Read + Seek + Clone + Send,
 {
-    let mut archive = workbook.container.clone();
+    let mut archive = workbook.book.clone();
     // One sheet on two threads where there are two cores (and the options
     // allow two): its part inflated on a thread of this scope while this
     // one scans and builds.

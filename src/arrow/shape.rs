@@ -26,10 +26,10 @@ use super::prelude::{
 };
 use crate::cell::{CellRef, Row, Value};
 use crate::columns::ColumnSet;
+use crate::contract::SheetRows;
 use crate::error::{Error, Result};
 use crate::number_format::FormatKind;
 use crate::range::CellRange;
-use crate::rows::SheetRows;
 use crate::sheet::OwnedValue;
 use crate::workbook::Workbook;
 

@@ -6,9 +6,9 @@
 use super::options::{ArrowOptions, ColumnType, OnMismatch};
 use super::prelude::{ColumnsDropped, Samples, SheetColumns, columns_from};
 use crate::cell::column_name;
+use crate::contract::SheetRows;
 use crate::error::{Error, Result};
 use crate::number_format::FormatKind;
-use crate::rows::SheetRows;
 
 /// The value a batch builder stopped on.
 pub(crate) struct Misfit {
@@ -111,7 +111,7 @@ impl Widening {
             .with_row(misfit.row + 1)
             .with_column(misfit.column + 1);
         match widened {
-            Some(columns) => err.with_widened(WidenedSheet {
+            Some(columns) => err.with_attachment(WidenedSheet {
                 file: file.map(str::to_owned),
                 sheet: sheet.to_owned(),
                 columns,

@@ -15,8 +15,8 @@ use super::options::{ArrowOptions, Header};
 use crate::cell::{CellRef, MAX_COLUMN};
 use crate::columns::{ColumnSet, ColumnSpec};
 use crate::error::{Error, ErrorKind, Result};
+use crate::metadata::SheetInfo;
 use crate::metadata::{Table, find_table};
-use crate::opc::SheetInfo;
 use crate::range::SheetRange;
 
 /// A table of the options ([`ArrowOptions::table`]) as one workbook

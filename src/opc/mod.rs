@@ -7,72 +7,12 @@
 
 use std::io::{Read, Seek};
 
+use crate::archive::Archive;
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
+use crate::metadata::{SheetInfo, SheetKind, Table};
 use crate::xml::{self, Namespace, Token};
-use crate::archive::Archive;
-
-/// Whether a sheet is shown in Excel's tab bar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SheetState {
-    /// Shown.
-    Visible,
-    /// Hidden; the user can unhide it.
-    Hidden,
-    /// Hidden; only a macro can unhide it.
-    VeryHidden,
-}
-
-/// What a sheet holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SheetKind {
-    /// A grid of cells.
-    Worksheet,
-    /// A sheet that holds only a chart.
-    Chartsheet,
-    /// An Excel 5 dialog sheet.
-    Dialogsheet,
-    /// An Excel 4 macro sheet (XLM).
-    Macrosheet,
-}
-
-/// A sheet as the workbook lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SheetInfo {
-    pub(crate) position: usize,
-    pub(crate) name: String,
-    pub(crate) state: SheetState,
-    pub(crate) kind: SheetKind,
-    pub(crate) part: String,
-}
-
-impl SheetInfo {
-    /// The sheet's position in [`Workbook::sheets`](crate::Workbook::sheets).
-    pub fn position(&self) -> usize {
-        self.position
-    }
-
-    /// The sheet's name as shown on its tab.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Visible, hidden or very hidden.
-    pub fn state(&self) -> SheetState {
-        self.state
-    }
-
-    /// Worksheet, chart sheet, dialog sheet or macro sheet.
-    pub fn kind(&self) -> SheetKind {
-        self.kind
-    }
-
-    /// The name of the package part holding the sheet's XML.
-    pub fn part(&self) -> &str {
-        &self.part
-    }
-}
 
 /// Where the workbook's parts are, and what the workbook part says.
 pub(crate) struct Layout {
@@ -251,6 +191,71 @@ pub(crate) fn find_workbook_part<R: Read + Seek>(
                 ))
             }
         })
+}
+
+/// Every table of every worksheet, in sheet order, then in the order of
+/// each sheet's relationships part: each relationship of type `table`
+/// names a table part (`xl/tables/tableN.xml`, or in an `.xlsb` package
+/// the record stream `xl/tables/tableN.bin`), read whole and handed to
+/// the format's `parse`; `binary` says which of the archive's readers
+/// reads it. Its header and totals row counts are checked against its
+/// range, the same for every format.
+pub(crate) fn read_tables<R: Read + Seek>(
+    archive: &mut Archive<R>,
+    sheets: &[SheetInfo],
+    limits: &Limits,
+    binary: bool,
+    parse: fn(&[u8], &str, &SheetInfo) -> Result<Table>,
+) -> Result<Vec<Table>> {
+    let mut tables = Vec::new();
+    for sheet in sheets.iter().filter(|s| s.kind() == SheetKind::Worksheet) {
+        let located = |err: Error| err.with_sheet(sheet.name());
+        let relationships = read_relationships(archive, sheet.part(), limits).map_err(located)?;
+        for relationship in relationships
+            .iter()
+            .filter(|r| !r.external && type_suffix(&r.kind).eq_ignore_ascii_case("table"))
+        {
+            let part = &relationship.target;
+            if !archive.contains(part) {
+                return Err(located(Error::new(ErrorKind::MissingPart(format!(
+                    "the table part {part}, which the sheet's relationships name"
+                )))));
+            }
+            let bytes = if binary {
+                archive.read_binary_part(part, limits)
+            } else {
+                archive.read_part(part, limits)
+            }
+            .map_err(located)?;
+            tables.push(
+                parse(&bytes, part, sheet)
+                    .and_then(|table| check_counts(table, part, binary))
+                    .map_err(located)?,
+            );
+        }
+    }
+    Ok(tables)
+}
+
+/// A table's header and totals row counts, checked against its range
+/// (the same for every format's table parts).
+fn check_counts(table: Table, part: &str, binary: bool) -> Result<Table> {
+    let damaged: fn(String) -> Error = if binary { Error::record } else { Error::xml };
+    if table.header_row_count > 1 || table.totals_row_count > 1 {
+        return Err(damaged(format!(
+            "table {} says {} header rows and {} totals rows (at most 1 each)",
+            table.name, table.header_row_count, table.totals_row_count
+        ))
+        .with_part(part));
+    }
+    if table.header_row_count + table.totals_row_count > table.range.height() {
+        return Err(damaged(format!(
+            "table {} has more header and totals rows than its range {} holds",
+            table.name, table.range
+        ))
+        .with_part(part));
+    }
+    Ok(table)
 }
 
 #[cfg(test)]

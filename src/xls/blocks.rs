@@ -36,14 +36,15 @@ use bumpalo::Bump;
 
 use crate::cell::{Cell, Row, Value};
 use crate::columns::ColumnSet;
+use crate::contract::RowSource;
+use crate::contract::SheetContext;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::opc::SheetInfo;
-use crate::rows::SheetContext;
+use crate::metadata::SheetInfo;
 
-use super::compound::Compound;
 use super::records::{BOF, ROW, Records, TextCodec};
 use super::rows::XlsRows;
+use crate::compound::Compound;
 
 pub(crate) const INDEX: u16 = 0x020B;
 pub(crate) const DBCELL: u16 = 0x00D7;
@@ -507,12 +508,6 @@ impl Drop for BlockRows<'_> {
 }
 
 impl<'a> BlockRows<'a> {
-    pub(crate) fn with_formulas(mut self, formulas: bool) -> Self {
-        self.formulas = formulas;
-        self.serial.set_formulas(formulas);
-        self
-    }
-
     pub(crate) fn select_columns(&mut self, columns: Option<ColumnSet>) {
         self.serial.select_columns(columns.clone());
         self.columns = columns;
@@ -716,4 +711,23 @@ enum Step {
     Hidden(u32),
     End,
     Serial,
+}
+
+impl RowSource for BlockRows<'_> {
+    fn next_row(&mut self) -> Result<Option<Row<'_>>> {
+        BlockRows::next_row(self)
+    }
+
+    fn select_columns(&mut self, columns: Option<ColumnSet>) {
+        BlockRows::select_columns(self, columns);
+    }
+
+    fn set_column_window(&mut self, first: u32, last: u32) {
+        BlockRows::set_column_window(self, first, last);
+    }
+
+    fn set_formulas(&mut self, formulas: bool) {
+        self.formulas = formulas;
+        self.serial.set_formulas(formulas);
+    }
 }

@@ -10,7 +10,7 @@ use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formula::Links;
 use crate::limits::Limits;
-use crate::opc::{SheetInfo, SheetKind, SheetState};
+use crate::metadata::{SheetInfo, SheetKind, SheetState};
 use crate::shared_strings::{SharedStrings, SharedStringsBuilder};
 use crate::styles::{Styles, StylesBuilder};
 

@@ -16,11 +16,10 @@ use std::io::{Read, Seek};
 
 use crate::cell::CellRef;
 use crate::error::{Error, ErrorKind, Result};
-use crate::metadata::{Comment, DefinedName, Hyperlink, SheetMetadata};
+use crate::metadata::{Comment, DefinedName, Hyperlink, SheetInfo, SheetMetadata};
 use crate::range::CellRange;
-use crate::workbook::{Container, SheetSelector, Workbook};
 
-use super::compound::Compound;
+use super::XlsBook;
 use super::records::{
     BOF, Biff, COLINFO, CONTINUE, Chars, DIMENSIONS, EOF, MERGEDCELLS, NAME, OLD_BOFS, ROW,
     Records, TextCodec, read_string, u16_at, u32_at,
@@ -34,31 +33,21 @@ const NOTE: u16 = 0x001C;
 const OBJ: u16 = 0x005D;
 const TXO: u16 = 0x01B6;
 
-impl<R: Read + Seek> Workbook<R> {
-    fn compound(&mut self) -> Result<&mut Compound<R>> {
-        match &mut self.container {
-            Container::Compound(compound) => Ok(compound),
-            Container::Package(_) => Err(Error::package(
-                "a .xls reader asked of a workbook that is no compound file",
-            )),
-        }
-    }
-
+impl<R: Read + Seek> XlsBook<R> {
     /// Calls `f` with each record of a sheet's own substream (not those of
     /// embedded charts) until it returns false.
     fn walk_sheet(
         &mut self,
-        sheet: impl SheetSelector,
+        info: &SheetInfo,
         mut f: impl FnMut(u16, &[u8], Biff) -> Result<bool>,
     ) -> Result<()> {
-        let position = sheet.position(self.sheets())?;
-        let info = self.sheets[position].clone();
+        let position = info.position();
         let located = |err: Error| err.with_sheet(info.name()).with_part(info.part());
         if info.kind() != crate::SheetKind::Worksheet {
             return Ok(());
         }
-        let compound = self.compound()?;
-        let layout = std::sync::Arc::clone(&compound.layout);
+        let layout = std::sync::Arc::clone(&self.layout);
+        let compound = &mut self.compound;
         let &(start, end) =
             layout.offsets.spans.get(position).ok_or_else(|| {
                 located(Error::new(ErrorKind::Xls("the sheet has no offset".into())))
@@ -92,14 +81,11 @@ impl<R: Read + Seek> Workbook<R> {
         Ok(())
     }
 
-    pub(crate) fn xls_sheet_dimension(
-        &mut self,
-        sheet: impl SheetSelector,
-    ) -> Result<Option<CellRange>> {
+    pub(super) fn read_sheet_dimension(&mut self, info: &SheetInfo) -> Result<Option<CellRange>> {
         let mut dimension = None;
         // DIMENSIONS comes before the rows: a sheet whose first ROW or
         // cell record comes first has none, and is not read further.
-        self.walk_sheet(sheet, |kind, data, biff| {
+        self.walk_sheet(info, |kind, data, biff| {
             if kind == DIMENSIONS {
                 dimension = read_dimension(data, biff)?;
                 return Ok(false);
@@ -109,9 +95,9 @@ impl<R: Read + Seek> Workbook<R> {
         Ok(dimension)
     }
 
-    pub(crate) fn xls_hidden_rows(&mut self, sheet: impl SheetSelector) -> Result<Vec<u32>> {
+    pub(super) fn read_hidden_rows(&mut self, info: &SheetInfo) -> Result<Vec<u32>> {
         let mut rows = Vec::new();
-        self.walk_sheet(sheet, |kind, data, _| {
+        self.walk_sheet(info, |kind, data, _| {
             if kind == ROW && u16_at(data, 12)? & 0x20 != 0 {
                 rows.push(u32::from(u16_at(data, 0)?));
             }
@@ -120,15 +106,11 @@ impl<R: Read + Seek> Workbook<R> {
         Ok(rows)
     }
 
-    pub(crate) fn xls_sheet_metadata(
-        &mut self,
-        sheet: impl SheetSelector,
-    ) -> Result<SheetMetadata> {
+    pub(super) fn read_sheet_metadata(&mut self, info: &SheetInfo) -> Result<SheetMetadata> {
         let mut metadata = SheetMetadata::default();
-        let codec = self.compound()?.layout.codec;
-        let position = sheet.position(self.sheets())?;
+        let codec = self.layout.codec;
         let mut notes = Notes::default();
-        self.walk_sheet(position, |kind, data, biff| {
+        self.walk_sheet(info, |kind, data, biff| {
             if notes.text(kind, data)? {
                 return Ok(true);
             }
@@ -181,26 +163,25 @@ impl<R: Read + Seek> Workbook<R> {
             }
             Ok(true)
         })?;
-        notes.end_text().map_err(|err| {
-            err.with_sheet(self.sheets[position].name())
-                .with_part(self.sheets[position].part())
-        })?;
+        notes
+            .end_text()
+            .map_err(|err| err.with_sheet(info.name()).with_part(info.part()))?;
         Ok(metadata)
     }
 
-    pub(crate) fn xls_defined_names(&mut self) -> Result<Vec<DefinedName>> {
-        let sheet_names: Vec<String> = self.sheets.iter().map(|s| s.name().to_owned()).collect();
-        let part = self.workbook_part.clone();
-        let compound = self.compound()?;
-        let codec = compound.layout.codec;
-        let end = compound.layout.globals_end;
-        let source = compound.open_at(0).map_err(|err| err.with_part(&part))?;
+    pub(super) fn read_defined_names(&mut self, sheets: &[SheetInfo]) -> Result<Vec<DefinedName>> {
+        let sheet_names: Vec<String> = sheets.iter().map(|s| s.name().to_owned()).collect();
+        let part = self.compound.stream;
+        let codec = self.layout.codec;
+        let end = self.layout.globals_end;
+        let compound = &mut self.compound;
+        let source = compound.open_at(0).map_err(|err| err.with_part(part))?;
         let mut records = Records::new(Box::new(source), 0, end);
         // EXTERNSHEET's sheet of each XTI (BIFF8), or None for another book.
         let mut externs: Vec<Option<usize>> = Vec::new();
         let mut names = Vec::new();
-        while let Some((header, data)) = records.next().map_err(|err| err.with_part(&part))? {
-            let located = |err: Error| err.with_part(&part).with_offset(header.offset);
+        while let Some((header, data)) = records.next().map_err(|err| err.with_part(part))? {
+            let located = |err: Error| err.with_part(part).with_offset(header.offset);
             match header.kind {
                 EXTERNSHEET if codec.biff == Biff::V8 => {
                     let count = usize::from(u16_at(data, 0).map_err(located)?);

@@ -1,18 +1,18 @@
 //! The legacy `.xls` format: BIFF8 (Excel 97-2003) and BIFF5/BIFF7
 //! (Excel 5-95) record streams in an OLE2 compound file.
 //!
-//! `compound` opens the compound file through the `cfb` crate within a
-//! read budget and finds the `Workbook` (or `Book`) stream; `records`
+//! The compound file around it is `crate::compound`'s (opened within a
+//! read budget, the `Workbook` or `Book` stream found); `records`
 //! reads the stream one record at a time through a window (never whole)
 //! and decodes BIFF text (Latin-1 or UTF-16 in BIFF8, the code page in
 //! BIFF5); `globals` reads the workbook globals at open (sheet list,
 //! code page, date system, formats and XFs into the neutral styles, the
 //! SST into the shared strings); `rows` (`XlsRows`) reads a sheet's
 //! substream from its BOF into the public row events; `metadata` the
-//! records the cell reader skips.
+//! records the cell reader skips; `blocks` one sheet on several threads.
+//! [`XlsBook`] is the format's opened workbook (`contract::FormatBook`).
 
 pub(crate) mod blocks;
-pub(crate) mod compound;
 mod formulas;
 pub(crate) mod globals;
 pub(crate) mod metadata;
@@ -21,22 +21,54 @@ pub(crate) mod rows;
 
 use std::io::{Read, Seek, SeekFrom};
 use std::sync::Arc;
+use std::thread::Scope;
 
+use crate::compound::{
+    Compound, Contents, Fat, Locked, StreamMap, StreamReader, compound_error, contents,
+    is_minifat_error, open_compound,
+};
+use crate::contract::{FormatBook, Opened, SheetContext, SheetRows};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::opc::{SheetInfo, SheetKind};
-use crate::rows::{SheetContext, SheetRows};
-use crate::workbook::{Container, FileFormat, Workbook};
+use crate::metadata::{DefinedName, SheetInfo, SheetKind, SheetMetadata, Table};
+use crate::range::CellRange;
 
-use compound::{
-    Compound, Contents, Fat, Locked, SheetOffsets, StreamMap, StreamReader, compound_error,
-    contents, is_minifat_error, open_compound,
-};
 use records::{BOF, OLD_BOFS, Records, TextCodec, u16_at};
 use rows::XlsRows;
 
+/// Each sheet's substream (by position in the sheet list): its BOF's
+/// offset, and the offset it must end before (the next sheet's start, or
+/// the stream's end).
+#[derive(Debug, Default)]
+pub(crate) struct SheetOffsets {
+    pub(crate) spans: Vec<(u64, u64)>,
+    pub(crate) stream_len: u64,
+}
+
+/// An opened `.xls` workbook: the workbook stream of its compound file,
+/// what the globals said that reading a sheet needs (shared by every
+/// clone), and the limits it was opened with. A sheet is found by its
+/// position ([`SheetInfo::position`]) in `layout`'s offsets.
+pub(crate) struct XlsBook<R> {
+    compound: Compound<R>,
+    layout: Arc<XlsLayout>,
+    limits: Limits,
+}
+
+impl<R: Clone> Clone for XlsBook<R> {
+    /// A book over a clone of the reader: nothing of the file is read
+    /// again.
+    fn clone(&self) -> XlsBook<R> {
+        XlsBook {
+            compound: self.compound.clone(),
+            layout: Arc::clone(&self.layout),
+            limits: self.limits,
+        }
+    }
+}
+
 /// What the globals said that reading a sheet needs, shared by the
-/// container's clones.
+/// book's clones.
 #[derive(Debug)]
 pub(crate) struct XlsLayout {
     pub(crate) offsets: SheetOffsets,
@@ -47,8 +79,8 @@ pub(crate) struct XlsLayout {
 
 /// Opens a compound file as a `.xls` workbook: the globals are read here,
 /// sheets when asked for.
-pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Workbook<R>> {
-    if let Some(detail) = compound::header_problem(&mut reader)? {
+pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Opened<XlsBook<R>>> {
+    if let Some(detail) = crate::compound::header_problem(&mut reader)? {
         return Err(Error::new(ErrorKind::NotZip { detail }));
     }
     let locked = Locked::new(reader);
@@ -114,20 +146,20 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Work
             }
         }
     }
-    Ok(Workbook {
-        container: Container::Compound(Compound {
-            reader,
-            map: Arc::new(map),
-            stream,
+    Ok(Opened {
+        book: XlsBook {
+            compound: Compound {
+                reader,
+                map: Arc::new(map),
+                stream,
+            },
             layout: Arc::new(layout),
-        }),
-        format: FileFormat::Xls,
-        workbook_part: stream.to_owned(),
+            limits,
+        },
         sheets,
         shared_strings: globals.shared_strings,
         styles: globals.styles,
         date_system: globals.date_system,
-        limits,
         links: globals.links,
     })
 }
@@ -157,32 +189,79 @@ impl SheetOffsets {
     }
 }
 
-/// The rows of a sheet of a `.xls` workbook, read through `compound`.
-pub(crate) fn open_rows<'a, R: Read + Seek>(
-    compound: &'a mut Compound<R>,
-    info: &'a SheetInfo,
-    context: SheetContext<'a>,
-    limits: &Limits,
-) -> Result<SheetRows<'a>> {
-    open_xls_rows(compound, info, context, limits).map(SheetRows::xls)
+impl<R: Read + Seek> FormatBook<R> for XlsBook<R> {
+    fn sheet_rows<'a>(
+        &'a mut self,
+        sheet: &'a SheetInfo,
+        context: SheetContext<'a>,
+    ) -> Result<SheetRows<'a>> {
+        let limits = self.limits;
+        open_xls_rows(&mut self.compound, &self.layout, sheet, context, &limits).map(SheetRows::new)
+    }
+
+    /// The rows of a sheet, read by `threads` workers block by block where
+    /// its INDEX and DBCELL records allow and there are at least
+    /// [`blocks::MIN_THREADS`] (see `blocks`), else serially.
+    fn pipelined_sheet_rows<'scope, 'env, 'a>(
+        &'a mut self,
+        scope: &'scope Scope<'scope, 'env>,
+        sheet: &'env SheetInfo,
+        context: SheetContext<'env>,
+        threads: usize,
+    ) -> Result<SheetRows<'a>>
+    where
+        R: Clone + Send + 'env,
+        'env: 'a,
+    {
+        open_rows_in_blocks(scope, self, sheet, context, threads)
+    }
+
+    /// The size of a sheet's substream.
+    fn sheet_size(&self, sheet: &SheetInfo) -> u64 {
+        self.layout
+            .offsets
+            .spans
+            .get(sheet.position())
+            .map_or(0, |&(start, end)| end.saturating_sub(start))
+    }
+
+    fn defined_names(&mut self, sheets: &[SheetInfo]) -> Result<Vec<DefinedName>> {
+        self.read_defined_names(sheets)
+    }
+
+    fn sheet_metadata(&mut self, sheet: &SheetInfo) -> Result<SheetMetadata> {
+        self.read_sheet_metadata(sheet)
+    }
+
+    fn sheet_dimension(&mut self, sheet: &SheetInfo) -> Result<Option<CellRange>> {
+        self.read_sheet_dimension(sheet)
+    }
+
+    fn hidden_rows(&mut self, sheet: &SheetInfo) -> Result<Vec<u32>> {
+        self.read_hidden_rows(sheet)
+    }
+
+    /// An `.xls` workbook has no tables in what is read of it.
+    fn tables(&mut self, _sheets: &[SheetInfo]) -> Result<Vec<Table>> {
+        Ok(Vec::new())
+    }
 }
 
-/// The rows of a sheet, read by `threads` workers block by block where
-/// its INDEX and DBCELL records allow and there are at least
-/// [`blocks::MIN_THREADS`] (see `blocks`), else serially.
-pub(crate) fn open_rows_in_blocks<'scope, 'env, 'a, R>(
-    scope: &'scope std::thread::Scope<'scope, 'env>,
-    compound: &'a mut Compound<R>,
+/// [`FormatBook::pipelined_sheet_rows`] of a `.xls` sheet.
+fn open_rows_in_blocks<'scope, 'env, 'a, R>(
+    scope: &'scope Scope<'scope, 'env>,
+    book: &'a mut XlsBook<R>,
     info: &'env SheetInfo,
     context: SheetContext<'env>,
-    limits: &Limits,
     threads: usize,
 ) -> Result<SheetRows<'a>>
 where
     R: Read + Seek + Clone + Send + 'env,
     'env: 'a,
 {
-    let layout = Arc::clone(&compound.layout);
+    let limits = &book.limits;
+    let layout = Arc::clone(&book.layout);
+    let compound = &mut book.compound;
     let bounds = match layout.offsets.spans.get(info.position()) {
         Some(&(start, end))
             if threads >= blocks::MIN_THREADS
@@ -199,7 +278,7 @@ where
         _ => None,
     };
     let Some(bounds) = bounds else {
-        return open_rows(compound, info, context, limits);
+        return open_xls_rows(compound, &layout, info, context, limits).map(SheetRows::new);
     };
     let job = blocks::SheetJob {
         compound: compound.clone(),
@@ -212,22 +291,22 @@ where
             .last()
             .is_some_and(|&end| end < layout.offsets.stream_len),
     };
-    let serial = open_xls_rows(compound, info, context, limits)?;
+    let serial = open_xls_rows(compound, &layout, info, context, limits)?;
     if !serial.worksheet_bof() {
-        return Ok(SheetRows::xls(serial));
+        return Ok(SheetRows::new(serial));
     }
-    Ok(SheetRows::xls_blocks(blocks::spawn(
+    Ok(SheetRows::new(blocks::spawn(
         scope, job, bounds, threads, serial,
     )))
 }
 
 fn open_xls_rows<'a, R: Read + Seek>(
     compound: &'a mut Compound<R>,
+    layout: &XlsLayout,
     info: &'a SheetInfo,
     context: SheetContext<'a>,
     limits: &Limits,
 ) -> Result<XlsRows<'a>> {
-    let layout = Arc::clone(&compound.layout);
     let codec = layout.codec;
     let part = info.part();
     let located = |err: Error| err.with_sheet(info.name()).with_part(part);

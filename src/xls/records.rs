@@ -96,7 +96,7 @@ impl<'a> Records<'a> {
     pub(crate) fn restart(&mut self, offset: u64, limit: u64) -> Result<()> {
         self.source
             .seek_to(offset)
-            .map_err(|err| super::compound::compound_error(err).with_offset(offset))?;
+            .map_err(|err| crate::compound::compound_error(err).with_offset(offset))?;
         self.start = 0;
         self.end = 0;
         self.base = offset;
@@ -226,7 +226,7 @@ impl<'a> Records<'a> {
             let read = self
                 .source
                 .read(&mut self.buf[self.end..self.end + room])
-                .map_err(|err| super::compound::compound_error(err).with_offset(self.base))?;
+                .map_err(|err| crate::compound::compound_error(err).with_offset(self.base))?;
             if read == 0 {
                 self.eof = true;
             }

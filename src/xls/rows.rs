@@ -15,11 +15,12 @@ use bumpalo::collections::{String as BumpString, Vec as BumpVec};
 
 use crate::cell::{Cell, MAX_COLUMN, Row, Value};
 use crate::columns::ColumnSet;
+use crate::contract::RowSource;
+use crate::contract::SheetContext;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formula::Origin;
 use crate::formula::error_text;
 use crate::limits::Limits;
-use crate::rows::SheetContext;
 
 use super::blocks::DBCELL;
 use super::formulas::{ARRAY, Formulas, SHRFMLA, Target};
@@ -219,35 +220,6 @@ impl<'a> XlsRows<'a> {
             failure: None,
             max_row_bytes: limits.max_row_bytes,
         }
-    }
-
-    /// A reader whose first row is `error`.
-    pub(crate) fn failing(
-        error: Error,
-        context: SheetContext<'a>,
-        sheet_name: &'a str,
-        part: &'a str,
-        limits: &Limits,
-    ) -> Self {
-        let mut rows = XlsRows::new(
-            None,
-            false,
-            false,
-            context,
-            TextCodec::new(Biff::V8, None),
-            sheet_name,
-            part,
-            limits,
-        );
-        rows.failure = Some(error);
-        rows
-    }
-
-    /// With `formulas`, each FORMULA record's tokens are decompiled (BIFF8;
-    /// see `super::formulas`) into the row's arena as [`Cell::formula`].
-    pub(crate) fn with_formulas(mut self, formulas: bool) -> Self {
-        self.formulas = formulas;
-        self
     }
 
     /// Whether the sheet's BOF says it is a worksheet.
@@ -1062,4 +1034,22 @@ fn skip_substream(records: &mut Records<'_>) -> Result<bool> {
         }
     }
     Ok(false)
+}
+
+impl RowSource for XlsRows<'_> {
+    fn next_row(&mut self) -> Result<Option<Row<'_>>> {
+        XlsRows::next_row(self)
+    }
+
+    fn select_columns(&mut self, columns: Option<ColumnSet>) {
+        XlsRows::select_columns(self, columns);
+    }
+
+    fn set_column_window(&mut self, first: u32, last: u32) {
+        XlsRows::set_column_window(self, first, last);
+    }
+
+    fn set_formulas(&mut self, formulas: bool) {
+        XlsRows::set_formulas(self, formulas);
+    }
 }

@@ -15,6 +15,7 @@
 
 use std::io::{Read, Seek};
 
+use super::XlsbBook;
 use super::records::{
     BEGIN_COMMENT, BEGIN_SHEET_DATA, COL_INFO, COMMENT_AUTHOR, COMMENT_TEXT, EXTERN_SHEET, Fields,
     HLINK, MERGE_CELL, NAME, ROW_HDR, RecordStream, Records, SUP_ADDIN, SUP_BOOK_SRC, SUP_SAME,
@@ -22,12 +23,11 @@ use super::records::{
 };
 use super::rows::error_text;
 use crate::cell::{CellRef, MAX_COLUMN, MAX_ROW};
+use crate::contract::PartSource;
 use crate::error::{Error, ErrorKind, Result};
-use crate::metadata::{Comment, DefinedName, Hyperlink, SheetMetadata};
+use crate::metadata::{Comment, DefinedName, Hyperlink, SheetInfo, SheetMetadata};
 use crate::opc::{read_relationships, type_suffix};
 use crate::range::CellRange;
-use crate::rows::PartSource;
-use crate::workbook::{SheetSelector, Workbook};
 
 /// A range from an `RfX` (first row, last row, first column, last
 /// column); None when it lies outside the sheet.
@@ -57,17 +57,16 @@ fn text_or_none(bytes: &[u8]) -> Option<String> {
     (!bytes.is_empty()).then(|| utf16_string(bytes))
 }
 
-impl<R: Read + Seek> Workbook<R> {
+impl<R: Read + Seek> XlsbBook<R> {
     /// Streams the records of a sheet's part that `wanted` accepts to
     /// `visit`, until it returns false; errors name the sheet and part.
-    fn xlsb_sheet_records(
+    fn sheet_records(
         &mut self,
-        position: usize,
+        info: &SheetInfo,
         wanted: impl Fn(u16) -> bool,
         mut visit: impl FnMut(u16, Fields<'_>) -> Result<bool>,
     ) -> Result<()> {
         let limits = self.limits;
-        let info = &self.sheets[position];
         let (name, part) = (info.name().to_owned(), info.part().to_owned());
         let locate = |err: Error| err.with_sheet(&name).with_part(&part);
         let reader = self
@@ -86,14 +85,10 @@ impl<R: Read + Seek> Workbook<R> {
         Ok(())
     }
 
-    pub(crate) fn xlsb_sheet_dimension(
-        &mut self,
-        sheet: impl SheetSelector,
-    ) -> Result<Option<CellRange>> {
-        let position = sheet.position(self.sheets())?;
+    pub(super) fn read_sheet_dimension(&mut self, info: &SheetInfo) -> Result<Option<CellRange>> {
         let mut dimension = None;
-        self.xlsb_sheet_records(
-            position,
+        self.sheet_records(
+            info,
             |kind| kind == WS_DIM || kind == BEGIN_SHEET_DATA,
             |kind, mut fields| {
                 if kind == WS_DIM {
@@ -105,11 +100,10 @@ impl<R: Read + Seek> Workbook<R> {
         Ok(dimension)
     }
 
-    pub(crate) fn xlsb_hidden_rows(&mut self, sheet: impl SheetSelector) -> Result<Vec<u32>> {
-        let position = sheet.position(self.sheets())?;
+    pub(super) fn read_hidden_rows(&mut self, info: &SheetInfo) -> Result<Vec<u32>> {
         let mut hidden = Vec::new();
-        self.xlsb_sheet_records(
-            position,
+        self.sheet_records(
+            info,
             |kind| kind == ROW_HDR,
             |_, mut fields| {
                 let row = fields.u32("a row header's row")?;
@@ -125,21 +119,14 @@ impl<R: Read + Seek> Workbook<R> {
         Ok(hidden)
     }
 
-    pub(crate) fn xlsb_sheet_metadata(
-        &mut self,
-        sheet: impl SheetSelector,
-    ) -> Result<SheetMetadata> {
-        let position = sheet.position(self.sheets())?;
+    pub(super) fn read_sheet_metadata(&mut self, info: &SheetInfo) -> Result<SheetMetadata> {
         let limits = self.limits;
-        let (name, part) = {
-            let info = &self.sheets[position];
-            (info.name().to_owned(), info.part().to_owned())
-        };
+        let (name, part) = (info.name().to_owned(), info.part().to_owned());
         let relationships = read_relationships(self.package()?, &part, &limits)
             .map_err(|err| err.with_sheet(&name).with_part(&part))?;
         let mut metadata = SheetMetadata::default();
-        self.xlsb_sheet_records(
-            position,
+        self.sheet_records(
+            info,
             |kind| matches!(kind, WS_DIM | WS_FMT_INFO | COL_INFO | MERGE_CELL | HLINK),
             |kind, mut fields| {
                 match kind {
@@ -212,11 +199,11 @@ impl<R: Read + Seek> Workbook<R> {
         Ok(metadata)
     }
 
-    pub(crate) fn xlsb_defined_names(&mut self) -> Result<Vec<DefinedName>> {
+    pub(super) fn read_defined_names(&mut self, sheets: &[SheetInfo]) -> Result<Vec<DefinedName>> {
         let limits = self.limits;
         let part = self.workbook_part.clone();
         let bytes = self.package()?.read_binary_part(&part, &limits)?;
-        let sheet_names: Vec<&str> = self.sheets.iter().map(|sheet| sheet.name()).collect();
+        let sheet_names: Vec<&str> = sheets.iter().map(|sheet| sheet.name()).collect();
         read_defined_names(&bytes, &sheet_names).map_err(|err| err.with_part(&part))
     }
 }

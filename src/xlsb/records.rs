@@ -11,9 +11,9 @@
 //! are skipped as their bytes arrive, never held whole.
 
 use crate::chunk::ChunkBuffer;
+use crate::contract::PartSource;
 use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::rows::PartSource;
 
 // Sheet records.
 pub(crate) const ROW_HDR: u16 = 0x0000;
@@ -363,9 +363,8 @@ impl<'a> RecordStream<'a> {
 
     /// Replaces the window with one of `chunk_size` bytes (tests and
     /// fuzzing: records straddle chunk boundaries).
-    pub(crate) fn with_chunk_size(mut self, chunk_size: usize, limits: &Limits) -> Self {
+    pub(crate) fn set_chunk_size(&mut self, chunk_size: usize, limits: &Limits) {
         self.buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
-        self
     }
 
     /// The next record whose type `wanted` accepts; the others are skipped

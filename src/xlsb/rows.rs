@@ -23,10 +23,11 @@ use super::records::{
 };
 use crate::cell::{Cell, MAX_COLUMN, MAX_ROW, Row, Value};
 use crate::columns::ColumnSet;
+use crate::contract::RowSource;
+use crate::contract::{PartSource, SheetContext};
 use crate::error::{Error, ErrorKind, Result};
 use crate::formula::{Decompiled, Decompiler, Dialect, Origin};
 use crate::limits::Limits;
-use crate::rows::{PartSource, SheetContext};
 
 /// The most cells with a value one row holds: one per column.
 const MAX_ROW_CELLS: usize = MAX_COLUMN as usize + 1;
@@ -110,22 +111,6 @@ impl<'a> XlsbRows<'a> {
             finished: false,
             max_row_bytes: limits.max_row_bytes,
         }
-    }
-
-    /// Replaces the window with one of `chunk_size` bytes (for tests and
-    /// fuzzing: small windows make records straddle chunk boundaries).
-    pub(crate) fn with_chunk_size(mut self, chunk_size: usize, limits: &Limits) -> Self {
-        self.records = self.records.with_chunk_size(chunk_size, limits);
-        self
-    }
-
-    /// With `formulas`, each formula cell's parsed formula is decompiled
-    /// (`crate::formula`) into the row's text buffer and handed out as
-    /// [`Cell::formula`]; a formula with a token the decompiler does not
-    /// offer is an [`ErrorKind::Unsupported`] error naming it.
-    pub(crate) fn with_formulas(mut self, formulas: bool) -> Self {
-        self.formulas = formulas;
-        self
     }
 
     /// See [`SheetRows::select_columns`](crate::SheetRows::select_columns):
@@ -734,6 +719,28 @@ pub(crate) fn rk_number(rk: u32) -> f64 {
 #[path = "../../benches/support/xlsb_writer.rs"]
 mod writer;
 
+impl RowSource for XlsbRows<'_> {
+    fn next_row(&mut self) -> Result<Option<Row<'_>>> {
+        XlsbRows::next_row(self)
+    }
+
+    fn select_columns(&mut self, columns: Option<ColumnSet>) {
+        XlsbRows::select_columns(self, columns);
+    }
+
+    fn set_column_window(&mut self, first: u32, last: u32) {
+        XlsbRows::set_column_window(self, first, last);
+    }
+
+    fn set_formulas(&mut self, formulas: bool) {
+        self.formulas = formulas;
+    }
+
+    fn set_chunk_size(&mut self, chunk_size: usize, limits: &Limits) {
+        self.records.set_chunk_size(chunk_size, limits);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::writer::{record, wide};
@@ -1136,7 +1143,7 @@ mod tests {
 
     /// The rows of a sheet part, read with formulas or without.
     fn formula_rows(data: &[u8], formulas: bool) -> Result<FormulaCells> {
-        use crate::rows::{PartSource, SheetRows};
+        use crate::contract::{PartSource, SheetRows};
         let bytes = sheet(data);
         let styles = crate::styles::Styles::general(crate::date::DateSystem::V1900);
         let links = crate::formula::Links {
@@ -1151,7 +1158,7 @@ mod tests {
             links: &links,
         };
         let limits = Limits::default();
-        let mut rows = SheetRows::xlsb(XlsbRows::new(
+        let mut rows = SheetRows::new(XlsbRows::new(
             PartSource::Reader(Box::new(&bytes[..])),
             context,
             "S",

@@ -6,9 +6,9 @@
 use std::io::Read;
 
 use super::records::{Fields, RecordStream, SST_ITEM, push_utf16_bytes};
+use crate::contract::PartSource;
 use crate::error::Result;
 use crate::limits::Limits;
-use crate::rows::PartSource;
 use crate::shared_strings::{SharedStrings, SharedStringsBuilder};
 
 /// Reads a shared strings part from `reader`.

@@ -8,8 +8,8 @@
 use super::metadata::range_of;
 use super::records::{Fields, Records, utf16_string};
 use crate::error::{Error, Result};
+use crate::metadata::SheetInfo;
 use crate::metadata::Table;
-use crate::opc::SheetInfo;
 
 const BEGIN_LIST: u16 = 0x0157;
 const BEGIN_LIST_COL: u16 = 0x015B;
@@ -88,7 +88,7 @@ fn column_name(mut fields: Fields<'_>) -> Result<String> {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
-    use crate::opc::{SheetKind, SheetState};
+    use crate::metadata::{SheetKind, SheetState};
 
     fn sheet() -> SheetInfo {
         SheetInfo {

@@ -11,15 +11,13 @@ use super::records::{
     BUNDLE_SH, EXTERN_SHEET, Fields, NAME, Records, SUP_ADDIN, SUP_BOOK_SRC, SUP_SAME, SUP_SELF,
     WB_PROP, utf16_string,
 };
+use crate::archive::Archive;
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::formula::Links;
 use crate::limits::Limits;
-use crate::archive::Archive;
-use crate::opc::{
-    Layout, Relationship, SheetInfo, SheetKind, SheetState, part_of_type, read_relationships,
-    type_suffix,
-};
+use crate::metadata::{SheetInfo, SheetKind, SheetState};
+use crate::opc::{Layout, Relationship, part_of_type, read_relationships, type_suffix};
 
 /// Reads the sheet list and workbook properties of the workbook part
 /// `workbook_part` (already found through the package relationships).

@@ -7,7 +7,7 @@
 //! before `<sheetData>` (dimension, columns) and after it (merged cells,
 //! hyperlinks) are tokenised, and the sheet data itself is skipped by
 //! searching the inflated bytes for `</sheetData>`, a tail carried over
-//! between chunks. Hidden rows need the row tags: [`Workbook::hidden_rows`]
+//! between chunks. Hidden rows need the row tags: [`Workbook::hidden_rows`](crate::Workbook::hidden_rows)
 //! looks for `<row` start tags with a substring search and parses only
 //! those tags. Comments live in their own part, found through the sheet's
 //! relationships; defined names in the workbook part.
@@ -16,16 +16,17 @@ use std::io::{Read, Seek};
 
 use memchr::memmem;
 
-use crate::xml::bytes::find_byte;
-use crate::xml::{self, ElementScope, Namespace, Namespaces, Span, Step, Token};
 use crate::cell::{CellRef, MAX_COLUMN, parse_row_number};
 use crate::chunk::{CHUNK_SIZE, ChunkBuffer};
 use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::metadata::{Comment, DefinedName, Hyperlink, SheetMetadata};
+use crate::metadata::{Comment, DefinedName, Hyperlink, SheetInfo, SheetMetadata};
+use crate::xml::bytes::find_byte;
+use crate::xml::{self, ElementScope, Namespace, Namespaces, Span, Step, Token};
+
+use super::XlsxBook;
 use crate::opc::{read_relationships, type_suffix};
 use crate::range::CellRange;
-use crate::workbook::{SheetSelector, Workbook};
 
 pub(super) fn xml_error(part: &str) -> impl Fn(xml::XmlError) -> Error + '_ {
     move |err| err.into_error().with_part(part)
@@ -85,8 +86,8 @@ fn flag_attribute(input: &[u8], attributes: Span, wanted: &[u8]) -> Result<bool,
     Ok(xml::attribute_decoded(input, attributes, wanted)?.is_some_and(|value| is_true(&value)))
 }
 
-impl<R: Read + Seek> Workbook<R> {
-    pub(crate) fn xlsx_defined_names(&mut self) -> Result<Vec<DefinedName>> {
+impl<R: Read + Seek> XlsxBook<R> {
+    pub(super) fn read_defined_names(&mut self, sheets: &[SheetInfo]) -> Result<Vec<DefinedName>> {
         let limits = self.limits;
         let part = self.workbook_part.clone();
         let bytes = self.package()?.read_part(&part, &limits)?;
@@ -130,7 +131,6 @@ impl<R: Read + Seek> Workbook<R> {
             Ok(())
         })
         .map_err(xml_error(&part))?;
-        let sheets = self.sheets();
         Ok(names
             .into_iter()
             .map(|(name, local, hidden, refers_to)| DefinedName {
@@ -144,13 +144,8 @@ impl<R: Read + Seek> Workbook<R> {
             .collect())
     }
 
-    pub(crate) fn xlsx_sheet_metadata(
-        &mut self,
-        sheet: impl SheetSelector,
-    ) -> Result<SheetMetadata> {
-        let position = sheet.position(self.sheets())?;
+    pub(super) fn read_sheet_metadata(&mut self, info: &SheetInfo) -> Result<SheetMetadata> {
         let limits = self.limits;
-        let info = &self.sheets[position];
         let (name, part) = (info.name().to_owned(), info.part().to_owned());
         let locate = |err: Error| err.with_sheet(&name).with_part(&part);
         let relationships = read_relationships(self.package()?, &part, &limits).map_err(locate)?;
@@ -256,29 +251,20 @@ impl<R: Read + Seek> Workbook<R> {
     /// hidden columns and rows without a pass over the whole part).
     // Used by the Arrow layer only.
     #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
-    pub(crate) fn xlsx_sheet_head(&mut self, sheet: impl SheetSelector) -> Result<SheetMetadata> {
-        self.xlsx_part_head(sheet, false)
+    pub(super) fn read_sheet_head(&mut self, info: &SheetInfo) -> Result<SheetMetadata> {
+        self.read_part_head(info, false)
     }
 
     /// The dimension the sheet part declares, read from its start: reading
     /// stops at `<dimension>` (or `<sheetData>`, when it has none).
-    pub(crate) fn xlsx_sheet_dimension(
-        &mut self,
-        sheet: impl SheetSelector,
-    ) -> Result<Option<CellRange>> {
-        Ok(self.xlsx_part_head(sheet, true)?.dimension)
+    pub(super) fn read_sheet_dimension(&mut self, info: &SheetInfo) -> Result<Option<CellRange>> {
+        Ok(self.read_part_head(info, true)?.dimension)
     }
 
     /// The start of a sheet part up to `<sheetData>`, or, with
     /// `dimension_only`, up to `<dimension>` with nothing else read.
-    fn xlsx_part_head(
-        &mut self,
-        sheet: impl SheetSelector,
-        dimension_only: bool,
-    ) -> Result<SheetMetadata> {
-        let position = sheet.position(self.sheets())?;
+    fn read_part_head(&mut self, info: &SheetInfo, dimension_only: bool) -> Result<SheetMetadata> {
         let limits = self.limits;
-        let info = &self.sheets[position];
         let (name, part) = (info.name().to_owned(), info.part().to_owned());
         let locate = |err: Error| err.with_sheet(&name).with_part(&part);
         let mut reader = self
@@ -368,10 +354,8 @@ impl<R: Read + Seek> Workbook<R> {
         }
     }
 
-    pub(crate) fn xlsx_hidden_rows(&mut self, sheet: impl SheetSelector) -> Result<Vec<u32>> {
-        let position = sheet.position(self.sheets())?;
+    pub(super) fn read_hidden_rows(&mut self, info: &SheetInfo) -> Result<Vec<u32>> {
         let limits = self.limits;
-        let info = &self.sheets[position];
         let (name, part) = (info.name().to_owned(), info.part().to_owned());
         let locate = |err: Error| err.with_sheet(&name).with_part(&part);
         let reader = self

@@ -11,14 +11,15 @@ use bumpalo::Bump;
 
 use super::number::{parse_index, parse_number};
 use super::scan::{CellKind, Parsed, PieceRange, RawCell, RawRow, Scan, SheetScanner};
-use crate::xml::{self, Piece};
 use crate::cell::{Cell, Row, Value};
 use crate::chunk::ChunkBuffer;
 use crate::columns::ColumnSet;
+use crate::contract::RowSource;
+use crate::contract::{PartSource, SheetContext};
 use crate::date::parse_iso_datetime;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::rows::{PartSource, SheetContext};
+use crate::xml::{self, Piece};
 
 /// The rows of one `.xlsx` sheet part: what [`SheetRows`](crate::SheetRows)
 /// reads an `.xlsx` sheet with.
@@ -60,19 +61,6 @@ impl<'a> XlsxRows<'a> {
             finished: false,
             max_row_bytes: limits.max_row_bytes,
         }
-    }
-
-    /// Replaces the window with one of `chunk_size` bytes (for tests and
-    /// fuzzing: small windows make rows straddle chunk boundaries).
-    pub(crate) fn with_chunk_size(mut self, chunk_size: usize, limits: &Limits) -> Self {
-        self.buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
-        self
-    }
-
-    /// Also decode formula text, available through [`Cell::formula`].
-    pub(crate) fn with_formulas(mut self, formulas: bool) -> Self {
-        self.formulas = formulas;
-        self
     }
 
     /// See [`SheetRows::select_columns`](crate::SheetRows::select_columns): the scanner skips the cells
@@ -428,4 +416,26 @@ fn resolve_value<'r>(
         }
     };
     Ok(Some(value))
+}
+
+impl RowSource for XlsxRows<'_> {
+    fn next_row(&mut self) -> Result<Option<Row<'_>>> {
+        XlsxRows::next_row(self)
+    }
+
+    fn select_columns(&mut self, columns: Option<ColumnSet>) {
+        XlsxRows::select_columns(self, columns);
+    }
+
+    fn set_column_window(&mut self, first: u32, last: u32) {
+        XlsxRows::set_column_window(self, first, last);
+    }
+
+    fn set_formulas(&mut self, formulas: bool) {
+        self.formulas = formulas;
+    }
+
+    fn set_chunk_size(&mut self, chunk_size: usize, limits: &Limits) {
+        self.buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
+    }
 }

@@ -10,11 +10,11 @@
 
 use std::io::Read;
 
-use crate::xml::bytes::{find_byte, is_plain_text};
-use crate::xml::{self, Piece, Step, Token};
 use crate::chunk::ChunkBuffer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
+use crate::xml::bytes::{find_byte, is_plain_text};
+use crate::xml::{self, Piece, Step, Token};
 use smallvec::SmallVec;
 
 use crate::shared_strings::{ItemSource, SharedStrings, SharedStringsBuilder};

@@ -4,14 +4,12 @@
 
 use std::io::{Read, Seek};
 
+use crate::archive::Archive;
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::archive::Archive;
-use crate::opc::{
-    Layout, Relationship, SheetInfo, SheetKind, SheetState, part_of_type, read_relationships,
-    type_suffix,
-};
+use crate::metadata::{SheetInfo, SheetKind, SheetState};
+use crate::opc::{Layout, Relationship, part_of_type, read_relationships, type_suffix};
 
 use crate::xml::{self, Namespace, Token};
 

@@ -24,9 +24,7 @@ pub(crate) mod bytes;
 
 use memchr::{memchr, memchr2, memmem};
 
-use bytes::{
-    find_forbidden_control, has_byte_below_space, has_special_byte, is_forbidden_control,
-};
+use bytes::{find_forbidden_control, has_byte_below_space, has_special_byte, is_forbidden_control};
 
 /// The message for a character XML 1.0 does not allow anywhere in a
 /// document (a C0 control other than tab and line ends), raw in a part.

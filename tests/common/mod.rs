@@ -376,6 +376,7 @@ pub fn value_json(value: Value<'_>) -> (&'static str, Json) {
             Some(civil) => ("d", Json::String(civil.to_string())),
             None => ("n", number_json(date.serial())),
         },
+        other => panic!("a value FORMAT.md does not describe: {other:?}"),
     }
 }
 

@@ -17,7 +17,7 @@ use sheetstream::arrow::{
     ALL_ROWS, ArrowOptions, BatchReport, ColumnType, ManySheetsReader, OnErrorValue, OnMismatch,
     SheetChoice,
 };
-use sheetstream::{ColumnSpec, OpenOptions, Workbook};
+use sheetstream::{ColumnSpec, OpenOptions, SheetRef, Workbook};
 
 use crate::input;
 use crate::partial::PartialFile;
@@ -220,15 +220,27 @@ impl TableArgs {
     /// call [`TableArgs::check_sheets`] on each workbook first.
     fn choice(&self) -> SheetChoice {
         if let Some(sheet) = self.range_sheet() {
-            SheetChoice::Named(vec![sheet])
+            SheetChoice::Named(vec![SheetRef::Name(sheet)])
         } else if self.all {
             SheetChoice::All
         } else if !self.sheet.is_empty() {
-            SheetChoice::Named(self.sheet.clone())
+            SheetChoice::Named(self.sheet.iter().cloned().map(SheetRef::Text).collect())
         } else if !self.sheet_name.is_empty() {
-            SheetChoice::Named(self.sheet_name.clone())
+            SheetChoice::Named(
+                self.sheet_name
+                    .iter()
+                    .cloned()
+                    .map(SheetRef::Name)
+                    .collect(),
+            )
         } else if !self.sheet_index.is_empty() {
-            SheetChoice::Named(self.sheet_index.iter().map(usize::to_string).collect())
+            SheetChoice::Named(
+                self.sheet_index
+                    .iter()
+                    .copied()
+                    .map(SheetRef::Position)
+                    .collect(),
+            )
         } else {
             SheetChoice::First
         }
@@ -237,9 +249,8 @@ impl TableArgs {
     /// The positions of the sheets to read from one workbook, as `--sheet`,
     /// `--sheet-name`, `--sheet-index` or `--all` choose them: a usage
     /// error for a sheet it lacks or one that is not a worksheet. Also
-    /// what makes [`TableArgs::choice`] exact for the workbook: a
-    /// `--sheet-name` the workbook lacks, or a `--sheet-index` whose
-    /// digits are the name of another sheet, is refused here.
+    /// what checks [`TableArgs::choice`] against the workbook before it is
+    /// read.
     fn positions(&self, workbook: &Workbook) -> Result<Vec<usize>, Failure> {
         let worksheets = || worksheet_positions(workbook).into_iter().map(|(p, _)| p);
         // A table's sheet, or the range's, when no option chose one.
@@ -250,7 +261,10 @@ impl TableArgs {
             return Ok(vec![sheetstream::Table::find(&tables, name)?.sheet]);
         }
         if let Some(sheet) = self.range_sheet() {
-            return Ok(vec![crate::find_sheet(workbook, &sheet)?]);
+            return Ok(vec![crate::find_worksheet(
+                workbook,
+                &SheetRef::Name(sheet),
+            )?]);
         }
         if self.all {
             return Ok(worksheets().collect());
@@ -272,17 +286,6 @@ impl TableArgs {
                 ..crate::SheetChoice::default()
             };
             chosen.extend(choice.find(workbook)?);
-            let digits = wanted.to_string();
-            if let Some(other) = (workbook.sheets().iter())
-                .find(|sheet| sheet.name() == digits && sheet.position() != wanted)
-            {
-                return Err(Failure::Usage(format!(
-                    "--sheet-index {wanted}: the sheet at position {} is named `{digits}`, which \
-                     a read of many sheets would take for position {wanted}; name the sheet \
-                     with --sheet-name instead",
-                    other.position()
-                )));
-            }
         }
         if chosen.is_empty() {
             chosen.extend(worksheets().take(1));
@@ -646,8 +649,7 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
                     let mut sheet_summary = Summary::default();
                     let mut reader = options.read_workbooks(
                         vec![(label.clone(), Arc::clone(&workbook))],
-                        // By name: a name is found before a position.
-                        SheetChoice::Named(vec![name.clone()]),
+                        SheetChoice::Named(vec![SheetRef::Name(name.clone())]),
                     )?;
                     ParquetFile::create(&args.output.join(&file_name), reader.schema(), args)?
                         .write_all(|write| drain(&mut reader, &mut sheet_summary, write))?;

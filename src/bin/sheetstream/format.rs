@@ -185,6 +185,10 @@ pub fn text(out: &mut String, value: Value<'_>, dates: &DateStyle) {
         Value::DateTime(date) => {
             date_text(out, date, dates);
         }
+        // A kind of value this CLI does not know yet: as the library writes it.
+        other => {
+            let _ = write!(out, "{other}");
+        }
     }
 }
 
@@ -267,6 +271,7 @@ pub fn json_value(out: &mut Vec<u8>, value: Value<'_>, dates: &DateStyle, scratc
                 out.extend_from_slice(scratch.as_bytes());
             }
         }
+        other => json_string(out, &other.to_string()),
     }
 }
 

@@ -20,7 +20,9 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use sheetstream::{Row, SheetCounts, SheetInfo, SheetKind, SheetState, Workbook};
+use sheetstream::{
+    Row, SheetCounts, SheetInfo, SheetKind, SheetRef, SheetSelector, SheetState, Workbook,
+};
 
 use crate::format::DateStyle;
 use crate::input::{Input, inputs};
@@ -78,59 +80,80 @@ struct SheetChoice {
     sheet_index: Option<usize>,
 }
 
+/// Prints a warning on stderr, once per message however often the
+/// commands' steps find the same thing.
+fn warn_once(message: String) {
+    static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|poison| poison.into_inner());
+    if !seen.contains(&message) {
+        eprintln!("sheetstream: warning: {message}");
+        seen.push(message);
+    }
+}
+
 /// The worksheet named or numbered `wanted` (a name wins), found as
 /// `--sheet` finds it: the columnar commands' repeatable `--sheet`.
 fn find_sheet<R>(workbook: &Workbook<R>, wanted: &str) -> Result<usize, Failure> {
-    let choice = SheetChoice {
-        sheet: Some(wanted.to_owned()),
-        ..SheetChoice::default()
-    };
-    choice
-        .find(workbook)?
-        .ok_or_else(|| Failure::Usage(format!("no sheet `{}`", escape(wanted))))
+    find_worksheet(workbook, &SheetRef::Text(wanted.to_owned()))
+}
+
+/// The sheet `wanted` names, which must be a worksheet: a usage error
+/// listing the sheets when there is none (or naming what it is instead);
+/// a warning on stderr when the text could have meant another sheet.
+fn find_worksheet<R>(workbook: &Workbook<R>, wanted: &SheetRef) -> Result<usize, Failure> {
+    let sheets = workbook.sheets();
+    let position = wanted.position(sheets).map_err(|_| {
+        let how = match wanted {
+            SheetRef::Position(position) => format!("at position {position}"),
+            SheetRef::Name(name) => format!("named `{}`", escape(name)),
+            _ => format!("named or numbered `{}`", escape(&wanted.to_string())),
+        };
+        Failure::Usage(format!(
+            "no sheet {how}; the sheets are: {}",
+            sheets
+                .iter()
+                .map(|s| format!("{} `{}`", s.position(), escape(s.name())))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    if let Some(note) = wanted.ambiguity(sheets) {
+        warn_once(format!(
+            "{note}; --sheet-index {} reads the sheet at that position",
+            wanted
+        ));
+    }
+    match sheets[position].kind() {
+        SheetKind::Worksheet => Ok(position),
+        kind => Err(Failure::Usage(format!(
+            "sheet `{}` is a {}, not a worksheet: it has no cells to read",
+            escape(sheets[position].name()),
+            kind_name(kind)
+        ))),
+    }
 }
 
 impl SheetChoice {
-    /// The chosen worksheet; None when no choice was given.
-    fn find<R>(&self, workbook: &Workbook<R>) -> Result<Option<usize>, Failure> {
-        let sheets = workbook.sheets();
-        let (found, wanted) = if let Some(wanted) = &self.sheet {
-            let found = match sheets.iter().find(|sheet| sheet.name() == wanted) {
-                Some(sheet) => Some(sheet.position()),
-                None => wanted
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&position| position < sheets.len()),
-            };
-            (found, format!("named or numbered `{}`", escape(wanted)))
+    /// The choice as the library names a sheet: `--sheet` by its rule for
+    /// text (a name wins, else a whole number is a position), the others
+    /// outright; None when no choice was given.
+    fn sheet_ref(&self) -> Option<SheetRef> {
+        if let Some(wanted) = &self.sheet {
+            Some(SheetRef::Text(wanted.clone()))
         } else if let Some(wanted) = &self.sheet_name {
-            let found = sheets
-                .iter()
-                .find(|sheet| sheet.name() == wanted)
-                .map(SheetInfo::position);
-            (found, format!("named `{}`", escape(wanted)))
-        } else if let Some(wanted) = self.sheet_index {
-            let found = (wanted < sheets.len()).then_some(wanted);
-            (found, format!("at position {wanted}"))
+            Some(SheetRef::Name(wanted.clone()))
         } else {
+            self.sheet_index.map(SheetRef::Position)
+        }
+    }
+
+    /// The chosen worksheet; None when no choice was given. A `--sheet`
+    /// that could have meant another sheet gets a warning on stderr.
+    fn find<R>(&self, workbook: &Workbook<R>) -> Result<Option<usize>, Failure> {
+        let Some(wanted) = self.sheet_ref() else {
             return Ok(None);
         };
-        match found {
-            Some(position) if sheets[position].kind() == SheetKind::Worksheet => Ok(Some(position)),
-            Some(position) => Err(Failure::Usage(format!(
-                "sheet `{}` is a {}, not a worksheet: it has no cells to read",
-                escape(sheets[position].name()),
-                kind_name(sheets[position].kind())
-            ))),
-            None => Err(Failure::Usage(format!(
-                "no sheet {wanted}; the sheets are: {}",
-                sheets
-                    .iter()
-                    .map(|s| format!("{} `{}`", s.position(), escape(s.name())))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
-        }
+        find_worksheet(workbook, &wanted).map(Some)
     }
 
     /// The chosen worksheet, or every worksheet when none was chosen.
@@ -353,6 +376,7 @@ fn sheets(files: Vec<PathBuf>) -> Result<(), Failure> {
                 SheetState::Visible => "visible",
                 SheetState::Hidden => "hidden",
                 SheetState::VeryHidden => "veryHidden",
+                _ => "other",
             };
             let kind = kind_name(sheet.kind());
             // As the sheet says, from the start of its part; empty when it does not.
@@ -382,6 +406,7 @@ fn kind_name(kind: SheetKind) -> &'static str {
         SheetKind::Chartsheet => "chartsheet",
         SheetKind::Dialogsheet => "dialogsheet",
         SheetKind::Macrosheet => "macrosheet",
+        _ => "other sheet",
     }
 }
 
@@ -527,6 +552,7 @@ fn write_dump_value(
         Value::Error(_) => b"e",
         Value::DateTime(date) if date.to_civil().is_some() => b"d",
         Value::DateTime(_) => b"n",
+        _ => b"s",
     };
     line.extend_from_slice(b"\"t\":\"");
     line.extend_from_slice(kind);

@@ -83,6 +83,11 @@ impl ColumnStats {
                     self.last_date = Some(date);
                 }
             }
+            // A kind of value this CLI does not know yet: counted as its text.
+            other => {
+                let text = other.to_string();
+                self.add(Value::Text(&text));
+            }
         }
     }
 

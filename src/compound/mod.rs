@@ -1,6 +1,8 @@
-//! The OLE2 compound file (CFB) around a `.xls` workbook, read through the
-//! `cfb` crate: which stream holds the workbook, and a reader over that
-//! stream for the globals and for each sheet.
+//! The OLE2 compound file (CFB), read through the `cfb` crate: what it
+//! holds (a BIFF workbook stream, an encrypted package, another Office
+//! document), and a reader over one of its streams, shared by clones. The
+//! container of `.xls` workbooks (and of encrypted packages); it knows
+//! nothing of what the streams hold.
 //!
 //! The `cfb` crate reads the header, the DIFAT, the whole FAT and the
 //! directory when it opens a file. A DIFAT may list one FAT sector many
@@ -15,7 +17,7 @@
 //! Once the crate has opened the file, [`StreamMap`] reads where the
 //! workbook stream lies (its sector chain, as runs of consecutive
 //! sectors) and the crate's file is dropped. A [`Compound`] holds the
-//! reader, that map and what the globals said; every clone (one per
+//! reader and that map; every clone (one per
 //! parallel worker) shares the map and reads the file directly through
 //! [`StreamReader`] with its own clone of the reader: the FAT and
 //! directory are read once per workbook, with no lock between workers.
@@ -31,21 +33,6 @@ use crate::error::{Error, ErrorKind, Result};
 
 /// The first eight bytes of every compound file.
 pub(crate) const MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
-
-/// Whether the input starts like a compound file (leaves it at the start).
-pub(crate) fn is_compound_file(reader: &mut (impl Read + Seek)) -> Result<bool> {
-    let mut magic = [0u8; 8];
-    reader.seek(SeekFrom::Start(0))?;
-    let mut filled = 0;
-    while filled < magic.len() {
-        match reader.read(&mut magic[filled..])? {
-            0 => break,
-            n => filled += n,
-        }
-    }
-    reader.seek(SeekFrom::Start(0))?;
-    Ok(filled == magic.len() && magic == MAGIC)
-}
 
 /// What is wrong with a compound file's header, if anything: the version
 /// and sector sizes must be those of version 3 (512-byte sectors) or 4
@@ -117,15 +104,13 @@ impl<R: Seek> Seek for Locked<R> {
     }
 }
 
-/// A `.xls` workbook's container: the reader, where the workbook stream
-/// lies in it (read from the FAT once at open, shared by every clone), the
-/// name of the stream holding the workbook (`Workbook`, or `Book` for
-/// BIFF5), and what the globals said.
+/// One stream of a compound file: the reader, where the stream lies in it
+/// (read from the FAT once at open, shared by every clone) and its name
+/// (for `.xls`, `Workbook`, or `Book` for BIFF5).
 pub(crate) struct Compound<R> {
     pub(crate) reader: R,
     pub(crate) map: Arc<StreamMap>,
     pub(crate) stream: &'static str,
-    pub(crate) layout: Arc<super::XlsLayout>,
 }
 
 impl<R: Clone> Clone for Compound<R> {
@@ -136,29 +121,7 @@ impl<R: Clone> Clone for Compound<R> {
             reader: self.reader.clone(),
             map: Arc::clone(&self.map),
             stream: self.stream,
-            layout: Arc::clone(&self.layout),
         }
-    }
-}
-
-/// Each sheet's substream (by position in the sheet list): its BOF's
-/// offset, and the offset it must end before (the next sheet's start, or
-/// the stream's end).
-#[derive(Debug, Default)]
-pub(crate) struct SheetOffsets {
-    pub(crate) spans: Vec<(u64, u64)>,
-    pub(crate) stream_len: u64,
-}
-
-impl<R> Compound<R> {
-    /// The size of a sheet's substream, for the parallel readers'
-    /// biggest-first order.
-    pub(crate) fn sheet_size(&self, position: usize) -> u64 {
-        self.layout
-            .offsets
-            .spans
-            .get(position)
-            .map_or(0, |&(start, end)| end.saturating_sub(start))
     }
 }
 

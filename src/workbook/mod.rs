@@ -1,33 +1,36 @@
-//! The entry point: an opened workbook.
+//! The entry point: an opened workbook, whatever its format.
+//!
+//! `detect` finds the format from the bytes and opens it; `book` holds
+//! the opened format ([`Book`], one arm per format); this file is
+//! [`Workbook`] itself (opening, the sheet list, rows), `metadata` its
+//! metadata methods.
+
+mod book;
+mod detect;
+mod metadata;
 
 use std::io::{Cursor, Read, Seek};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
+#[cfg(feature = "arrow")]
 use std::thread::Scope;
 
+pub(crate) use book::Book;
+pub use detect::FileFormat;
+
 use crate::cell::Row;
+use crate::contract::{FormatBook, SheetContext, SheetRows};
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::NumberFormats;
 use crate::formula::Links;
 use crate::limits::Limits;
+use crate::metadata::SheetInfo;
 use crate::number_format::FormatKind;
-use crate::archive::Archive;
-use crate::opc::{SheetInfo, find_workbook_part};
-use crate::archive::pipe::Pipe;
-use crate::rows::{PartSource, SheetContext, SheetRows};
 use crate::shared_strings::SharedStrings;
 use crate::source::SharedFile;
 use crate::styles::Styles;
-use crate::xls::compound::{Compound, is_compound_file};
-use crate::xls::rows::XlsRows;
-use crate::xlsb;
-use crate::xlsb::rows::XlsbRows;
-use crate::xlsx::rows::XlsxRows;
-use crate::xlsx::shared_strings::{XmlItems, read_shared_strings};
-use crate::xlsx::styles::read_styles;
-use crate::xlsx::workbook_part::read_layout;
 
 /// An opened workbook: `.xlsx` / `.xlsm`, `.xlsb` or a legacy `.xls`
 /// (see [`Workbook::file_format`]).
@@ -52,9 +55,8 @@ use crate::xlsx::workbook_part::read_layout;
 /// # }
 /// ```
 pub struct Workbook<R = SharedFile> {
-    pub(crate) container: Container<R>,
-    pub(crate) format: FileFormat,
-    pub(crate) workbook_part: String,
+    /// The format's opened workbook and its container.
+    pub(crate) book: Book<R>,
     pub(crate) sheets: Vec<SheetInfo>,
     pub(crate) shared_strings: Option<SharedStrings>,
     pub(crate) styles: Styles,
@@ -64,55 +66,14 @@ pub struct Workbook<R = SharedFile> {
     pub(crate) links: Links,
 }
 
-/// The file format of a workbook, found from its bytes (not its name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum FileFormat {
-    /// An Office Open XML workbook (`.xlsx`, `.xlsm`): XML parts in a ZIP
-    /// package.
-    Xlsx,
-    /// An Excel binary workbook (`.xlsb`): BIFF12 record streams in a ZIP
-    /// package.
-    Xlsb,
-    /// A legacy Excel workbook (`.xls`, Excel 5 to 2003): BIFF5 or BIFF8
-    /// records in an OLE2 compound file.
-    Xls,
-}
-
-impl FileFormat {
-    /// The format in words, as messages name it.
-    pub fn description(self) -> &'static str {
-        match self {
-            FileFormat::Xlsx => "an Excel workbook (.xlsx)",
-            FileFormat::Xlsb => "an Excel binary workbook (.xlsb)",
-            FileFormat::Xls => "a legacy Excel workbook (.xls)",
-        }
-    }
-}
-
-/// What a workbook's sheets are read from. Each worker of the parallel
-/// readers reads through its own clone (cheap: the directory is shared).
-#[derive(Clone)]
-pub(crate) enum Container<R> {
-    /// A ZIP package of parts: `.xlsx`, `.xlsb`.
-    Package(Archive<R>),
-    /// An OLE2 compound file holding a BIFF workbook stream: `.xls`.
-    Compound(Compound<R>),
-}
-
-impl<R: Read + Seek> Container<R> {
-    /// The compressed size of a sheet's data: the parallel readers start
-    /// with the biggest.
-    pub(crate) fn sheet_size(&self, sheet: &SheetInfo) -> u64 {
-        match self {
-            Container::Package(archive) => archive.compressed_size(sheet.part()),
-            Container::Compound(compound) => compound.sheet_size(sheet.position()),
-        }
-    }
-}
-
-/// Names a sheet: by position in [`Workbook::sheets`] (`usize`) or by name
-/// (`&str`, `String`, `&String`).
+/// Names a sheet: by position in [`Workbook::sheets`] (`usize`, 0-based)
+/// or by text (`&str`, `String`, `&String`). Text follows the one rule
+/// every interface shares (the CLI's `--sheet`, Python's `sheet=`, the
+/// Spark and DuckDB `sheet` options): the sheet of that name; or, when no
+/// sheet has that name and the text is a whole number, the sheet at that
+/// position. A name wins: in a workbook with a sheet named `2`, `"2"` is
+/// that sheet and `2usize` the third one
+/// ([`SheetSelector::ambiguity`] says so).
 ///
 /// ```
 /// # fn main() -> Result<(), sheetstream::Error> {
@@ -120,6 +81,9 @@ impl<R: Read + Seek> Container<R> {
 /// let name: String = "Data".to_owned();
 /// workbook.for_each_row(&name, |_row| ())?;
 /// workbook.for_each_row(name, |_row| ())?;
+/// // No sheet is named "0": the first sheet.
+/// assert_eq!("0".position(workbook.sheets())?, 0);
+/// # use sheetstream::SheetSelector;
 /// # Ok(())
 /// # }
 /// ```
@@ -130,6 +94,16 @@ pub trait SheetSelector {
     ///
     /// [`ErrorKind::SheetNotFound`] when there is no such sheet.
     fn position(&self, sheets: &[SheetInfo]) -> Result<usize>;
+
+    /// A note for the user when the selection could have meant another
+    /// sheet: text that is a whole number, the name of one sheet and the
+    /// position of another. It says which was taken (each interface adds
+    /// how to name the other in its own words); None when there is nothing
+    /// to say.
+    fn ambiguity(&self, sheets: &[SheetInfo]) -> Option<String> {
+        let _ = sheets;
+        None
+    }
 }
 
 impl SheetSelector for usize {
@@ -147,22 +121,169 @@ impl SheetSelector for usize {
 
 impl SheetSelector for &str {
     fn position(&self, sheets: &[SheetInfo]) -> Result<usize> {
-        sheets
-            .iter()
-            .position(|sheet| sheet.name() == *self)
-            .ok_or_else(|| Error::new(ErrorKind::SheetNotFound(format!("named '{self}'"))))
+        let text = *self;
+        if let Some(sheet) = sheets.iter().find(|sheet| sheet.name() == text) {
+            return Ok(sheet.position());
+        }
+        if let Some(position) = whole_number(text).filter(|&position| position < sheets.len()) {
+            return Ok(position);
+        }
+        let how = if whole_number(text).is_some() {
+            "named or numbered"
+        } else {
+            "named"
+        };
+        Err(Error::new(ErrorKind::SheetNotFound(format!(
+            "{how} '{text}'{}",
+            sheet_list(sheets)
+        ))))
     }
+
+    fn ambiguity(&self, sheets: &[SheetInfo]) -> Option<String> {
+        let position = whole_number(self).filter(|&position| position < sheets.len())?;
+        let named = sheets.iter().find(|sheet| sheet.name() == *self)?;
+        (named.position() != position).then(|| {
+            format!(
+                "sheet '{self}' is the sheet named '{self}' (at position {}), not the sheet at \
+                 position {position} ('{}'): a name wins",
+                named.position(),
+                sheets[position].name()
+            )
+        })
+    }
+}
+
+/// A sheet named by position or by text, owned: what options and lists of
+/// sheets hold. Selects as its [`SheetSelector`] would.
+///
+/// ```
+/// use sheetstream::{SheetRef, SheetSelector};
+/// # fn main() -> Result<(), sheetstream::Error> {
+/// let workbook = sheetstream::Workbook::open("examples/data/sales.xlsx")?;
+/// assert_eq!(SheetRef::from("Data").position(workbook.sheets())?, 0);
+/// assert_eq!(SheetRef::from(0).position(workbook.sheets())?, 0);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SheetRef {
+    /// The sheet at this position in [`Workbook::sheets`] (0-based).
+    Position(usize),
+    /// The sheet of this name, never taken as a position.
+    Name(String),
+    /// The sheet this text names, by [`SheetSelector`]'s rule for text (a
+    /// name, or a position when no sheet has that name).
+    Text(String),
+}
+
+impl From<usize> for SheetRef {
+    fn from(position: usize) -> SheetRef {
+        SheetRef::Position(position)
+    }
+}
+
+impl From<&str> for SheetRef {
+    fn from(text: &str) -> SheetRef {
+        SheetRef::Text(text.to_owned())
+    }
+}
+
+impl From<String> for SheetRef {
+    fn from(text: String) -> SheetRef {
+        SheetRef::Text(text)
+    }
+}
+
+impl std::fmt::Display for SheetRef {
+    /// The position's digits, or the text.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SheetRef::Position(position) => write!(f, "{position}"),
+            SheetRef::Name(text) | SheetRef::Text(text) => f.write_str(text),
+        }
+    }
+}
+
+impl SheetSelector for SheetRef {
+    fn position(&self, sheets: &[SheetInfo]) -> Result<usize> {
+        match self {
+            SheetRef::Position(position) => position.position(sheets),
+            SheetRef::Name(name) => sheets
+                .iter()
+                .position(|sheet| sheet.name() == name)
+                .ok_or_else(|| {
+                    Error::new(ErrorKind::SheetNotFound(format!(
+                        "named '{name}'{}",
+                        sheet_list(sheets)
+                    )))
+                }),
+            SheetRef::Text(text) => text.as_str().position(sheets),
+        }
+    }
+
+    fn ambiguity(&self, sheets: &[SheetInfo]) -> Option<String> {
+        match self {
+            SheetRef::Position(_) | SheetRef::Name(_) => None,
+            SheetRef::Text(text) => text.as_str().ambiguity(sheets),
+        }
+    }
+}
+
+impl SheetSelector for &SheetRef {
+    fn position(&self, sheets: &[SheetInfo]) -> Result<usize> {
+        (*self).position(sheets)
+    }
+
+    fn ambiguity(&self, sheets: &[SheetInfo]) -> Option<String> {
+        (*self).ambiguity(sheets)
+    }
+}
+
+/// The sheets there are, for a message: ` (the workbook's 3 sheets: 'a',
+/// 'b', 'c')`, at most a dozen named.
+fn sheet_list(sheets: &[SheetInfo]) -> String {
+    let names: Vec<String> = sheets
+        .iter()
+        .take(12)
+        .map(|sheet| format!("'{}'", sheet.name()))
+        .collect();
+    let more = if sheets.len() > names.len() {
+        ", ..."
+    } else {
+        ""
+    };
+    format!(
+        " (the workbook's {} sheets: {}{more})",
+        sheets.len(),
+        names.join(", ")
+    )
+}
+
+/// Text that is a whole number (ASCII digits only, no sign).
+fn whole_number(text: &str) -> Option<usize> {
+    (!text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit()))
+        .then(|| text.parse().ok())
+        .flatten()
 }
 
 impl SheetSelector for String {
     fn position(&self, sheets: &[SheetInfo]) -> Result<usize> {
         self.as_str().position(sheets)
     }
+
+    fn ambiguity(&self, sheets: &[SheetInfo]) -> Option<String> {
+        self.as_str().ambiguity(sheets)
+    }
 }
 
 impl SheetSelector for &String {
     fn position(&self, sheets: &[SheetInfo]) -> Result<usize> {
         self.as_str().position(sheets)
+    }
+
+    fn ambiguity(&self, sheets: &[SheetInfo]) -> Option<String> {
+        self.as_str().ambiguity(sheets)
     }
 }
 
@@ -304,7 +425,7 @@ impl Workbook<Cursor<Arc<[u8]>>> {
 impl<R> Workbook<R> {
     /// The workbook's file format, as its bytes say.
     pub fn file_format(&self) -> FileFormat {
-        self.format
+        self.book.file_format()
     }
 
     /// The sheets in workbook order, hidden ones included.
@@ -372,71 +493,26 @@ impl<R: Read + Seek> Workbook<R> {
         Workbook::with_limits(reader, Limits::default())
     }
 
-    fn with_limits(mut reader: R, limits: Limits) -> Result<Workbook<R>> {
-        if is_compound_file(&mut reader)? {
-            return crate::xls::open(reader, limits);
-        }
-        let mut archive = Archive::new(reader)?;
-        let workbook_part = find_workbook_part(&mut archive, &limits)?;
-        if xlsb::is_binary_workbook(&mut archive, &workbook_part, &limits)? {
-            let (layout, styles, shared_strings, links) =
-                xlsb::read_workbook(&mut archive, &workbook_part, &limits)?;
-            return Ok(Workbook {
-                container: Container::Package(archive),
-                format: FileFormat::Xlsb,
-                workbook_part: layout.workbook_part,
-                sheets: layout.sheets,
-                shared_strings,
-                styles,
-                date_system: layout.date_system,
-                limits,
-                links,
-            });
-        }
-        let layout = read_layout(&mut archive, workbook_part, &limits)?;
-        let styles = match &layout.styles_part {
-            Some(part) => {
-                let bytes = archive.read_part(part, &limits)?;
-                read_styles(&bytes, layout.date_system).map_err(|err| err.with_part(part))?
-            }
-            None => Styles::general(layout.date_system),
-        };
-        // Parsed as far as rows need it (a stored part, rare, at once).
-        let shared_strings = match &layout.shared_strings_part {
-            Some(part) => Some(
-                match archive.open_part_owned(part, limits.max_part_bytes, &limits)? {
-                    Some(reader) => {
-                        let items = XmlItems::new(reader, &limits);
-                        SharedStrings::lazy(Box::new(items), &limits, part)
-                    }
-                    None => {
-                        let reader = archive.open_part(part, limits.max_part_bytes, &limits)?;
-                        read_shared_strings(reader, &limits).map_err(|err| err.with_part(part))?
-                    }
-                },
-            ),
-            None => None,
-        };
+    fn with_limits(reader: R, limits: Limits) -> Result<Workbook<R>> {
+        let opened = detect::open_book(reader, limits)?;
         Ok(Workbook {
-            container: Container::Package(archive),
-            format: FileFormat::Xlsx,
-            workbook_part: layout.workbook_part,
-            sheets: layout.sheets,
-            shared_strings,
-            styles,
-            date_system: layout.date_system,
+            book: opened.book,
+            sheets: opened.sheets,
+            shared_strings: opened.shared_strings,
+            styles: opened.styles,
+            date_system: opened.date_system,
             limits,
-            links: Links::default(),
+            links: opened.links,
         })
     }
 
-    /// The workbook's ZIP package.
-    pub(crate) fn package(&mut self) -> Result<&mut Archive<R>> {
-        match &mut self.container {
-            Container::Package(archive) => Ok(archive),
-            Container::Compound(_) => Err(Error::package(
-                "a package part asked of a workbook that is no ZIP package",
-            )),
+    /// What a sheet's values are resolved against.
+    pub(crate) fn context(&self) -> SheetContext<'_> {
+        SheetContext {
+            shared_strings: self.shared_strings.as_ref(),
+            styles: &self.styles,
+            date_system: self.date_system,
+            links: &self.links,
         }
     }
 
@@ -469,13 +545,11 @@ impl<R: Read + Seek> Workbook<R> {
     pub fn rows(&mut self, sheet: impl SheetSelector) -> Result<SheetRows<'_>> {
         let position = sheet.position(&self.sheets)?;
         let Workbook {
-            container,
-            format,
+            book,
             sheets,
             shared_strings,
             styles,
             date_system,
-            limits,
             links,
             ..
         } = self;
@@ -485,17 +559,17 @@ impl<R: Read + Seek> Workbook<R> {
             date_system: *date_system,
             links,
         };
-        open_sheet_rows(*format, container, &sheets[position], context, limits)
+        book.sheet_rows(&sheets[position], context)
     }
 
-    /// Rows of the sheet at `position`, read through `container`, a clone
-    /// of this workbook's: a reader from a shared workbook (the owned Arrow
-    /// reader's worker thread). With `scope`, a package's part is inflated
-    /// on a thread of it (see [`pipelined_sheet_rows`]).
+    /// Rows of the sheet at `position`, read through `book`, a clone of
+    /// this workbook's: a reader from a shared workbook (the owned Arrow
+    /// reader's worker thread). With `scope`, two threads read the sheet
+    /// ([`FormatBook::pipelined_sheet_rows`]).
     #[cfg(feature = "arrow")]
     pub(crate) fn rows_through<'scope, 'env, 'a>(
         &'env self,
-        container: &'a mut Container<R>,
+        book: &'a mut Book<R>,
         position: usize,
         scope: Option<&'scope Scope<'scope, 'env>>,
     ) -> Result<SheetRows<'a>>
@@ -503,24 +577,10 @@ impl<R: Read + Seek> Workbook<R> {
         R: Clone + Send + 'env,
         'env: 'a,
     {
-        let context = SheetContext {
-            shared_strings: self.shared_strings.as_ref(),
-            styles: &self.styles,
-            date_system: self.date_system,
-            links: &self.links,
-        };
         let info = &self.sheets[position];
         match scope {
-            Some(scope) => pipelined_sheet_rows(
-                scope,
-                self.format,
-                container,
-                info,
-                context,
-                &self.limits,
-                2,
-            ),
-            None => open_sheet_rows(self.format, container, info, context, &self.limits),
+            Some(scope) => book.pipelined_sheet_rows(scope, info, self.context(), 2),
+            None => book.sheet_rows(info, self.context()),
         }
     }
 
@@ -544,105 +604,5 @@ impl<R: Read + Seek> Workbook<R> {
             }
         }
         Ok(T::finished())
-    }
-}
-
-/// A pull reader over one sheet of a workbook in `format`, read through
-/// `container` and resolved against `context`: what [`Workbook::rows`],
-/// the owned Arrow reader and the parallel readers share.
-pub(crate) fn open_sheet_rows<'a, R: Read + Seek>(
-    format: FileFormat,
-    container: &'a mut Container<R>,
-    info: &'a SheetInfo,
-    context: SheetContext<'a>,
-    limits: &Limits,
-) -> Result<SheetRows<'a>> {
-    match container {
-        Container::Package(archive) => {
-            let source = match format {
-                FileFormat::Xlsb => {
-                    archive.open_binary_part(info.part(), limits.max_part_bytes, limits)
-                }
-                _ => archive.open_part(info.part(), limits.max_part_bytes, limits),
-            }
-            .map_err(|err| err.with_sheet(info.name()))?;
-            Ok(sheet_part_rows(
-                format,
-                PartSource::Reader(source),
-                info,
-                context,
-                limits,
-            ))
-        }
-        Container::Compound(compound) => crate::xls::open_rows(compound, info, context, limits),
-    }
-}
-
-/// As [`open_sheet_rows`], but a package's part is inflated on a thread of
-/// `scope` while this one scans (two threads on one sheet); other
-/// containers are read on this thread.
-pub(crate) fn pipelined_sheet_rows<'scope, 'env, 'a, R>(
-    scope: &'scope Scope<'scope, 'env>,
-    format: FileFormat,
-    container: &'a mut Container<R>,
-    info: &'env SheetInfo,
-    context: SheetContext<'env>,
-    limits: &Limits,
-    threads: usize,
-) -> Result<SheetRows<'a>>
-where
-    R: Read + Seek + Clone + Send + 'env,
-    'env: 'a,
-{
-    match container {
-        Container::Package(archive) => {
-            let binary = format == FileFormat::Xlsb;
-            let pipe = Pipe::spawn(scope, archive.clone(), info, *limits, binary);
-            Ok(sheet_part_rows(
-                format,
-                PartSource::Pipe(pipe),
-                info,
-                context,
-                limits,
-            ))
-        }
-        Container::Compound(compound) => {
-            crate::xls::open_rows_in_blocks(scope, compound, info, context, limits, threads)
-        }
-    }
-}
-
-/// A pull reader over one sheet part of a package, its bytes from `source`
-/// (read here, or inflated on another thread).
-pub(crate) fn sheet_part_rows<'a>(
-    format: FileFormat,
-    source: PartSource<'a>,
-    info: &'a SheetInfo,
-    context: SheetContext<'a>,
-    limits: &Limits,
-) -> SheetRows<'a> {
-    match format {
-        FileFormat::Xlsx => SheetRows::xlsx(XlsxRows::new(
-            source,
-            context,
-            info.name(),
-            info.part(),
-            limits,
-        )),
-        FileFormat::Xlsb => SheetRows::xlsb(XlsbRows::new(
-            source,
-            context,
-            info.name(),
-            info.part(),
-            limits,
-        )),
-        // A compound file's sheets are never parts of a package.
-        FileFormat::Xls => SheetRows::xls(XlsRows::failing(
-            Error::package("a .xls sheet read as a package part"),
-            context,
-            info.name(),
-            info.part(),
-            limits,
-        )),
     }
 }
