@@ -2,7 +2,8 @@
 """The layer check: every import in src/ points down the layers.
 
 Reads the `crate::`, `super::` and `self::` paths of every file under src/
-(the CLI in src/bin/ is a crate of its own, above everything), resolves each
+(the CLI in src/bin/ is a crate of its own, above everything) and under
+python/src (the Python package's native module), resolves each
 to the file that defines it (names re-exported at the crate root through
 lib.rs's `pub use` lines), and fails when a file imports a file of a higher
 layer. Files of one layer may import each other. ARCHITECTURE.md lists the
@@ -20,7 +21,7 @@ import re
 import sys
 
 # Bottom first. A file belongs to the first layer with a matching prefix
-# (a prefix ending in `/` is a folder, otherwise a file).
+# (a prefix ending in `/` is a folder, otherwise a file). The library.
 LAYERS = [
     ("model", [
         "src/limits.rs", "src/source.rs", "src/text.rs", "src/date.rs",
@@ -44,8 +45,21 @@ LAYERS = [
 ]
 
 
-def layer_of(path):
-    for number, (name, prefixes) in enumerate(LAYERS):
+# The Python package's native module (python/src), bottom first: what
+# Python hands in (a source, an opened workbook), its arguments and
+# options, the values, reports and Arrow streams, then the classes and
+# the functions the module exports.
+PYTHON_LAYERS = [
+    ("ground", ["python/src/errors.rs", "python/src/remote.rs", "python/src/opened.rs"]),
+    ("arguments", ["python/src/args.rs", "python/src/options.rs"]),
+    ("values", ["python/src/values.rs", "python/src/report.rs", "python/src/arrow_ffi.rs"]),
+    ("classes", ["python/src/sheet.rs", "python/src/metadata.rs"]),
+    ("module", ["python/src/workbook.rs", "python/src/read.rs", "python/src/lib.rs"]),
+]
+
+
+def layer_of(path, layers=None):
+    for number, (name, prefixes) in enumerate(layers or LAYERS):
         for prefix in prefixes:
             if path == prefix or (prefix.endswith("/") and path.startswith(prefix)):
                 return number, name
@@ -165,11 +179,20 @@ def paths_in(text):
 
 
 def main():
-    root = "src"
     graph_wanted = "--graph" in sys.argv
+    failed = False
+    for root, layers in (("src", LAYERS), ("python/src", PYTHON_LAYERS)):
+        failed |= not check(root, layers, graph_wanted)
+    if failed:
+        sys.exit(1)
+
+
+def check(root, layers, graph_wanted):
+    """Checks one crate's imports; prints what it found; False on an
+    upward import."""
     files = {}
     for folder, _, names in os.walk(root):
-        if folder.startswith(os.path.join(root, "bin")):
+        if root == "src" and folder.startswith(os.path.join(root, "bin")):
             continue
         for name in names:
             if name.endswith(".rs"):
@@ -230,12 +253,12 @@ def main():
 
     problems = []
     for path in sorted(files):
-        number, name = layer_of(path)
+        number, name = layer_of(path, layers)
         if number is None:
             problems.append(f"{path}: in no layer (add it to LAYERS in .ci/layers.py and to ARCHITECTURE.md)")
             continue
         for target in sorted(edges[path]):
-            target_number, target_name = layer_of(target)
+            target_number, target_name = layer_of(target, layers)
             if target_number is not None and target_number > number:
                 problems.append(f"{path} ({name}) imports {target} ({target_name}), a higher layer")
 
@@ -245,15 +268,16 @@ def main():
     if graph_wanted:
         circles = strongly_connected(edges)
         for circle in sorted(circles, key=len, reverse=True):
-            layers = sorted({layer_of(p)[1] or "?" for p in circle})
-            print(f"circle of {len(circle)} files in {', '.join(layers)}: {' '.join(sorted(circle))}")
+            names = sorted({layer_of(p, layers)[1] or "?" for p in circle})
+            print(f"circle of {len(circle)} files in {', '.join(names)}: {' '.join(sorted(circle))}")
         if not circles:
-            print("no circles of files")
+            print(f"{root}: no circles of files")
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     if problems:
-        sys.exit(1)
-    print(f"{len(files)} files in {len(LAYERS)} layers; every import points down or within a layer")
+        return False
+    print(f"{root}: {len(files)} files in {len(layers)} layers; every import points down or within a layer")
+    return True
 
 
 def strongly_connected(edges):

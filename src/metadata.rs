@@ -9,7 +9,7 @@
 use std::ops::RangeInclusive;
 
 use crate::cell::CellRef;
-use crate::range::CellRange;
+use crate::range::{CellRange, SheetRange};
 
 /// Whether a sheet is shown in Excel's tab bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -207,6 +207,33 @@ impl Table {
                 column: self.range.last.column,
             },
         })
+    }
+
+    /// What a reader of the table reads, as a range on its sheet: its data
+    /// rows (the header row left out, the totals row too unless
+    /// `include_totals_row`) and its columns. A table without data rows
+    /// ends at its header row: the range then holds no row. What the CLI's
+    /// `--table` and the Arrow layer's `table` option read.
+    pub fn data_window(&self, include_totals_row: bool) -> SheetRange {
+        let data_row = self.range.first.row + self.header_row_count;
+        let last_row = self
+            .data_range(include_totals_row)
+            .map_or(data_row.saturating_sub(1), |data| data.last.row);
+        SheetRange {
+            sheet: Some(self.sheet_name.clone()),
+            first_row: data_row,
+            last_row: Some(last_row),
+            first_column: self.range.first.column,
+            last_column: Some(self.range.last.column),
+        }
+    }
+
+    /// The header the table's definition gives: each column's name by its
+    /// sheet column (0-based), left to right.
+    pub fn header(&self) -> Vec<(u32, String)> {
+        (self.range.first.column..=self.range.last.column)
+            .zip(self.columns.iter().cloned())
+            .collect()
     }
 
     /// Whether `name` names this table: Excel's table names are

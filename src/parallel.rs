@@ -56,6 +56,8 @@ pub struct Parallel<'w, R> {
     /// worksheet of every workbook.
     sheets: Option<Vec<(usize, usize)>>,
     columns: Option<ColumnSet>,
+    /// [`Parallel::stop_after_row`]: every sheet's last row to read.
+    last_row: Option<u32>,
     /// Whether a sheet may get an inflate thread when threads outnumber
     /// sheets (off for reads of a few rows per sheet).
     pipeline: bool,
@@ -111,6 +113,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
             threads: 0,
             sheets: None,
             columns: None,
+            last_row: None,
             pipeline: true,
         }
     }
@@ -169,6 +172,15 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     /// [`SheetRows::select_columns`](crate::SheetRows::select_columns).
     pub fn select_columns(mut self, columns: ColumnSet) -> Self {
         self.columns = Some(columns);
+        self
+    }
+
+    /// Reads no row past this one (0-based) in any sheet: the pushdown of
+    /// [`SheetRows::stop_after_row`](crate::SheetRows::stop_after_row), a
+    /// range's or a table's last row. As there, what lies past it is none
+    /// of the read's business: not read, and its damage is no error.
+    pub fn stop_after_row(mut self, last: Option<u32>) -> Self {
+        self.last_row = last;
         self
     }
 
@@ -406,6 +418,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
                 })
                 .collect(),
             columns: self.columns.as_ref(),
+            last_row: self.last_row,
             pipelined,
             sheet_threads: threads / pairs.len().max(1),
             stop: AtomicBool::new(false),
@@ -505,6 +518,7 @@ struct Shared<'w> {
 struct Job<'w> {
     workbooks: Vec<Shared<'w>>,
     columns: Option<&'w ColumnSet>,
+    last_row: Option<u32>,
     pipelined: bool,
     /// Threads for one sheet when pipelined (an `.xls` sheet read block
     /// by block takes them all).
@@ -560,6 +574,7 @@ impl Job<'_> {
         };
         let rows = rows.map(|mut rows| {
             rows.select_columns(self.columns.cloned());
+            rows.stop_after_row(self.last_row);
             rows
         });
         visit(state, index, sheet, rows, &self.stop)

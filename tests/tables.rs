@@ -382,6 +382,23 @@ fn ranges_and_tables_are_pushdowns_past_their_last_row_and_outside_their_columns
     let batch = read_table(damaged_around(), &ArrowOptions::new(), "t").unwrap();
     assert_eq!(names(&batch), ["a", "b\nc"]);
     assert_eq!(ints(&batch, "b\nc"), [Some(30), Some(40), Some(50)]);
+    // The CLI reads the same: the range stops before the damage (on one
+    // thread and on two), the whole sheet fails on it.
+    let file = common::temp_file("tables_damaged_around", &damaged_around());
+    let path = file.0.to_str().unwrap();
+    for threads in ["1", "2"] {
+        for command in ["csv", "jsonl"] {
+            let run =
+                common::run_cli_args(&[command, "--range", "B2:C5", "--threads", threads, path]);
+            assert_eq!(run.code, Some(0), "{command} -t {threads}: {}", run.stderr);
+            assert_eq!(
+                run.stdout.lines().count(),
+                4 - usize::from(command == "jsonl")
+            );
+        }
+        let run = common::run_cli_args(&["csv", "--threads", threads, path]);
+        assert_eq!(run.code, Some(1), "{}", run.stdout);
+    }
     // The row reader's stop, on its own.
     let mut workbook = Workbook::from_bytes(damaged_around()).unwrap();
     let mut rows = workbook.rows(0).unwrap();

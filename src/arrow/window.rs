@@ -17,7 +17,6 @@ use crate::columns::{ColumnSet, ColumnSpec};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::SheetInfo;
 use crate::metadata::{Table, find_table};
-use crate::range::SheetRange;
 
 /// A table of the options ([`ArrowOptions::table`]) as one workbook
 /// defines it; `file`: that workbook's label in a read of many.
@@ -95,20 +94,12 @@ impl ArrowOptions {
                     .with_sheet(&source.sheet));
                 };
                 let table = &known.table;
-                let data = table.data_range(self.include_totals_row);
-                let data_row = table.range.first.row + table.header_row_count;
-                let names = (table.range.first.column..=table.range.last.column)
-                    .zip(table.columns.iter().cloned())
-                    .collect();
-                let range = SheetRange {
-                    sheet: None,
-                    first_row: data_row,
-                    // A table without data rows: its header row ends it.
-                    last_row: Some(data.map_or(data_row.saturating_sub(1), |d| d.last.row)),
-                    first_column: table.range.first.column,
-                    last_column: Some(table.range.last.column),
+                let range = table.data_window(self.include_totals_row);
+                let given = GivenHeader {
+                    data_row: range.first_row,
+                    names: table.header(),
                 };
-                (range, Some(GivenHeader { data_row, names }))
+                (range, Some(given))
             }
             (None, Some(range)) => {
                 if let Some(sheet) = &range.sheet

@@ -521,23 +521,17 @@ impl Window {
                     escape(&table.sheet_name)
                 )));
             }
-            let data_row = table.range.first.row + table.header_row_count;
-            let last_row = table
-                .data_range(args.include_totals_row)
-                .map_or(data_row.saturating_sub(1), |data| data.last.row);
-            rows.skip_rows = rows.skip_rows.max(data_row);
+            let data = table.data_window(args.include_totals_row);
+            rows.skip_rows = rows.skip_rows.max(data.first_row);
             rows.header_row = None;
             rows.no_header = true;
-            let names = (table.range.first.column..=table.range.last.column)
-                .zip(table.columns.iter().cloned())
-                .collect();
             return Ok(Some(Window {
                 position: table.sheet,
                 rows,
-                first_column: table.range.first.column,
-                last_column: Some(table.range.last.column),
-                last_row: Some(last_row),
-                names: Some(names),
+                first_column: data.first_column,
+                last_column: data.last_column,
+                last_row: data.last_row,
+                names: Some(table.header()),
                 what: format!("table {}", table.name),
             }));
         }
@@ -709,13 +703,10 @@ pub fn csv(args: &CsvArgs) -> Result<(), Failure> {
         let failure: Mutex<Option<io::Error>> = Mutex::new(None);
         progress
             .run(|| {
-                read_sheets(&workbook, args, [position], selected, || {
+                // The range's or table's last row stops the read.
+                read_sheets(&workbook, args, [position], selected, last_row, || {
                     let (sheet, failure, dates) = (&sheet, &failure, &dates);
                     move |_: &SheetInfo, row: Row<'_>| {
-                        // The range's or table's last row stops the read.
-                        if last_row.is_some_and(|last| row.index() > last) {
-                            return false;
-                        }
                         let mut sheet = sheet.lock().unwrap_or_else(|poison| poison.into_inner());
                         // The row limit stops the read.
                         !sheet.full() && sheet.add_or_keep(&row, dates, failure).unwrap_or(false)
@@ -838,7 +829,7 @@ fn csv_all(
         let unconfirmed = Mutex::new(Vec::new());
         let read = progress
             .run(|| {
-                read_sheets(&workbook, args, positions, selected, || {
+                read_sheets(&workbook, args, positions, selected, None, || {
                     let mut held = Held {
                         current: None,
                         failure: &failure,
@@ -926,6 +917,7 @@ fn read_sheets<R, W, F>(
     args: &CsvArgs,
     positions: impl IntoIterator<Item = usize>,
     selected: Option<sheetstream::ColumnSet>,
+    last_row: Option<u32>,
     worker: W,
 ) -> sheetstream::Result<()>
 where
@@ -936,7 +928,8 @@ where
     let mut parallel = workbook
         .parallel()
         .threads(args.common.threads)
-        .sheets(positions)?;
+        .sheets(positions)?
+        .stop_after_row(last_row);
     if let Some(selected) = selected {
         parallel = parallel.select_columns(selected);
     }
@@ -1096,10 +1089,12 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
             let state = Mutex::new(sheet);
             progress
                 .run(|| {
+                    // The range's or table's last row stops the read.
                     let mut parallel = workbook
                         .parallel()
                         .threads(args.common.threads)
-                        .sheets([position])?;
+                        .sheets([position])?
+                        .stop_after_row(last_row);
                     if let Some(selected) = selected {
                         parallel = parallel.select_columns(selected);
                     }
@@ -1108,10 +1103,6 @@ pub fn jsonl(args: &JsonlArgs) -> Result<(), Failure> {
                         let mut line = Vec::with_capacity(1024);
                         let mut scratch = String::new();
                         move |_: &SheetInfo, row: Row<'_>| {
-                            // The range's or table's last row stops the read.
-                            if last_row.is_some_and(|last| row.index() > last) {
-                                return false;
-                            }
                             let mut sheet =
                                 state.lock().unwrap_or_else(|poison| poison.into_inner());
                             sheet.add(&row, dates, &mut line, &mut scratch)
