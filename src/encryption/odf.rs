@@ -369,6 +369,12 @@ impl OdfEntryEncryption {
         self.size
     }
 
+    /// The PBKDF2 iteration count of the entry's key (what a password try
+    /// costs).
+    pub fn iterations(&self) -> u32 {
+        self.iterations
+    }
+
     /// The scheme, as messages name it: `ods AES-256-CBC`.
     pub fn scheme(&self) -> String {
         match self.cipher {
