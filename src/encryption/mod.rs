@@ -116,7 +116,7 @@ pub fn compound_encryption<'a>(paths: impl IntoIterator<Item = &'a str>) -> Comp
         match path {
             ENCRYPTION_INFO_STREAM => info = true,
             ENCRYPTED_PACKAGE_STREAM => package = true,
-            "\u{9}DRMContent" | "\u{9}DRMViewerContent" => drm = true,
+            "\u{9}DRMContent" => drm = true,
             _ if path.starts_with("\u{6}DataSpaces/") && path.contains("DRMEncryptedTransform") => {
                 drm = true;
             }
