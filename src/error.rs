@@ -112,9 +112,26 @@ pub enum ErrorKind {
     /// them; the location names the stream, the byte offset in it, the
     /// sheet, row and column where known.
     Xls(String),
-    /// The workbook is encrypted (password-protected): it cannot be read
-    /// without its password, and this reader does not decrypt.
+    /// The workbook is encrypted (password-protected) and cannot be
+    /// decrypted: the library was built without its `encryption` feature,
+    /// or the encryption's own structures (the `EncryptionInfo` stream, a
+    /// FILEPASS record, an `EncryptedPackage` cut short) are damaged.
     Encrypted(String),
+    /// The workbook is encrypted, no password was given, and Excel's
+    /// default password (`VelvetSweatshop`) does not open it; the message
+    /// names the scheme.
+    PasswordRequired(String),
+    /// The workbook is encrypted, and neither the given passwords nor
+    /// Excel's default one open it; the message names the scheme.
+    PasswordIncorrect(String),
+    /// The workbook is encrypted with a scheme this reader does not
+    /// decrypt (Extensible encryption, IRM/DRM, Agile with DES or RC2, a
+    /// spin count over the limit, ...); the message names it.
+    UnsupportedEncryption(String),
+    /// The password opened the workbook, but its integrity check (Agile's
+    /// `dataIntegrity` HMAC, an `.ods` entry's checksum) does not match:
+    /// the file was changed after it was encrypted.
+    IntegrityFailure(String),
     /// A column selection ([`ColumnSpec`](crate::ColumnSpec)) cannot be
     /// parsed, or names a column the header row does not have.
     ColumnSelection(String),
@@ -213,6 +230,12 @@ impl Error {
             },
             ErrorKind::Xls(text) => ErrorKind::Xls(text.clone()),
             ErrorKind::Encrypted(text) => ErrorKind::Encrypted(text.clone()),
+            ErrorKind::PasswordRequired(text) => ErrorKind::PasswordRequired(text.clone()),
+            ErrorKind::PasswordIncorrect(text) => ErrorKind::PasswordIncorrect(text.clone()),
+            ErrorKind::UnsupportedEncryption(text) => {
+                ErrorKind::UnsupportedEncryption(text.clone())
+            }
+            ErrorKind::IntegrityFailure(text) => ErrorKind::IntegrityFailure(text.clone()),
             ErrorKind::ColumnSelection(text) => ErrorKind::ColumnSelection(text.clone()),
         };
         let mut copy = Error::new(kind);
@@ -436,6 +459,25 @@ impl fmt::Display for ErrorKind {
             } => write!(f, "cannot deserialize row: {}", Shown(message)),
             ErrorKind::Xls(message) => write!(f, "malformed .xls workbook: {}", Shown(message)),
             ErrorKind::Encrypted(message) => write!(f, "encrypted workbook: {}", Shown(message)),
+            ErrorKind::PasswordRequired(scheme) => write!(
+                f,
+                "encrypted workbook ({}): a password is required (Excel's default password \
+                 does not open it)",
+                Shown(scheme)
+            ),
+            ErrorKind::PasswordIncorrect(scheme) => write!(
+                f,
+                "encrypted workbook ({}): the password is incorrect",
+                Shown(scheme)
+            ),
+            ErrorKind::UnsupportedEncryption(scheme) => {
+                write!(f, "encrypted workbook: not supported: {}", Shown(scheme))
+            }
+            ErrorKind::IntegrityFailure(message) => write!(
+                f,
+                "encrypted workbook: the integrity check failed: {}",
+                Shown(message)
+            ),
             ErrorKind::ColumnSelection(message) => {
                 write!(
                     f,

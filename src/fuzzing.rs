@@ -1,6 +1,14 @@
 //! Entry points for the fuzz targets in `fuzz/` and for tests that drive
 //! internal layers directly. Not part of the public API.
 
+/// The decryption engine (feature `encryption`), for the tests that drive
+/// it on the encrypted corpus and for the fuzz targets of its parsers,
+/// until the open path reads encrypted workbooks itself.
+#[cfg(feature = "encryption")]
+pub mod encryption {
+    pub use crate::encryption::*;
+}
+
 use crate::contract::{PartSource, SheetContext, SheetRows};
 use crate::date::DateSystem;
 use crate::error::Result;

@@ -147,6 +147,8 @@ mod count;
 mod date;
 #[cfg(feature = "serde")]
 mod de;
+#[cfg(feature = "encryption")]
+mod encryption;
 mod error;
 mod format;
 mod formula;

@@ -17,6 +17,8 @@ mod cli_inputs;
 mod cli_vocabulary;
 mod columns;
 mod corpus;
+#[cfg(feature = "encryption")]
+mod encryption;
 mod errors;
 mod formats;
 mod fuzz_regressions;

@@ -4,8 +4,8 @@
 //! cargo run --manifest-path fuzz/Cargo.toml --example make_seeds
 //! ```
 //!
-//! into `fuzz/corpus/scan_sheet/` and `fuzz/corpus/open_workbook/` (or
-//! under the folder given as the first argument). Every seed is built here
+//! into `fuzz/corpus/<target>/` for every target but `format_code` and
+//! `decompile_formula` (or under the folder given as the first argument). Every seed is built here
 //! from scratch, except `sales.xlsx`, which is the crate's own sample
 //! workbook (`examples/data/sales.xlsx`, written by
 //! `cargo run --example write_sample`).
@@ -195,7 +195,108 @@ fn main() {
         seed.extend(xls::compound(&[("Workbook", &stream)]));
         write(&xls_dir.join(format!("seed-{name}-file")), &seed);
     }
+    let encryption_dir = root.join("encryption_headers");
+    fs::create_dir_all(&encryption_dir).expect("create the encryption_headers corpus folder");
+    for (name, mode, bytes) in encryption_headers() {
+        let mut seed = vec![mode];
+        seed.extend_from_slice(&bytes);
+        write(&encryption_dir.join(format!("seed-{name}")), &seed);
+    }
     println!("seeds written under {}", root.display());
+}
+
+/// Headers for `encryption_headers`, with the mode byte that picks their
+/// parser: an Agile `EncryptionInfo` as Office writes it (spin count 1000,
+/// so that the target tries a password), a Standard one, FILEPASS bodies
+/// of each scheme, a workbook stream holding one, an ODF manifest.
+fn encryption_headers() -> Vec<(&'static str, u8, Vec<u8>)> {
+    let b64 = |len: usize| "A".repeat(len.div_ceil(3) * 4);
+    let cipher = "saltSize=\"16\" blockSize=\"16\" keyBits=\"256\" hashSize=\"64\" \
+                  cipherAlgorithm=\"AES\" cipherChaining=\"ChainingModeCBC\" \
+                  hashAlgorithm=\"SHA512\" saltValue=\"AAAAAAAAAAAAAAAAAAAAAA==\"";
+    let agile_xml = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\r\n<encryption \
+         xmlns=\"http://schemas.microsoft.com/office/2006/encryption\" \
+         xmlns:p=\"http://schemas.microsoft.com/office/2006/keyEncryptor/password\">\
+         <keyData {}/><dataIntegrity encryptedHmacKey=\"{h}\" encryptedHmacValue=\"{h}\"/>\
+         <keyEncryptors><keyEncryptor \
+         uri=\"http://schemas.microsoft.com/office/2006/keyEncryptor/password\">\
+         <p:encryptedKey spinCount=\"1000\" {} encryptedVerifierHashInput=\"{}\" \
+         encryptedVerifierHashValue=\"{h}\" encryptedKeyValue=\"{}\"/></keyEncryptor>\
+         </keyEncryptors></encryption>",
+        cipher,
+        cipher,
+        "AAAAAAAAAAAAAAAAAAAAAA==",
+        b64(32),
+        h = b64(64),
+    );
+    let mut agile = vec![4, 0, 4, 0, 0x40, 0, 0, 0];
+    agile.extend_from_slice(agile_xml.as_bytes());
+    let csp: Vec<u8> = "Microsoft Enhanced RSA and AES Cryptographic Provider\0"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let crypto_api_header = |alg: u32, bits: u32| {
+        let mut header = Vec::new();
+        for word in [0x24u32, 0, alg, 0x8004, bits, 0x18, 0, 0] {
+            header.extend_from_slice(&word.to_le_bytes());
+        }
+        header.extend_from_slice(&csp);
+        header
+    };
+    let verifier = |hash: usize| {
+        let mut bytes = 16u32.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&[7; 32]);
+        bytes.extend_from_slice(&20u32.to_le_bytes());
+        bytes.extend(std::iter::repeat_n(9, hash));
+        bytes
+    };
+    let mut standard = vec![4, 0, 2, 0];
+    standard.extend_from_slice(&0x24u32.to_le_bytes());
+    let header = crypto_api_header(0x660E, 128);
+    standard.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    standard.extend_from_slice(&header);
+    standard.extend(verifier(32));
+    let mut rc4 = vec![1, 0, 1, 0, 1, 0];
+    rc4.extend_from_slice(&[3; 48]);
+    let mut crypto_api = vec![1, 0, 4, 0, 2, 0];
+    crypto_api.extend_from_slice(&0x04u32.to_le_bytes());
+    let header = crypto_api_header(0x6801, 128);
+    crypto_api.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    crypto_api.extend_from_slice(&header);
+    crypto_api.extend(verifier(20));
+    let xor = vec![0, 0, 0x34, 0x12, 0x0A, 0x9A];
+    let record = |kind: u16, body: &[u8]| {
+        let mut bytes = kind.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&(body.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(body);
+        bytes
+    };
+    let mut stream = record(0x0809, &[0, 6, 5, 0, 0, 0, 0, 0]);
+    stream.extend(record(0x002F, &xor));
+    stream.extend(record(0x0085, &[0x40, 0, 0, 0, 0, 0, 1, 0, b'S']));
+    stream.extend(record(0x000A, &[]));
+    let manifest = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><manifest:manifest \
+         xmlns:manifest=\"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0\">\
+         <manifest:file-entry manifest:full-path=\"content.xml\" manifest:size=\"10\">\
+         <manifest:encryption-data manifest:checksum-type=\"SHA1/1K\" manifest:checksum=\"{}\">\
+         <manifest:algorithm manifest:algorithm-name=\"Blowfish CFB\" \
+         manifest:initialisation-vector=\"AAAAAAAAAAA=\"/><manifest:key-derivation \
+         manifest:key-derivation-name=\"PBKDF2\" manifest:iteration-count=\"1000\" \
+         manifest:salt=\"AAAAAAAAAAAAAAAAAAAAAA==\"/></manifest:encryption-data>\
+         </manifest:file-entry></manifest:manifest>",
+        "AAAAAAAAAAAAAAAAAAAAAAAAAAA="
+    );
+    vec![
+        ("agile", 0, agile),
+        ("standard", 0, standard),
+        ("filepass-rc4", 1, rc4),
+        ("filepass-rc4-cryptoapi", 1, crypto_api),
+        ("filepass-xor", 1, xor),
+        ("stream-xor", 2, stream),
+        ("manifest-blowfish", 3, manifest.into_bytes()),
+    ]
 }
 
 /// `.xls` workbook streams for `open_xls`, from the tests' BIFF writer.
@@ -203,7 +304,11 @@ fn xls_streams() -> Vec<(&'static str, Vec<u8>)> {
     let mut cells = Vec::new();
     cells.extend(xls::number(0, 0, 1, 45_000.5));
     cells.extend(xls::rk(0, 1, 0, xls::rk_int(125, true)));
-    cells.extend(xls::mulrk(1, 0, &[(0, xls::rk_int(1, false)), (2, xls::rk_int(2, false))]));
+    cells.extend(xls::mulrk(
+        1,
+        0,
+        &[(0, xls::rk_int(1, false)), (2, xls::rk_int(2, false))],
+    ));
     cells.extend(xls::label_sst(2, 0, 0, 1));
     cells.extend(xls::label(2, 1, 0, "Grüße 世界"));
     cells.extend(xls::boolerr(3, 0, 0, 0x07, true));

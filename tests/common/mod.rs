@@ -4,6 +4,8 @@
 //! `../shared/conformance/FORMAT.md` for comparison.
 #![allow(dead_code)]
 
+#[cfg(feature = "encryption")]
+pub mod encrypt;
 pub mod xls;
 
 use std::io::{Cursor, Read, Seek, Write};
