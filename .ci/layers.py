@@ -30,7 +30,7 @@ LAYERS = [
         "src/shared_strings.rs", "src/metadata.rs", "src/count.rs",
     ]),
     ("plumbing", [
-        "src/xml/", "src/archive/", "src/chunk.rs", "src/compound/", "src/opc/",
+        "src/xml/", "src/archive/", "src/chunk.rs", "src/compound/", "src/opc/", "src/encryption/",
         "src/formula/",
     ]),
     ("contract", ["src/contract/"]),
