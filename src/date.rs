@@ -841,6 +841,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
     fn every_1900_serial_matches_excel_calendar() {
         // Excel's 1900 calendar: the real one with an extra 1900-02-29.
         let mut date = (1900, 1, 1);
@@ -1175,6 +1176,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
     fn round_trips_through_serials() {
         let times = [
             ("00:00:00", "00:00:00"),
@@ -1207,6 +1209,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
     fn every_millisecond_pattern_round_trips_on_extreme_days() {
         // The largest serials have the least room for the time of day.
         for day_text in [

@@ -360,6 +360,7 @@ fn check_sheet(path: &Path, position: usize, whole: bool) -> Result<(), String> 
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn corpus_sheets_through_arrow_equal_the_row_stream() {
     let Some(root) = corpus_root() else {
         println!("skipping: ../shared/conformance/corpus not found");
@@ -370,6 +371,7 @@ fn corpus_sheets_through_arrow_equal_the_row_stream() {
 
 /// The `.xls` and `.xlsb` workbooks of the binary corpus, the same way.
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn binary_corpus_sheets_through_arrow_equal_the_row_stream() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/corpus-binary");
     if !root.is_dir() {

@@ -1591,6 +1591,7 @@ fn no_cells_case(bin: &Path, workbook: &Path, threads: &str) -> Outcome {
 /// sources (else the test-built one), two processes at a time, cases
 /// alternating between `--threads 1` and `--threads 2`.
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn corpus_first_sheet_as_csv() {
     let Some(root) = corpus_root() else {
         common::skip_notice("corpus_first_sheet_as_csv", "../shared/conformance/corpus");

@@ -287,6 +287,7 @@ fn every_selection_reads_what_the_full_read_reads_in_its_columns() {
 /// three selections (the even columns, B and D, the first column), each
 /// sheet the full read reads gives the same cells of those columns.
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn corpus_selections_read_what_the_full_read_reads_in_their_columns() {
     let root =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/corpus");

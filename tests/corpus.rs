@@ -366,6 +366,7 @@ fn run_corpus(max_bytes: Option<u64>) {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn corpus_small_files() {
     run_corpus(Some(SMALL_FILE_BYTES));
 }

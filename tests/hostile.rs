@@ -216,6 +216,7 @@ fn many_sheets_open_in_linear_time_up_to_the_sheet_limit() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn sheets_sharing_one_part_hit_the_workbook_wide_limit() {
     // A 2 MiB part read by 200 sheets: 400 MiB from a file of a few KiB.
     let rows: String = (1..=40_000)

@@ -425,6 +425,7 @@ fn a_merged_block_over_empty_rows_fills_them() {
 /// (hidden columns) whose every anchor value is in each cell its range
 /// covers.
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn corpus_sheets_with_merged_ranges_fill_without_error() {
     let Some(root) = common::corpus_root() else {
         common::skip_notice(

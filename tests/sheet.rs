@@ -100,6 +100,7 @@ fn corpus_root() -> Option<PathBuf> {
 /// [`SMALL_FILE_BYTES`]): `load_sheet` and `load_all` hold exactly the
 /// cells the stream gives, and fail where the stream fails.
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn corpus_sheets_equal_their_streams() {
     let Some(root) = corpus_root() else {
         common::skip_notice(

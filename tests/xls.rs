@@ -803,6 +803,7 @@ fn values_of_the_bytes_read_back() {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn random_damage_is_an_error_or_a_read_never_a_panic() {
     // The fuzz target's entry point over mutated workbooks: the stream
     // wrapped in a valid compound file (mutations reach the records), and
@@ -1524,6 +1525,7 @@ fn indexed_sheet_read_in_part_stops_its_workers() {
 /// the parallel reader on 4 threads are the same, and some were read in
 /// blocks. Skipped without `../shared/conformance/corpus-binary`.
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn corpus_xls_sheets_read_in_blocks_as_serially() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/conformance/corpus-binary");
@@ -1662,6 +1664,7 @@ fn rows_or_error(bytes: &[u8], threads: Option<usize>) -> Option<(Vec<String>, O
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn hostile_bytes_in_an_indexed_sheet_read_in_blocks_as_serially() {
     // Bytes of an indexed sheet overwritten at random (a fixed seed:
     // INDEX, DBCELL, ROW and cell records alike): the block reader gives
@@ -1885,6 +1888,7 @@ fn same_both_ways(sheet: &[u8], limits: Option<Limits>) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn common_cells_cut_or_grown_read_as_field_by_field() {
     // Each record the one-length-check loop reads, cut at every length
     // and grown by a byte or two, first in its row and after a cell of

@@ -442,6 +442,7 @@ fn xlsb_metadata_reads_as_the_sheet_says() {
 /// a typed error, never a panic; each workbook's parallel read gives the
 /// cells its pull read gives. `--nocapture` shows the counts.
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn corpus_xlsb_metadata_and_parallel_reads() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/conformance/corpus-binary");
