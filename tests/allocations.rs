@@ -4,6 +4,11 @@
 //! one test only: another test running on another thread would add its own
 //! allocations to the count.
 
+/// The rows of the small and the large sheet of each case: allocations
+/// must be the same for both (twenty times the rows).
+const SMALL: u32 = 2_000;
+const LARGE: u32 = 40_000;
+
 use std::io::{Cursor, Write};
 
 use sheetstream::{ColumnSet, SheetCounts, Workbook};
@@ -258,34 +263,39 @@ fn stream_pipelined(bytes: Vec<u8>) -> (SheetCounts, u64) {
 
 #[test]
 fn allocations_do_not_grow_with_rows() {
-    let small_bytes = workbook(10_000);
-    let large_bytes = workbook(200_000);
+    let small_bytes = workbook(SMALL);
+    let large_bytes = workbook(LARGE);
     let (small, small_allocations) = stream(small_bytes.clone());
     let (large, large_allocations) = stream(large_bytes.clone());
 
     // The recipe was read in full both times.
-    assert_eq!(small.rows, 10_000);
-    assert_eq!(large.rows, 200_000);
-    assert_eq!(large.cells, 200_000 * 8 + 200_000 / 7);
+    assert_eq!(small.rows, u64::from(SMALL));
+    assert_eq!(large.rows, u64::from(LARGE));
+    assert_eq!(large.cells, u64::from(LARGE * 8 + LARGE / 7));
     assert_eq!(
         (large.texts, large.booleans, large.errors, large.dates),
-        (600_000, 200_000, 200_000, 200_000)
+        (
+            3 * u64::from(LARGE),
+            LARGE.into(),
+            LARGE.into(),
+            LARGE.into()
+        )
     );
 
     println!(
-        "allocations while streaming: {small_allocations} for 10,000 rows, {large_allocations} for 200,000 rows \
-         ({:.6} per cell at 200,000 rows)",
+        "allocations while streaming: {small_allocations} for {SMALL} rows, {large_allocations} for {LARGE} rows \
+         ({:.6} per cell at {LARGE} rows)",
         large_allocations as f64 / large.cells as f64
     );
     // The same fixed set-up either way (window, arena, scratch vectors):
     // nothing per row or per cell, give or take arena chunk growth.
     assert!(
         small_allocations < 64,
-        "{small_allocations} allocations for 10,000 rows"
+        "{small_allocations} allocations for {SMALL} rows"
     );
     assert!(
         large_allocations.abs_diff(small_allocations) <= 4,
-        "{small_allocations} allocations for 10,000 rows but {large_allocations} for 200,000"
+        "{small_allocations} allocations for {SMALL} rows but {large_allocations} for {LARGE}"
     );
 
     // With a column selection (numbers, an inline string that needs
@@ -295,27 +305,27 @@ fn allocations_do_not_grow_with_rows() {
         stream_columns(small_bytes.clone(), Some(columns.clone()));
     let (large_selected, large_selected_allocations) =
         stream_columns(large_bytes.clone(), Some(columns));
-    assert_eq!(small_selected.rows, 10_000);
-    assert_eq!(large_selected.cells, 200_000 * 2 + 200_000 / 7);
+    assert_eq!(small_selected.rows, u64::from(SMALL));
+    assert_eq!(large_selected.cells, u64::from(LARGE * 2 + LARGE / 7));
     assert_eq!(
         (
             large_selected.texts,
             large_selected.booleans,
             large_selected.dates
         ),
-        (200_000, 0, 0)
+        (LARGE.into(), 0, 0)
     );
     println!(
-        "allocations while streaming three columns: {small_selected_allocations} for 10,000 rows, \
-         {large_selected_allocations} for 200,000 rows"
+        "allocations while streaming three columns: {small_selected_allocations} for {SMALL} rows, \
+         {large_selected_allocations} for {LARGE} rows"
     );
     assert!(
         small_selected_allocations < 64,
-        "{small_selected_allocations} allocations for 10,000 rows, three columns"
+        "{small_selected_allocations} allocations for {SMALL} rows, three columns"
     );
     assert!(
         large_selected_allocations.abs_diff(small_selected_allocations) <= 4,
-        "three columns: {small_selected_allocations} allocations for 10,000 rows but {large_selected_allocations} for 200,000"
+        "three columns: {small_selected_allocations} allocations for {SMALL} rows but {large_selected_allocations} for {LARGE}"
     );
 
     // Rendering every cell through its number format adds nothing per
@@ -323,7 +333,7 @@ fn allocations_do_not_grow_with_rows() {
     let (small_text, small_formatted) = stream_formatted(small_bytes.clone());
     let (large_text, large_formatted) = stream_formatted(large_bytes.clone());
     println!(
-        "allocations while streaming formatted: {small_formatted} for 10,000 rows, {large_formatted} for 200,000 rows"
+        "allocations while streaming formatted: {small_formatted} for {SMALL} rows, {large_formatted} for {LARGE} rows"
     );
     assert!(
         large_text > small_text * 19,
@@ -335,7 +345,7 @@ fn allocations_do_not_grow_with_rows() {
     );
     assert!(
         large_formatted.abs_diff(small_formatted) <= 4,
-        "{small_formatted} allocations for 10,000 rows formatted but {large_formatted} for 200,000"
+        "{small_formatted} allocations for {SMALL} rows formatted but {large_formatted} for {LARGE}"
     );
 
     // The same through the parallel engine, per worker: the pipelined path
@@ -351,16 +361,16 @@ fn allocations_do_not_grow_with_rows() {
         (large.rows, large.cells)
     );
     println!(
-        "allocations while streaming with an inflate thread: {small_piped_allocations} for 10,000 rows, \
-         {large_piped_allocations} for 200,000 rows"
+        "allocations while streaming with an inflate thread: {small_piped_allocations} for {SMALL} rows, \
+         {large_piped_allocations} for {LARGE} rows"
     );
     assert!(
         small_piped_allocations < 128,
-        "{small_piped_allocations} allocations for 10,000 rows"
+        "{small_piped_allocations} allocations for {SMALL} rows"
     );
     assert!(
         large_piped_allocations.abs_diff(small_piped_allocations) <= 4,
-        "pipelined: {small_piped_allocations} allocations for 10,000 rows but {large_piped_allocations} for 200,000"
+        "pipelined: {small_piped_allocations} allocations for {SMALL} rows but {large_piped_allocations} for {LARGE}"
     );
 
     // A `.xls` sheet: opening it opens a stream of the compound file read
@@ -403,9 +413,9 @@ fn allocations_do_not_grow_with_rows() {
     );
     assert_formula_allocations(
         ".xlsb",
-        xlsb_workbook(10_000),
-        xlsb_workbook(200_000),
-        (10_000, 200_000),
+        xlsb_workbook(SMALL),
+        xlsb_workbook(LARGE),
+        (SMALL.into(), LARGE.into()),
     );
     xlsb_allocations_do_not_grow_with_rows();
 }
@@ -413,48 +423,53 @@ fn allocations_do_not_grow_with_rows() {
 /// The same for an `.xlsb` sheet: the record window, the row's cell list,
 /// text buffer and arena are set up once.
 fn xlsb_allocations_do_not_grow_with_rows() {
-    let small_bytes = xlsb_workbook(10_000);
-    let large_bytes = xlsb_workbook(200_000);
+    let small_bytes = xlsb_workbook(SMALL);
+    let large_bytes = xlsb_workbook(LARGE);
     let (small, small_allocations) = stream(small_bytes.clone());
     let (large, large_allocations) = stream(large_bytes.clone());
-    assert_eq!(small.rows, 10_000);
-    assert_eq!(large.cells, 200_000 * 8 + 200_000 / 7);
+    assert_eq!(small.rows, u64::from(SMALL));
+    assert_eq!(large.cells, u64::from(LARGE * 8 + LARGE / 7));
     assert_eq!(
         (large.texts, large.booleans, large.errors, large.dates),
-        (600_000, 200_000, 200_000, 200_000)
+        (
+            3 * u64::from(LARGE),
+            LARGE.into(),
+            LARGE.into(),
+            LARGE.into()
+        )
     );
     println!(
-        "allocations while streaming .xlsb: {small_allocations} for 10,000 rows, {large_allocations} for 200,000 rows"
+        "allocations while streaming .xlsb: {small_allocations} for {SMALL} rows, {large_allocations} for {LARGE} rows"
     );
     assert!(
         small_allocations < 64,
-        "{small_allocations} allocations for 10,000 .xlsb rows"
+        "{small_allocations} allocations for {SMALL} .xlsb rows"
     );
     assert!(
         large_allocations.abs_diff(small_allocations) <= 4,
-        ".xlsb: {small_allocations} allocations for 10,000 rows but {large_allocations} for 200,000"
+        ".xlsb: {small_allocations} allocations for {SMALL} rows but {large_allocations} for {LARGE}"
     );
     let columns: ColumnSet = [0, 5, 9].into_iter().collect();
     let (small_selected, small_selected_allocations) =
         stream_columns(small_bytes.clone(), Some(columns.clone()));
     let (large_selected, large_selected_allocations) =
         stream_columns(large_bytes.clone(), Some(columns));
-    assert_eq!(small_selected.rows, 10_000);
-    assert_eq!(large_selected.cells, 200_000 * 2 + 200_000 / 7);
+    assert_eq!(small_selected.rows, u64::from(SMALL));
+    assert_eq!(large_selected.cells, u64::from(LARGE * 2 + LARGE / 7));
     assert!(
         large_selected_allocations.abs_diff(small_selected_allocations) <= 4,
-        ".xlsb, three columns: {small_selected_allocations} allocations for 10,000 rows but {large_selected_allocations} for 200,000"
+        ".xlsb, three columns: {small_selected_allocations} allocations for {SMALL} rows but {large_selected_allocations} for {LARGE}"
     );
     let (small_piped, small_piped_allocations) = stream_pipelined(small_bytes);
     let (large_piped, large_piped_allocations) = stream_pipelined(large_bytes);
-    assert_eq!(small_piped.cells, small.cells);
-    assert_eq!(large_piped.cells, large.cells);
+    assert_eq!(small_piped.cells, u64::from(small.cells));
+    assert_eq!(large_piped.cells, u64::from(large.cells));
     println!(
-        "allocations while streaming .xlsb with an inflate thread: {small_piped_allocations} for 10,000 rows, \
-         {large_piped_allocations} for 200,000 rows"
+        "allocations while streaming .xlsb with an inflate thread: {small_piped_allocations} for {SMALL} rows, \
+         {large_piped_allocations} for {LARGE} rows"
     );
     assert!(
         large_piped_allocations.abs_diff(small_piped_allocations) <= 4,
-        ".xlsb pipelined: {small_piped_allocations} allocations for 10,000 rows but {large_piped_allocations} for 200,000"
+        ".xlsb pipelined: {small_piped_allocations} allocations for {SMALL} rows but {large_piped_allocations} for {LARGE}"
     );
 }

@@ -340,6 +340,7 @@ struct Verdict<'a> {
 }
 
 #[test]
+#[ignore = "slow tier: .ci/run runs it in release (cargo test --release -- --ignored)"]
 fn every_case_of_the_encrypted_corpus_decrypts_or_is_refused_as_it_must() {
     let Some(root) = corpus_root() else {
         eprintln!("skipping: ../shared/conformance/corpus-encrypted not found");
