@@ -462,8 +462,8 @@ fn xlsb_allocations_do_not_grow_with_rows() {
     );
     let (small_piped, small_piped_allocations) = stream_pipelined(small_bytes);
     let (large_piped, large_piped_allocations) = stream_pipelined(large_bytes);
-    assert_eq!(small_piped.cells, u64::from(small.cells));
-    assert_eq!(large_piped.cells, u64::from(large.cells));
+    assert_eq!(small_piped.cells, small.cells);
+    assert_eq!(large_piped.cells, large.cells);
     println!(
         "allocations while streaming .xlsb with an inflate thread: {small_piped_allocations} for {SMALL} rows, \
          {large_piped_allocations} for {LARGE} rows"
