@@ -565,7 +565,9 @@ pub(crate) fn open_sheet_rows<'a, R: Read + Seek>(
                 }
                 _ => archive.open_part(info.part(), limits.max_part_bytes, limits),
             }
-            .map_err(|err| err.with_sheet(info.name()))?;
+            // Named as the row readers name the errors opening meets on
+            // the pipelined path (one message on every path).
+            .map_err(|err| err.with_sheet(info.name()).with_part(info.part()))?;
             Ok(sheet_part_rows(
                 format,
                 PartSource::Reader(source),
