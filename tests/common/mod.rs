@@ -4,6 +4,7 @@
 //! `../shared/conformance/FORMAT.md` for comparison.
 #![allow(dead_code)]
 
+pub mod answers;
 pub mod xls;
 
 use std::io::{Cursor, Read, Seek, Write};
