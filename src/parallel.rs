@@ -34,13 +34,14 @@ use crate::workbook::{RowFlow, SheetSelector, Workbook};
 /// A parallel read of a workbook, set up by [`Workbook::parallel`].
 ///
 /// Rows of one sheet arrive in file order, on one thread; rows of different
-/// sheets interleave in no particular order. Sheets are read biggest
-/// first (on one thread, one after another in that order). An error stops
-/// the threads reading sheets after its sheet in that order at their next
-/// row; the sheets before it are read on, and the error returned is the
-/// first sheet's in that order that failed: the same error on every
-/// thread count. A panic stops every thread and is resumed on the
-/// caller's thread; a closure asking to stop stops every thread.
+/// sheets interleave in no particular order (sheets are read biggest
+/// first). An error stops the threads reading sheets after its sheet in
+/// workbook order (workbook, then sheet position) at their next row; the
+/// sheets before it are read on, and the error returned is the first
+/// failing sheet's in that order: the error a caller reading the sheets
+/// one after another would meet first, on every thread count. A panic
+/// stops every thread and is resumed on the caller's thread; a closure
+/// asking to stop stops every thread.
 ///
 /// ```
 /// # fn main() -> Result<(), sheetstream::Error> {
@@ -196,7 +197,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     ///
     /// # Errors
     ///
-    /// The error of the first sheet (in reading order) that failed.
+    /// The error of the first sheet (in workbook order) that failed.
     ///
     /// # Panics
     ///
@@ -224,7 +225,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     /// `make` is called once per thread and returns that thread's closure,
     /// which owns its state. The closure returns `Ok(true)` to go on,
     /// `Ok(false)` to stop every thread, or an error, which stops the
-    /// threads on the sheets after it in reading order and is returned
+    /// threads on the sheets after it in workbook order and is returned
     /// unless a sheet before it fails too (see [`Parallel`]). The closure drives its rows itself, so a
     /// stop that another thread asks for reaches this one when its closure
     /// returns.
@@ -252,7 +253,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     ///
     /// # Errors
     ///
-    /// The error of the first sheet (in reading order) whose closure
+    /// The error of the first sheet (in workbook order) whose closure
     /// returned one.
     ///
     /// # Panics
@@ -327,7 +328,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     ///
     /// # Errors
     ///
-    /// The error of the first sheet (in reading order) that failed.
+    /// The error of the first sheet (in workbook order) that failed.
     ///
     /// # Panics
     ///
@@ -438,37 +439,60 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
                 .collect()
         };
 
+        // Each task's place in workbook order (workbook, then sheet
+        // position): the order a caller reading the sheets one after
+        // another meets their errors in, which decides the error returned.
+        let mut ordered = pairs.clone();
+        ordered.sort_unstable();
+        let rank = |pair: &(usize, usize)| ordered.binary_search(pair).unwrap_or(usize::MAX);
+
         if workers == 1 {
             // Serial, on the calling thread (with an inflate thread when pipelined).
             let archives = pristine();
             let mut archive = None;
             let mut state = make();
             thread::scope(|scope| {
-                for (task, &pair) in pairs.iter().enumerate() {
-                    let stop = Stop { job: &job, task };
+                for pair in &pairs {
+                    let stop = Stop {
+                        job: &job,
+                        task: rank(pair),
+                    };
+                    if stop.is_set() {
+                        // After a sheet earlier in workbook order failed.
+                        continue;
+                    }
                     match job.read_sheet(
                         scope,
                         &archives,
                         &mut archive,
-                        pair,
+                        *pair,
                         &mut state,
                         &visit,
                         &stop,
                     ) {
                         Ok(true) => {}
                         Ok(false) => break,
-                        Err(err) => return Err(err),
+                        Err(err) => job.fail(stop.task, Failure::Error(err)),
                     }
                 }
-                Ok(())
-            })?;
-            finish(state);
-            return Ok(());
+            });
+            return match job
+                .failure
+                .into_inner()
+                .unwrap_or_else(|poison| poison.into_inner())
+            {
+                Some((_, Failure::Error(err))) => Err(err),
+                Some((_, Failure::Panic(payload))) => panic::resume_unwind(payload),
+                None => {
+                    finish(state);
+                    Ok(())
+                }
+            };
         }
 
         let injector = Injector::new();
-        for (task, &pair) in pairs.iter().enumerate() {
-            injector.push((task, pair));
+        for pair in &pairs {
+            injector.push((rank(pair), *pair));
         }
         let queues: Vec<Worker<Task>> = (0..workers).map(|_| Worker::new_fifo()).collect();
         let stealers: Vec<Stealer<Task>> = queues.iter().map(Worker::stealer).collect();
@@ -555,18 +579,18 @@ struct Job<'w> {
     sheet_threads: usize,
     /// A closure asked to stop, or a panic: every worker stops.
     stop: AtomicBool,
-    /// The earliest task (in the order of `pairs`) that failed: the
-    /// workers stop every later one, and read on the earlier ones.
+    /// The earliest task in workbook order that failed: the workers stop
+    /// every later one, and read on the earlier ones.
     failed_at: AtomicUsize,
     /// The failure of the earliest task that failed (a panic wins).
     failure: Mutex<Option<(usize, Failure)>>,
 }
 
-/// A task: its place in the reading order, and its (workbook, sheet).
+/// A task: its place in workbook order, and its (workbook, sheet).
 type Task = (usize, (usize, usize));
 
 /// What tells a sheet's reader to stop: a stop every worker obeys, or a
-/// failure of a sheet read earlier in order.
+/// failure of a sheet before it in workbook order.
 struct Stop<'j> {
     job: &'j Job<'j>,
     task: usize,
