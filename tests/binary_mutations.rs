@@ -695,6 +695,8 @@ fn the_written_binary_workbooks_give_one_answer() {
         let bin = Path::new(env!("CARGO_BIN_EXE_sheetstream"));
         let answer = assert_one_answer(&bytes, name, Some((bin, &file.0))).unwrap();
         assert_eq!(answer.error, None, "{name}");
+        // The fuzz targets' check of the same (rows on every thread count).
+        assert!(sheetstream::fuzzing::read_on_every_thread_count(&bytes) > 0);
         // Read whole: the indexed sheet's every row with cells, and its
         // hidden rows without them.
         assert!(

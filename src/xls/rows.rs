@@ -8,7 +8,13 @@
 //! handed out again). Memory is the record window and the current row's
 //! cells and text in an arena reset per row; nothing is allocated per
 //! cell. BLANK and MULBLANK hold no value and are skipped; embedded chart
-//! substreams (a nested BOF .. EOF) too.
+//! substreams (a nested BOF .. EOF) too. A string value holding fewer
+//! characters than its count says (over its CONTINUE records), or a NaN
+//! or infinite number, is a damaged record: refused at its offset.
+//!
+//! A parallel worker reads one block of a sheet with a reader of its own
+//! (`super::blocks`); [`XlsRows::stopped`] tells what the block reader
+//! needs to decide whether the next block follows on from it.
 
 use bumpalo::Bump;
 use bumpalo::collections::{String as BumpString, Vec as BumpVec};

@@ -11,6 +11,12 @@
 //! arena as one slice of the exact length. The cell list, the text
 //! buffer and the arena are reused row after row: after the first rows
 //! have sized them, nothing here touches the heap.
+//!
+//! Rows come in record order (a BrtRowHdr going back to an earlier row
+//! starts a row of its own, as in `.xlsx` and `.xls`). The part must hold
+//! BrtEndSheetData and end with BrtEndSheet: a part cut at a record
+//! boundary is refused, its row in progress not handed out. A NaN or
+//! infinite number is a damaged record.
 
 use bumpalo::Bump;
 
