@@ -27,11 +27,7 @@ use common::answers::assert_one_answer;
 use common::xls::{self, Book};
 use common::{Rng, TempFile, temp_file};
 
-#[path = "../benches/support/xlsb_writer.rs"]
-#[allow(dead_code)]
-mod xlsb_writer;
-
-use xlsb_writer::{XlsbCell, XlsbWriter};
+use crate::xlsb::xlsb_writer::{self, XlsbCell, XlsbWriter};
 
 // ---------------------------------------------------------------------------
 // BIFF (.xls) streams: records, and their offsets made true again.
@@ -226,7 +222,7 @@ fn mutate_xls(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
             3 => {
                 // Dropped or doubled.
                 let at = pick(rng, &in_sheets);
-                if rng.next_u64() % 2 == 0 {
+                if rng.next_u64().is_multiple_of(2) {
                     records.remove(at);
                 } else {
                     let copy = records[at].clone();
@@ -255,7 +251,7 @@ fn mutate_xls(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
                 }
                 let at = pick(rng, &cells);
                 let row = u16::from_le_bytes([records[at].1[0], records[at].1[1]]);
-                let row = if rng.next_u64() % 2 == 0 {
+                let row = if rng.next_u64().is_multiple_of(2) {
                     row.wrapping_sub(1)
                 } else {
                     row.wrapping_add(1)
@@ -327,7 +323,7 @@ fn mutate_xls(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
                 if let Some(slot) = out.get_mut(field..field + 4) {
                     let value = u32::from_le_bytes([slot[0], slot[1], slot[2], slot[3]]);
                     let delta = [4u32, 8, 14, 20, 1][(rng.next_u64() % 5) as usize];
-                    let lie = if rng.next_u64() % 2 == 0 {
+                    let lie = if rng.next_u64().is_multiple_of(2) {
                         value.wrapping_add(delta)
                     } else {
                         value.wrapping_sub(delta)
@@ -433,7 +429,7 @@ fn mutate_xlsb(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
     let binary: Vec<usize> = (0..parts.len())
         .filter(|&i| parts[i].0.ends_with(".bin") && xlsb_records(&parts[i].1).is_some())
         .collect();
-    if binary.is_empty() || rng.next_u64() % 12 == 0 {
+    if binary.is_empty() || rng.next_u64().is_multiple_of(12) {
         return flip_bytes(bytes, rng);
     }
     let sheets: Vec<usize> = binary
@@ -441,7 +437,7 @@ fn mutate_xlsb(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
         .copied()
         .filter(|&i| parts[i].0.contains("worksheets/"))
         .collect();
-    let from = if !sheets.is_empty() && rng.next_u64() % 3 != 0 {
+    let from = if !sheets.is_empty() && !rng.next_u64().is_multiple_of(3) {
         &sheets
     } else {
         &binary

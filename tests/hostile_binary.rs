@@ -33,11 +33,7 @@ use common::xls::{self, Book};
 use common::{run_bin_args, temp_dir, temp_file};
 use sheetstream::{ErrorKind, Limits, OpenOptions, Workbook};
 
-#[path = "../benches/support/xlsb_writer.rs"]
-#[allow(dead_code)]
-mod xlsb_writer;
-
-use xlsb_writer::{XlsbCell, XlsbWriter};
+use crate::xlsb::xlsb_writer::{XlsbCell, XlsbWriter};
 
 fn bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_sheetstream"))
