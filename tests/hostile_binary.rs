@@ -118,6 +118,38 @@ fn a_row_across_a_block_boundary_is_one_row_on_every_path() {
 }
 
 #[test]
+fn a_row_going_on_over_blocks_without_values_is_one_row_on_every_path() {
+    // Row 0's cells in block 0 and in the last block; the blocks between
+    // hold ROW and BLANK records only (formatting), which the serial
+    // reader reads inside row 0: one row. And a FORMULA's STRING past such
+    // blocks is still its value. (Found by the mutation test.)
+    let mut blocks: Vec<(Vec<u8>, Vec<u8>)> = (0..8u16)
+        .map(|block| {
+            let (mut rows, mut cells) = (Vec::new(), Vec::new());
+            for row in block * 32..block * 32 + 32 {
+                rows.extend(xls::row_record(row, false));
+                cells.extend(xls::blank(row, 0, 0));
+            }
+            (rows, cells)
+        })
+        .collect();
+    blocks[0].1.extend(xls::number(0, 1, 0, 1.0));
+    let (formula, string) = split_first_record(&xls::formula_string(0, 2, 0, "late"));
+    blocks[0].1.extend(formula);
+    blocks[5].1.extend(string);
+    blocks[7].1.extend(xls::number(0, 3, 0, 4.0));
+    let bytes = indexed(&blocks, 0);
+    with_blocks_read(|| {
+        let answer = one_answer(&bytes, "a row over blocks without values");
+        assert_eq!(answer.error, None);
+        let rows: Vec<&String> = answer.lines().collect();
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert!(rows[0].contains("2/0=Text(\"late\")"), "{rows:?}");
+        assert!(rows[0].contains("3/0=n"), "{rows:?}");
+    });
+}
+
+#[test]
 fn a_formula_string_in_the_next_block_is_read_on_every_path() {
     // Block 4's last record a FORMULA with a string result, its STRING the
     // first record of block 5 after its ROW records (INDEX and DBCELL

@@ -20,12 +20,15 @@
 //! know about its own end (whether its last row goes on in the next block,
 //! takes a string from the next block's first records, or is dropped by
 //! an error there) is decided before any of its rows is handed out: a
-//! block's rows go out once the block after it follows on (its reader
-//! stopped at the boundary; the next block read without an error, naming
-//! only rows after every row named before, taking no CONTINUE or STRING
-//! record the block's last string or formula waits for, not ending as a
-//! dialog sheet). Where it does not, the serial reader reads the rest of
-//! the sheet from the start of the block not handed out, with that state:
+//! block's rows go out once the blocks after it follow on, up to the next
+//! block with a row (its first value record ends the last row for the
+//! serial reader; blocks without one, ROW and BLANK records only, are read
+//! inside that row) or the sheet's end: at each boundary the reader before
+//! stopped there, and the block after read without an error, naming only
+//! rows after every row named before, taking no CONTINUE or STRING record
+//! the last string or formula waits for, not ending as a dialog sheet.
+//! Where they do not, the serial reader reads the rest of the sheet from
+//! the start of the block not handed out, with that state:
 //! the rows, the values and the error are the serial reader's on every
 //! path, damaged files included. Formula text (shared formulas span
 //! blocks) is read serially.
@@ -374,6 +377,8 @@ where
         current: None,
         cursor: 0,
         held: None,
+        gap_pending: Vec::new(),
+        gap_high: None,
         flushing: false,
         carried: VecDeque::new(),
         frontier: None,
@@ -510,9 +515,15 @@ pub(crate) struct BlockRows<'a> {
     /// The block whose rows are being handed out.
     current: Option<Block>,
     cursor: usize,
-    /// The block after it, known to follow on from it: its rows go out
-    /// once the block after it is known to follow on in turn.
+    /// The next block with rows (or the sheet's last), known to follow
+    /// on from the current one: its rows go out once what comes after it
+    /// is known to follow on in turn.
     held: Option<(usize, Block)>,
+    /// The blocks without rows between the current block and the held
+    /// one (already back in the pool): their hidden rows, carried after
+    /// the current block's, and the highest row they named.
+    gap_pending: Vec<u32>,
+    gap_high: Option<u32>,
     /// The carried hidden rows go out before the current block's first row.
     flushing: bool,
     carried: VecDeque<u32>,
@@ -639,9 +650,11 @@ impl<'a> BlockRows<'a> {
                 if let Some((_, high)) = block.rows_seen {
                     self.high = self.high.max(Some(high));
                 }
+                self.high = self.high.max(self.gap_high.take());
                 self.carried.extend(block.pending.iter().copied());
+                self.carried.extend(self.gap_pending.drain(..));
                 let block = self.current.take().expect("a current block");
-                self.retire(block);
+                self.release(block);
                 continue;
             }
             // The next block to hand out: held (it follows on from the one
@@ -664,24 +677,14 @@ impl<'a> BlockRows<'a> {
             // read by the serial reader: what it hands out before an error
             // is its own.
             if block.error.is_some() || block.overflow {
-                drop(block);
                 return self.serial_from(segment);
             }
             // Its rows go out when nothing after it can change them: the
-            // sheet ends in it, or the next block follows on.
-            let last = !block.ran_out || segment + 1 == self.segments;
-            if !last {
-                let Some(next) = self.take(segment + 1) else {
-                    drop(block);
-                    return self.serial_from(segment);
-                };
-                self.next = segment + 2;
-                if !self.follows(segment, &block, &next) {
-                    drop(block);
-                    drop(next);
-                    return self.serial_from(segment);
-                }
-                self.held = Some((segment + 1, next));
+            // sheet ends in it, or what follows on from it up to the next
+            // row with a value (which ends its last row for the serial
+            // reader) is known.
+            if block.ran_out && segment + 1 < self.segments && !self.confirm(segment, &block) {
+                return self.serial_from(segment);
             }
             self.flushing = !block.rows.is_empty();
             self.cursor = 0;
@@ -689,34 +692,63 @@ impl<'a> BlockRows<'a> {
         }
     }
 
-    /// Whether `next` (segment `segment + 1`) follows on from `block`
-    /// (segment `segment`) as the serial reader would read them: `block`'s
-    /// reader stopped at its end (no record across the boundary, no
-    /// nested substream cut), and `next`'s reader, starting afresh at the
-    /// boundary, reads what the serial reader, going on from `block`'s last
-    /// row, would read. That is, `next` is read without an error or a cut
-    /// (an error there could come before `block`'s last row ends), names no
-    /// row up to the highest the blocks so far named (a row going on over
-    /// the boundary, a ROW record changing the last row's hidden flag, or
-    /// rows going back: the serial reader joins or orders those), takes no
-    /// CONTINUE or STRING record that `block`'s open string or formula
-    /// would, and does not end as a dialog sheet (which only the records
-    /// before any row decide).
-    fn follows(&self, segment: usize, block: &Block, next: &Block) -> bool {
-        let high = match block.rows_seen {
+    /// Whether the blocks after `block` (segment `segment`) follow on from
+    /// it as the serial reader would read them, up to the first block with
+    /// a row (whose first value record ends `block`'s last row) or the
+    /// sheet's end; that block is then held, and the blocks without rows
+    /// before it are folded into the gap and released. Each boundary on
+    /// the way must be one the serial reader crosses as a fresh reader
+    /// starts there: the block before it stopped at it (no record across
+    /// it, no nested substream cut), and the block after it read without
+    /// an error or a cut (an error there could come before `block`'s last
+    /// row ends), names no row up to the highest named before (a row going
+    /// on over the boundary, a ROW record changing the last row's hidden
+    /// flag, rows going back: the serial reader joins or orders those),
+    /// takes no CONTINUE or STRING record that `block`'s open string or
+    /// formula would (while no value record comes between, it waits), and
+    /// does not end as a dialog sheet (which only the records before any
+    /// row decide).
+    fn confirm(&mut self, segment: usize, block: &Block) -> bool {
+        let mut high = match block.rows_seen {
             Some((_, high)) => self.high.max(Some(high)),
             None => self.high,
         };
-        block.stopped_at == self.bounds[segment + 1]
-            && !block.cut_in_substream
-            && next.error.is_none()
-            && !next.overflow
-            && !next.dialog
-            && match (high, next.rows_seen) {
-                (Some(high), Some((low, _))) => low > high,
-                _ => true,
+        let waits = block.open_at_end;
+        let (mut stopped_at, mut cut) = (block.stopped_at, block.cut_in_substream);
+        let mut at = segment + 1;
+        loop {
+            if stopped_at != self.bounds[at] || cut {
+                return false;
             }
-            && !(block.open_at_end && next.prefix_attaches)
+            let Some(next) = self.take(at) else {
+                return false;
+            };
+            self.next = at + 1;
+            let follows = next.error.is_none()
+                && !next.overflow
+                && !next.dialog
+                && match (high, next.rows_seen) {
+                    (Some(high), Some((low, _))) => low > high,
+                    _ => true,
+                }
+                && !(waits && next.prefix_attaches);
+            if !follows {
+                return false;
+            }
+            if !next.rows.is_empty() || !next.ran_out || at + 1 == self.segments {
+                self.held = Some((at, next));
+                return true;
+            }
+            // No row: the serial reader reads it inside `block`'s last row.
+            if let Some((_, next_high)) = next.rows_seen {
+                high = high.max(Some(next_high));
+                self.gap_high = self.gap_high.max(Some(next_high));
+            }
+            self.gap_pending.extend(next.pending.iter().copied());
+            (stopped_at, cut) = (next.stopped_at, next.cut_in_substream);
+            self.release(next);
+            at += 1;
+        }
     }
 
     /// Hands the rest of the sheet to the serial reader, from the start
@@ -726,9 +758,9 @@ impl<'a> BlockRows<'a> {
     fn serial_from(&mut self, segment: usize) -> Result<Step> {
         let at = self.bounds[segment];
         let end = self.bounds[self.segments];
-        if let Some((_, held)) = self.held.take() {
-            drop(held);
-        }
+        self.held = None;
+        self.gap_pending.clear();
+        self.gap_high = None;
         self.serial.resume(
             at,
             end,
@@ -739,8 +771,10 @@ impl<'a> BlockRows<'a> {
         Ok(Step::Serial)
     }
 
-    /// A block whose rows are all handed out: back to the workers' pool.
-    fn retire(&mut self, mut block: Block) {
+    /// A block the reader is done with (its rows handed out, or it has
+    /// none): back to the workers' pool, which lets them read one block
+    /// further ahead.
+    fn release(&mut self, mut block: Block) {
         block.clear();
         let mut state = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
         state.done += 1;
