@@ -709,6 +709,7 @@ fn a_few_dozen_mutations_give_one_answer() {
     // smallest files, 48 mutations (8 through the CLI).
     let seeds = seeds(Some(64 * 1024));
     let (refused, read) = run(&seeds, 48, 0x46_4E55_4C4C, 6);
+    println!("{refused} refused, {read} read");
     assert_eq!(refused + read, 48);
     assert!(refused > 0 && read > 0, "{refused} refused, {read} read");
 }
@@ -729,7 +730,13 @@ fn the_binary_corpus_and_thousands_of_mutations_give_one_answer() {
         .into_iter()
         .filter(|(_, bytes)| bytes.len() <= 2 << 20)
         .collect();
-    let (refused, read) = run(&small, 4000, 0x1551_E046, 25);
+    // Another seed than the fixed one: SHEETSTREAM_MUTATION_SEED (hex).
+    let seed = std::env::var("SHEETSTREAM_MUTATION_SEED")
+        .ok()
+        .and_then(|seed| u64::from_str_radix(seed.trim_start_matches("0x"), 16).ok())
+        .unwrap_or(0x1551_E046);
+    let (refused, read) = run(&small, 4000, seed, 25);
+    println!("seed {seed:#x}: {refused} refused, {read} read");
     assert!(
         refused > 100 && read > 100,
         "{refused} refused, {read} read"
