@@ -104,9 +104,11 @@ impl Outputs {
                 Ok(()) => self.folders.push(folder),
                 Err(err) if err.kind() == io::ErrorKind::AlreadyExists && folder.is_dir() => {}
                 Err(err) => {
+                    // Named as asked for (the folder given, not the part of
+                    // it that could not be made).
                     return Err(io::Error::new(
                         err.kind(),
-                        format!("{}: {err}", folder.display()),
+                        format!("{}: {err}", path.display()),
                     ));
                 }
             }
