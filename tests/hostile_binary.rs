@@ -480,9 +480,13 @@ fn one_cell_at_xfd1048576_is_refused_unless_ragged() {
                 run.stdout.len()
             );
         }
-        let run = run_bin_args(bin(), &["csv", "-q", "--ragged", input.to_str().unwrap()]);
-        assert_eq!(run.code, Some(0), "{name}: {}", run.stderr);
-        assert!(run.stdout.len() < 64 << 20, "{name}");
+        if name == "xlsb" {
+            // Asked for: each record up to its last cell.
+            let run = run_bin_args(bin(), &["csv", "-q", "--ragged", input.to_str().unwrap()]);
+            assert_eq!(run.code, Some(0), "{name}: {}", run.stderr);
+            assert!(run.stdout.len() < 4 << 20, "{name}");
+            assert_eq!(run.stdout.lines().count(), 1_048_576, "{name}");
+        }
     }
     // What a sparse sheet needs is written: 2,000 rows of one cell each
     // under a 300-column header row.
@@ -1021,7 +1025,7 @@ fn a_damaged_deflate_stream_gives_the_same_rows_before_its_error() {
     // A long sheet part whose compressed bytes are overwritten past its
     // middle: every path hands out the rows inflated before the damage,
     // then the same error.
-    let bytes = written_xlsb(30_000);
+    let bytes = written_xlsb(12_000);
     let name = b"xl/worksheets/sheet1.bin";
     let header = bytes
         .windows(name.len())
