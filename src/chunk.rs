@@ -29,6 +29,10 @@ pub(crate) struct ChunkBuffer {
     offset: u64,
     eof: bool,
     max_unit_bytes: u64,
+    /// An error the reader gave after bytes came in: raised by the next
+    /// fill, once the scanner has had those bytes (so the rows before a
+    /// damaged or cut stream are the same whatever the reads' sizes).
+    deferred: Option<Error>,
 }
 
 impl ChunkBuffer {
@@ -46,6 +50,7 @@ impl ChunkBuffer {
             offset: 0,
             eof: false,
             max_unit_bytes,
+            deferred: None,
         }
     }
 
@@ -107,11 +112,33 @@ impl ChunkBuffer {
     /// bytes or the part ends.
     pub(crate) fn fill_for_rescan(&mut self, reader: &mut impl Read) -> Result<()> {
         let target = self.rescan_target();
+        let held = self.end - self.start;
         loop {
-            self.fill(reader)?;
+            if let Err(err) = self.fill(reader) {
+                return self.defer_unless_nothing_came(held, err);
+            }
             if self.eof || self.end - self.start >= target {
                 return Ok(());
             }
+        }
+    }
+
+    /// `err` when the window holds no more than the `held` bytes it held
+    /// before the fill that met it; otherwise Ok, `err` kept for the next
+    /// fill: the bytes that came before an error are scanned first.
+    fn defer_unless_nothing_came(&mut self, held: usize, err: Error) -> Result<()> {
+        if self.end - self.start > held {
+            self.deferred = Some(err);
+            return Ok(());
+        }
+        Err(err)
+    }
+
+    /// Takes the error kept for the next fill, if any.
+    pub(crate) fn take_deferred(&mut self) -> Result<()> {
+        match self.deferred.take() {
+            Some(err) => Err(err),
+            None => Ok(()),
         }
     }
 
@@ -176,6 +203,7 @@ impl ChunkBuffer {
     /// part. Moves the window to the front of the buffer first, and grows the
     /// buffer only when the window fills it.
     pub(crate) fn fill(&mut self, reader: &mut impl Read) -> Result<()> {
+        self.take_deferred()?;
         if self.eof {
             return Ok(());
         }
@@ -213,7 +241,15 @@ impl ChunkBuffer {
         // for every few bytes.
         let start = self.end;
         while self.end - start < MIN_FILL && self.end < self.buf.len() {
-            let count = reader.read(&mut self.buf[self.end..])?;
+            let count = match reader.read(&mut self.buf[self.end..]) {
+                Ok(count) => count,
+                Err(err) if self.end > start => {
+                    // Bytes came in first: they are scanned before the error.
+                    self.deferred = Some(err.into());
+                    break;
+                }
+                Err(err) => return Err(err.into()),
+            };
             if count == 0 {
                 self.eof = true;
                 break;

@@ -344,6 +344,92 @@ pub fn read_both_ways(bytes: &[u8]) -> usize {
     cells
 }
 
+/// Reads every worksheet of the workbook in `bytes` with the pull reader
+/// (sheet after sheet, to the first error) and on the parallel engine with
+/// 1, 2, 4 and 16 threads (an `.xls` sheet read in blocks from 4, a lone
+/// package sheet pipelined), and panics (for the fuzzer to find) unless
+/// each gives the same rows, values and error: one answer on every thread
+/// count (issue 46). Sheets after the failing one are left out of the
+/// comparison (the engine stops them wherever they were). Returns the row
+/// events read serially.
+pub fn read_on_every_thread_count(bytes: &[u8]) -> usize {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+    let line = |row: &crate::Row<'_>| {
+        let mut out = format!("{} {}", row.index(), row.is_hidden());
+        for cell in row.cells() {
+            let value = match cell.value() {
+                crate::Value::Number(number) => format!("{:x}", number.to_bits()),
+                other => format!("{other:?}"),
+            };
+            out.push_str(&format!(" {}/{}={value}", cell.column(), cell.style()));
+        }
+        out
+    };
+    let Ok(mut workbook) = crate::Workbook::from_bytes(bytes.to_vec()) else {
+        return 0;
+    };
+    let worksheets: Vec<usize> = (0..workbook.sheets().len())
+        .filter(|&at| workbook.sheets()[at].kind() == crate::SheetKind::Worksheet)
+        .collect();
+    let mut serial = BTreeMap::new();
+    let mut serial_error = None;
+    let mut events = 0;
+    for &position in &worksheets {
+        let mut lines = Vec::new();
+        let error = match workbook.rows(position) {
+            Ok(mut rows) => loop {
+                match rows.next_row() {
+                    Ok(Some(row)) => lines.push(line(&row)),
+                    Ok(None) => break None,
+                    Err(err) => break Some(err.to_string()),
+                }
+            },
+            Err(err) => Some(err.to_string()),
+        };
+        events += lines.len();
+        serial.insert(position, lines);
+        if error.is_some() {
+            serial_error = error;
+            break;
+        }
+    }
+    for threads in [1, 2, 4, 16] {
+        let found = Mutex::new(BTreeMap::new());
+        let failed = Mutex::new(None::<usize>);
+        let result = workbook.parallel().threads(threads).for_each_sheet(|| {
+            |sheet: &crate::SheetInfo, rows: Result<crate::SheetRows<'_>>| {
+                let mut lines = Vec::new();
+                let read = rows.and_then(|mut rows| {
+                    while let Some(row) = rows.next_row()? {
+                        lines.push(line(&row));
+                    }
+                    Ok(true)
+                });
+                found
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(sheet.position(), lines);
+                if read.is_err() {
+                    let mut failed = failed.lock().unwrap_or_else(|p| p.into_inner());
+                    *failed = Some(failed.map_or(sheet.position(), |at| at.min(sheet.position())));
+                }
+                read
+            }
+        });
+        let failed = failed.into_inner().unwrap_or_else(|p| p.into_inner());
+        let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+        found.retain(|position, _| failed.is_none_or(|failed| *position <= failed));
+        let error = result.err().map(|err| err.to_string());
+        assert_eq!(error, serial_error, "the error on {threads} threads");
+        assert!(
+            found == serial,
+            "the rows on {threads} threads differ from the pull reader's"
+        );
+    }
+    events
+}
+
 /// Decompiles `tokens` as a formula of both layouts (`.xlsb` and BIFF8)
 /// against a small link table, from a cell near the grid's corner (so
 /// relative references wrap); returns the total length of the texts.

@@ -10,7 +10,8 @@
 //! styles were built at open and are shared read-only. Each worker owns its
 //! row reader (window, arena, scratch), so nothing per cell touches a lock
 //! or the global allocator. The only shared state while reading is a stop
-//! flag, checked once per row, and the slot for the first failure.
+//! flag and the earliest failed sheet, checked once per row, and the slot
+//! for that sheet's failure.
 
 use std::any::Any;
 use std::io::{Read, Seek};
@@ -31,10 +32,14 @@ use crate::workbook::{Book, RowFlow, SheetSelector, Workbook};
 /// A parallel read of a workbook, set up by [`Workbook::parallel`].
 ///
 /// Rows of one sheet arrive in file order, on one thread; rows of different
-/// sheets interleave in no particular order. The first error or panic in
-/// any thread stops the others at their next row and reaches the caller (a
-/// panic is resumed on the caller's thread); a closure asking to stop stops
-/// every thread.
+/// sheets interleave in no particular order (sheets are read biggest
+/// first). An error stops the threads reading sheets after its sheet in
+/// workbook order (workbook, then sheet position) at their next row; the
+/// sheets before it are read on, and the error returned is the first
+/// failing sheet's in that order: the error a caller reading the sheets
+/// one after another would meet first, on every thread count. A panic
+/// stops every thread and is resumed on the caller's thread; a closure
+/// asking to stop stops every thread.
 ///
 /// ```
 /// # fn main() -> Result<(), sheetstream::Error> {
@@ -202,7 +207,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     ///
     /// # Errors
     ///
-    /// The first error any thread met.
+    /// The error of the first sheet (in workbook order) that failed.
     ///
     /// # Panics
     ///
@@ -229,8 +234,9 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     /// itself what an unreadable sheet means (fail, or skip and report).
     /// `make` is called once per thread and returns that thread's closure,
     /// which owns its state. The closure returns `Ok(true)` to go on,
-    /// `Ok(false)` to stop every thread, or an error, which stops every
-    /// thread and is returned. The closure drives its rows itself, so a
+    /// `Ok(false)` to stop every thread, or an error, which stops the
+    /// threads on the sheets after it in workbook order and is returned
+    /// unless a sheet before it fails too (see [`Parallel`]). The closure drives its rows itself, so a
     /// stop that another thread asks for reaches this one when its closure
     /// returns.
     ///
@@ -257,7 +263,8 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     ///
     /// # Errors
     ///
-    /// The first error a closure returned.
+    /// The error of the first sheet (in workbook order) whose closure
+    /// returned one.
     ///
     /// # Panics
     ///
@@ -331,7 +338,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     ///
     /// # Errors
     ///
-    /// The first error any thread met.
+    /// The error of the first sheet (in workbook order) that failed.
     ///
     /// # Panics
     ///
@@ -395,7 +402,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
     fn run<S, M, V, D>(&self, make: M, visit: V, finish: D) -> Result<()>
     where
         M: Fn() -> S + Sync,
-        V: Fn(&mut S, usize, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool> + Sync,
+        V: Fn(&mut S, usize, &SheetInfo, Result<SheetRows<'_>>, &Stop<'_>) -> Result<bool> + Sync,
         D: Fn(S) + Sync,
     {
         let pairs = self.pairs();
@@ -422,6 +429,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
             pipelined,
             sheet_threads: threads / pairs.len().max(1),
             stop: AtomicBool::new(false),
+            failed_at: AtomicUsize::new(usize::MAX),
             failure: Mutex::new(None),
         };
         // Each worker's own clones of the books, none read yet (cheap:
@@ -435,32 +443,63 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
                 .collect()
         };
 
+        // Each task's place in workbook order (workbook, then sheet
+        // position): the order a caller reading the sheets one after
+        // another meets their errors in, which decides the error returned.
+        let mut ordered = pairs.clone();
+        ordered.sort_unstable();
+        let rank = |pair: &(usize, usize)| ordered.binary_search(pair).unwrap_or(usize::MAX);
+
         if workers == 1 {
             // Serial, on the calling thread (with an inflate thread when pipelined).
             let archives = pristine();
             let mut archive = None;
             let mut state = make();
             thread::scope(|scope| {
-                for &pair in &pairs {
-                    match job.read_sheet(scope, &archives, &mut archive, pair, &mut state, &visit) {
+                for pair in &pairs {
+                    let stop = Stop {
+                        job: &job,
+                        task: rank(pair),
+                    };
+                    if stop.is_set() {
+                        // After a sheet earlier in workbook order failed.
+                        continue;
+                    }
+                    match job.read_sheet(
+                        scope,
+                        &archives,
+                        &mut archive,
+                        *pair,
+                        &mut state,
+                        &visit,
+                        &stop,
+                    ) {
                         Ok(true) => {}
                         Ok(false) => break,
-                        Err(err) => return Err(err),
+                        Err(err) => job.fail(stop.task, Failure::Error(err)),
                     }
                 }
-                Ok(())
-            })?;
-            finish(state);
-            return Ok(());
+            });
+            return match job
+                .failure
+                .into_inner()
+                .unwrap_or_else(|poison| poison.into_inner())
+            {
+                Some((_, Failure::Error(err))) => Err(err),
+                Some((_, Failure::Panic(payload))) => panic::resume_unwind(payload),
+                None => {
+                    finish(state);
+                    Ok(())
+                }
+            };
         }
 
         let injector = Injector::new();
-        for &pair in &pairs {
-            injector.push(pair);
+        for pair in &pairs {
+            injector.push((rank(pair), *pair));
         }
-        let queues: Vec<Worker<(usize, usize)>> =
-            (0..workers).map(|_| Worker::new_fifo()).collect();
-        let stealers: Vec<Stealer<(usize, usize)>> = queues.iter().map(Worker::stealer).collect();
+        let queues: Vec<Worker<Task>> = (0..workers).map(|_| Worker::new_fifo()).collect();
+        let stealers: Vec<Stealer<Task>> = queues.iter().map(Worker::stealer).collect();
         thread::scope(|scope| {
             for queue in queues {
                 let archives = pristine();
@@ -470,27 +509,45 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
                     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
                         let mut archive = None;
                         let mut state = make();
+                        let mut failed = false;
                         while !job.stop.load(Ordering::Relaxed) {
-                            let Some(pair) = next_task(&queue, injector, stealers) else {
+                            let Some((task, pair)) = next_task(&queue, injector, stealers) else {
                                 break;
                             };
-                            if !job.read_sheet(
+                            let stop = Stop { job, task };
+                            if stop.is_set() {
+                                // After a sheet read earlier in order failed.
+                                continue;
+                            }
+                            match job.read_sheet(
                                 scope,
                                 &archives,
                                 &mut archive,
                                 pair,
                                 &mut state,
                                 visit,
-                            )? {
-                                job.stop.store(true, Ordering::Relaxed);
+                                &stop,
+                            ) {
+                                Ok(true) => {}
+                                Ok(false) => job.stop.store(true, Ordering::Relaxed),
+                                Err(err) => {
+                                    // The sheets before this one in order
+                                    // are still read: the error returned
+                                    // is the first one's, as on one thread.
+                                    job.fail(task, Failure::Error(err));
+                                    failed = true;
+                                }
                             }
                         }
-                        Ok(state)
+                        (!failed).then_some(state)
                     }));
                     match outcome {
-                        Ok(Ok(state)) => finish(state),
-                        Ok(Err(err)) => job.fail(Failure::Error(err)),
-                        Err(payload) => job.fail(Failure::Panic(payload)),
+                        Ok(Some(state)) => finish(state),
+                        Ok(None) => {}
+                        Err(payload) => {
+                            job.stop.store(true, Ordering::Relaxed);
+                            job.fail(0, Failure::Panic(payload));
+                        }
                     }
                 });
             }
@@ -500,8 +557,8 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
             .into_inner()
             .unwrap_or_else(|poison| poison.into_inner())
         {
-            Some(Failure::Error(err)) => Err(err),
-            Some(Failure::Panic(payload)) => panic::resume_unwind(payload),
+            Some((_, Failure::Error(err))) => Err(err),
+            Some((_, Failure::Panic(payload))) => panic::resume_unwind(payload),
             None => Ok(()),
         }
     }
@@ -523,19 +580,52 @@ struct Job<'w> {
     /// Threads for one sheet when pipelined (an `.xls` sheet read block
     /// by block takes them all).
     sheet_threads: usize,
+    /// A closure asked to stop, or a panic: every worker stops.
     stop: AtomicBool,
-    failure: Mutex<Option<Failure>>,
+    /// The earliest task in workbook order that failed: the workers stop
+    /// every later one, and read on the earlier ones.
+    failed_at: AtomicUsize,
+    /// The failure of the earliest task that failed (a panic wins).
+    failure: Mutex<Option<(usize, Failure)>>,
+}
+
+/// A task: its place in workbook order, and its (workbook, sheet).
+type Task = (usize, (usize, usize));
+
+/// What tells a sheet's reader to stop: a stop every worker obeys, or a
+/// failure of a sheet before it in workbook order.
+struct Stop<'j> {
+    job: &'j Job<'j>,
+    task: usize,
+}
+
+impl Stop<'_> {
+    /// Whether the sheet's reader should stop (checked once per row).
+    fn is_set(&self) -> bool {
+        self.job.stop.load(Ordering::Relaxed)
+            || self.job.failed_at.load(Ordering::Relaxed) < self.task
+    }
 }
 
 impl Job<'_> {
-    /// Records the first failure and tells every worker to stop.
-    fn fail(&self, failure: Failure) {
-        self.stop.store(true, Ordering::Relaxed);
+    /// Records a failure of `task`: kept when it is the earliest (so the
+    /// error returned does not depend on which thread failed first), the
+    /// later tasks stopped.
+    fn fail(&self, task: usize, failure: Failure) {
+        self.failed_at.fetch_min(task, Ordering::Relaxed);
         let mut slot = self
             .failure
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
-        slot.get_or_insert(failure);
+        let keep = match (&*slot, &failure) {
+            (None, _) => true,
+            (Some((_, Failure::Panic(_))), _) => false,
+            (Some(_), Failure::Panic(_)) => true,
+            (Some((held, _)), _) => task < *held,
+        };
+        if keep {
+            *slot = Some((task, failure));
+        }
     }
 
     /// Opens one sheet and hands its rows to `visit` with `state`;
@@ -553,10 +643,11 @@ impl Job<'_> {
         (index, position): (usize, usize),
         state: &mut S,
         visit: &V,
+        stop: &Stop<'_>,
     ) -> Result<bool>
     where
         R: Read + Seek + Clone + Send + 'env,
-        V: Fn(&mut S, usize, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool>,
+        V: Fn(&mut S, usize, &SheetInfo, Result<SheetRows<'_>>, &Stop<'_>) -> Result<bool>,
     {
         if archive.as_ref().is_none_or(|(held, _)| *held != index) {
             *archive = Some((index, archives[index].clone()));
@@ -577,7 +668,7 @@ impl Job<'_> {
             rows.stop_after_row(self.last_row);
             rows
         });
-        visit(state, index, sheet, rows, &self.stop)
+        visit(state, index, sheet, rows, stop)
     }
 }
 
@@ -653,14 +744,14 @@ where
 /// until it returns false or another thread stops the run.
 fn rows_of<S, V>(
     visit: V,
-) -> impl Fn(&mut S, usize, &SheetInfo, Result<SheetRows<'_>>, &AtomicBool) -> Result<bool> + Sync
+) -> impl Fn(&mut S, usize, &SheetInfo, Result<SheetRows<'_>>, &Stop<'_>) -> Result<bool> + Sync
 where
     V: Fn(&mut S, &SheetInfo, Row<'_>) -> bool + Sync,
 {
     move |state, _workbook, sheet, rows, stop| {
         let mut rows = rows?;
         while let Some(row) = rows.next_row()? {
-            if stop.load(Ordering::Relaxed) || !visit(state, sheet, row) {
+            if stop.is_set() || !visit(state, sheet, row) {
                 return Ok(false);
             }
         }
@@ -671,10 +762,10 @@ where
 /// The crossbeam-deque scheduler: the worker's own queue first, then a
 /// batch from the global queue, then a task stolen from another worker.
 fn next_task(
-    local: &Worker<(usize, usize)>,
-    global: &Injector<(usize, usize)>,
-    stealers: &[Stealer<(usize, usize)>],
-) -> Option<(usize, usize)> {
+    local: &Worker<Task>,
+    global: &Injector<Task>,
+    stealers: &[Stealer<Task>],
+) -> Option<Task> {
     local.pop().or_else(|| {
         std::iter::repeat_with(|| {
             global

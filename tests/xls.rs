@@ -1344,7 +1344,7 @@ fn corpus_xls_comments_match_their_xlsx() {
 
 /// The INDEX/DBCELL tests read the process-wide count of blocks read in
 /// parallel: one at a time.
-static BLOCK_COUNTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+pub(crate) static BLOCK_COUNTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// A sheet of `rows` rows in blocks of 32 with INDEX and DBCELL records:
 /// numbers, shared strings, labels, RK numbers, booleans and errors; the
@@ -1922,7 +1922,8 @@ fn common_cells_cut_or_grown_read_as_field_by_field() {
             &[(0, xls::rk_int(1, false)), (3, xls::rk_int(5, true))],
         ),
     ];
-    for full in records {
+    let shorter_at = records.len() - 5;
+    for (at, full) in records.into_iter().enumerate() {
         let kind = u16::from_le_bytes([full[0], full[1]]);
         let data = &full[4..];
         for len in 0..=data.len() + 2 {
@@ -1939,7 +1940,16 @@ fn common_cells_cut_or_grown_read_as_field_by_field() {
                 sheet.extend(xls::number(1, 3, 0, 3.0));
                 sheet.extend(xls::number(2, 0, 0, 4.0));
                 let rows = same_both_ways(&sheet, None);
-                if len == data.len() {
+                if len == data.len() && at == shorter_at {
+                    // A LABEL that says 9 characters and holds 3 is a
+                    // damaged record: refused at its offset.
+                    assert!(
+                        rows.iter()
+                            .any(|row| row
+                                .contains("says it holds 9 characters and its record holds 3")),
+                        "{rows:?}"
+                    );
+                } else if len == data.len() {
                     // Whole: read to the end, the last cell of row 2 there.
                     assert_eq!(rows.len(), 4, "{kind:#06X}: {rows:?}");
                     assert!(rows[1].contains("D2/0=Number(3.0)"), "{rows:?}");

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import datetime
 import io
+import math
 import pathlib
 import struct
 import zipfile
+
+import pytest
 
 import sheetstream
 from conftest import WriteWorkbook
@@ -42,21 +45,22 @@ def cell(column: int, style: int) -> bytes:
     return struct.pack("<II", column, style)
 
 
-def write_xlsb(path: pathlib.Path) -> pathlib.Path:
-    """The ROWS under a header row, as .xlsb: shared strings, real numbers,
-    dates by a cell format of the built-in date format 14, booleans."""
-    strings = ["region", "amount", "day", "flag"] + [row[0] for row in ROWS]
+def write_xlsb(path: pathlib.Path, rows: list[tuple[str, float, datetime.date, bool]] = ROWS) -> pathlib.Path:
+    """The rows (ROWS) under a header row, as .xlsb: shared strings, real
+    numbers, dates by a cell format of the built-in date format 14,
+    booleans."""
+    strings = ["region", "amount", "day", "flag"] + [row[0] for row in rows]
     data = record(0x0000, struct.pack("<IIH3sI", 0, 0, 300, b"\0\0\0", 0))
     for column in range(4):
         data += record(0x0007, cell(column, 0) + struct.pack("<I", column))
-    for number, (_, amount, day, flag) in enumerate(ROWS, start=1):
+    for number, (_, amount, day, flag) in enumerate(rows, start=1):
         data += record(0x0000, struct.pack("<IIH3sI", number, 0, 300, b"\0\0\0", 0))
         data += record(0x0007, cell(0, 0) + struct.pack("<I", 3 + number))
         data += record(0x0005, cell(1, 0) + struct.pack("<d", amount))
         serial = (day - datetime.date(1899, 12, 30)).days
         data += record(0x0005, cell(2, 1) + struct.pack("<d", serial))
         data += record(0x0004, cell(3, 0) + bytes([flag]))
-    sheet = record(0x0081) + record(0x0094, struct.pack("<IIII", 0, 3, 0, 3))
+    sheet = record(0x0081) + record(0x0094, struct.pack("<IIII", 0, len(rows), 0, 3))
     sheet += record(0x0091) + data + record(0x0092) + record(0x0082)
     book = record(0x0083) + record(0x0099, struct.pack("<II", 0, 0) + wide(""))
     book += record(0x009C, struct.pack("<II", 0, 1) + wide("rId1") + wide("Data")) + record(0x0084)
@@ -127,3 +131,20 @@ def test_one_read_of_xlsx_and_xlsb_together(write_workbook: WriteWorkbook, tmp_p
     assert frame.filter(frame["file"] == str(xlsb))["amount"].to_list() == [row[1] for row in ROWS]
     glob = sheetstream.read_excel(str(tmp_path / "same.xls*"), file_column="file")
     assert glob.height == 2 * len(ROWS)
+
+
+@pytest.mark.parametrize("amount", [math.nan, math.inf, -math.inf])
+def test_a_nan_or_infinite_number_is_a_damaged_record(tmp_path: pathlib.Path, amount: float) -> None:
+    # No cell holds a NaN or an infinity: the BrtCellReal holding one is
+    # refused, naming its cell, through every reader (never a float NaN).
+    rows = ROWS[:1] + [("bad", amount, datetime.date(2024, 3, 4), True)]
+    xlsb = write_xlsb(tmp_path / "nan.xlsb", rows)
+    reads = [
+        lambda: sheetstream.read_excel(xlsb),
+        lambda: sheetstream.open(xlsb).sheet("Data").to_arrow(),
+        lambda: list(sheetstream.open(xlsb).sheet("Data").iter_rows()),
+    ]
+    for read in reads:
+        with pytest.raises(sheetstream.CellError, match="which no cell holds") as raised:
+            read()
+        assert "cell B3" in str(raised.value)

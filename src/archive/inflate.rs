@@ -68,6 +68,11 @@ pub(crate) struct Inflater<I> {
     crc_handed_over: bool,
     /// The deflate stream has ended (and the CRC was checked).
     finished: bool,
+    /// An error met in a call that inflated bytes before it: those are
+    /// handed out, the error by the next call. So the bytes before damage
+    /// are the same however large the reads are (a reader on one thread
+    /// and the pipe's inflate thread ask for different sizes).
+    deferred: Option<io::Error>,
 }
 
 /// A part's CRC-32 check, handed over by its [`Inflater`] to whoever reads
@@ -128,6 +133,7 @@ impl<I: CompressedInput> Inflater<I> {
             expected_crc,
             crc_handed_over: false,
             finished: false,
+            deferred: None,
         }
     }
 
@@ -162,8 +168,23 @@ fn invalid_data(message: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, message)
 }
 
+impl<I: CompressedInput> Inflater<I> {
+    /// `err` after the `produced` bytes this call inflated: those first,
+    /// the error on the next call.
+    fn after(&mut self, produced: usize, err: io::Error) -> io::Result<usize> {
+        if produced == 0 {
+            return Err(err);
+        }
+        self.deferred = Some(err);
+        Ok(produced)
+    }
+}
+
 impl<I: CompressedInput> Read for Inflater<I> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(err) = self.deferred.take() {
+            return Err(err);
+        }
         if self.finished || buf.is_empty() {
             return Ok(0);
         }
@@ -172,25 +193,32 @@ impl<I: CompressedInput> Read for Inflater<I> {
                 self.refill()?;
             }
             let (in_before, out_before) = (self.inflater.total_in(), self.inflater.total_out());
-            let status = self
-                .inflater
-                .decompress(
-                    &self.input[self.start..self.end],
-                    buf,
-                    FlushDecompress::None,
-                )
-                .map_err(|err| invalid_data(&format!("corrupt deflate stream: {err}")))?;
-            // Both counts are bounded by the slices just passed.
+            let status = self.inflater.decompress(
+                &self.input[self.start..self.end],
+                buf,
+                FlushDecompress::None,
+            );
+            // Both counts are bounded by the slices just passed (and are
+            // counted on an error too: what came out before the damage).
             let consumed = (self.inflater.total_in() - in_before) as usize;
             let produced = (self.inflater.total_out() - out_before) as usize;
             self.start += consumed;
             if !self.crc_handed_over {
                 self.crc.update(&buf[..produced]);
             }
+            let status = match status {
+                Ok(status) => status,
+                Err(err) => {
+                    let err = invalid_data(&format!("corrupt deflate stream: {err}"));
+                    return self.after(produced, err);
+                }
+            };
             if status == Status::StreamEnd {
                 self.finished = true;
-                if !self.crc_handed_over {
-                    CrcCheck::verify(self.expected_crc, self.crc.clone())?;
+                if !self.crc_handed_over
+                    && let Err(err) = CrcCheck::verify(self.expected_crc, self.crc.clone())
+                {
+                    return self.after(produced, err);
                 }
                 return Ok(produced);
             }

@@ -619,6 +619,10 @@ struct WorkbookBudget {
 /// A part's inflated bytes, with the limits enforced as they are read.
 pub(crate) struct PartReader<R> {
     inner: R,
+    /// A limit passed in a read that brought bytes within it: those are
+    /// handed out, the error by the next read (the bytes before a limit
+    /// are the same however large the reads are).
+    deferred: Option<io::Error>,
     inflated: u64,
     compressed: u64,
     /// The inflated size the directory entry declares.
@@ -640,6 +644,7 @@ impl<R> PartReader<R> {
     ) -> PartReader<R> {
         PartReader {
             inner,
+            deferred: None,
             inflated: 0,
             compressed,
             declared,
@@ -651,6 +656,21 @@ impl<R> PartReader<R> {
 }
 
 impl<R: Read> PartReader<R> {
+    /// The most bytes of the part its own limits let through (its size
+    /// limit, its declared size, the compression ratio): past them,
+    /// [`check`](Self::check) fails whatever the workbook's other parts
+    /// read.
+    fn part_cap(&self) -> u64 {
+        let ratio = self
+            .limits
+            .max_compression_ratio
+            .saturating_add(1)
+            .saturating_mul(self.compressed.max(1))
+            .saturating_sub(1)
+            .max(self.limits.ratio_threshold_bytes);
+        self.max_bytes.min(self.declared).min(ratio)
+    }
+
     /// Checks the limits after `inflated` bytes of the part and `total`
     /// of the workbook, returning the error to stop with.
     fn check(&self, total: u64) -> Option<Error> {
@@ -691,7 +711,11 @@ impl<R: Read> PartReader<R> {
 
 impl<R: Read> Read for PartReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(err) = self.deferred.take() {
+            return Err(err);
+        }
         let count = self.inner.read(buf).map_err(container_error)?;
+        let before = self.inflated;
         self.inflated += count as u64;
         let total = self
             .workbook
@@ -699,7 +723,15 @@ impl<R: Read> Read for PartReader<R> {
             .fetch_add(count as u64, Ordering::Relaxed)
             + count as u64;
         match self.check(total) {
-            Some(err) => Err(err.into()),
+            Some(err) => {
+                // The bytes up to the part's own limits go out first.
+                let within = self.part_cap().saturating_sub(before).min(count as u64) as usize;
+                if within == 0 {
+                    return Err(err.into());
+                }
+                self.deferred = Some(err.into());
+                Ok(within)
+            }
             None => Ok(count),
         }
     }

@@ -84,6 +84,10 @@ pub(crate) struct Pipe<'a> {
     /// The hash of the part's bytes so far, when the pipe checks it.
     crc: crc32fast::Hasher,
     done: bool,
+    /// An error met after a buffer was taken in the same call, raised by
+    /// the next: the bytes before an error are scanned first, as a
+    /// window filled from a reader scans them.
+    deferred: Option<crate::error::Error>,
 }
 
 impl<'env> Pipe<'env> {
@@ -160,6 +164,7 @@ impl<'env> Pipe<'env> {
             queued,
             crc: crc32fast::Hasher::new(),
             done: false,
+            deferred: None,
         }
     }
 
@@ -230,6 +235,9 @@ impl<'env> Pipe<'env> {
     /// Moves the next buffer into `window` (see the module docs), or marks
     /// the window's end.
     pub(crate) fn fill(&mut self, window: &mut ChunkBuffer) -> Result<()> {
+        if let Some(err) = self.deferred.take() {
+            return Err(err);
+        }
         if window.is_eof() {
             return Ok(());
         }
@@ -250,8 +258,16 @@ impl<'env> Pipe<'env> {
     /// doubled, not for every buffer, which made a long row quadratic.
     pub(crate) fn fill_for_rescan(&mut self, window: &mut ChunkBuffer) -> Result<()> {
         let target = window.rescan_target();
+        let held = window.window().len();
         loop {
-            self.fill(window)?;
+            if let Err(err) = self.fill(window) {
+                // The bytes taken before the error are scanned first.
+                if window.window().len() > held {
+                    self.deferred = Some(err);
+                    return Ok(());
+                }
+                return Err(err);
+            }
             if window.is_eof() || window.window().len() >= target {
                 return Ok(());
             }
@@ -325,6 +341,15 @@ fn inflate_into(
                 Ok(count) => filled += count,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                 Err(err) => {
+                    // The bytes inflated before the error go first, as a
+                    // reader of the part on one thread hands them out.
+                    if filled > 0 {
+                        buffer.truncate(HEADROOM + filled);
+                        let crc = crc_of(&buffer[HEADROOM..]);
+                        if !full.send(Ok(Message::Data(buffer, crc))) {
+                            return;
+                        }
+                    }
                     full.send(Err(err));
                     return;
                 }

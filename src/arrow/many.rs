@@ -422,7 +422,8 @@ struct SheetReader<'a> {
 
 impl SheetReader<'_> {
     /// One sheet's batches onto the channel: Ok(false) when the reader is
-    /// gone or stopped; an error (unless sheets are skipped) stops the run.
+    /// gone or stopped; an error (unless sheets are skipped) fails the run
+    /// (see [`Parallel`]: the first sheet's error in workbook order).
     fn read(&self, index: usize, sheet: &SheetInfo, rows: Result<SheetRows<'_>>) -> Result<bool> {
         if self.stop.load(Ordering::Relaxed) {
             return Ok(false);
@@ -467,10 +468,9 @@ impl SheetReader<'_> {
                 };
                 Ok(self.sender.send(Message::Skipped(skipped)).is_ok())
             }
-            Err(error) => {
-                self.stop.store(true, Ordering::Relaxed);
-                Err(error)
-            }
+            // The engine stops the sheets after this one in workbook
+            // order, and returns the first sheet's error in that order
+            // (the same on every thread count).
             other => other,
         }
     }

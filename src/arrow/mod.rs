@@ -73,11 +73,19 @@
 //! | `Utf8`      | text; numbers as the CSV writer writes them (`3`, `0.1`, `1e20`), `TRUE`/`FALSE`, dates in ISO 8601 (`2024-03-01`, `2024-03-01T12:30:00`), times and durations (`13:45:00`, `255:10:10`), error codes (`#N/A`) |
 //! | `Boolean`   | booleans                                                               |
 //! | `Int64`     | whole numbers within ±2^63                                             |
-//! | `Float64`   | numbers                                                                |
+//! | `Float64`   | numbers (never a NaN or an infinity: no cell holds one; a binary record holding one is refused as damaged, see below) |
 //! | `Date32`    | calendar dates without a time of day                                   |
 //! | `Timestamp` | calendar dates: milliseconds since 1970-01-01T00:00 (no time zone)     |
 //! | `Time32`    | times of day                                                           |
 //! | `Duration`  | durations and times of day: the serial number of days in milliseconds  |
+//!
+//! A NaN or an infinite double is no number a cell holds (the `.xlsx`
+//! reader refuses the text `NaN` or `1E999`; an `.xls` NUMBER, RK, MULRK
+//! or formula result and an `.xlsb` BrtCellReal, BrtCellRk or BrtFmlaNum
+//! holding one is a damaged record): the read fails with an
+//! [`ErrorKind::InvalidValue`](crate::ErrorKind::InvalidValue) naming the
+//! cell and the record's offset, as the row readers' does, so no column
+//! ever holds one.
 //!
 //! What fits a type takes every value inference would give that type, and
 //! what fits a type fits every wider one (`Null` < `Int64` < `Float64` <

@@ -38,7 +38,9 @@ use crate::styles::Styles;
 /// Opening reads the ZIP central directory, the workbook part and the
 /// styles (for `.xls`: the compound file's directory and the workbook
 /// globals); the shared strings of an `.xlsx` are parsed only as far as
-/// the rows read need them; sheets are read only when asked for, as a
+/// the rows read need them (a read that reaches a sheet's end parses the
+/// rest of the table, so that its size limit and its well-formedness are
+/// checked as at open); sheets are read only when asked for, as a
 /// stream.
 ///
 /// ```
@@ -460,7 +462,8 @@ impl<R> Workbook<R> {
     }
 
     /// The shared strings table (empty when the workbook has none), read
-    /// to its end. (Rows read it only as far as their cells need it.)
+    /// to its end. (Rows read it only as far as their cells need it, and
+    /// to its end once a sheet is read to its end.)
     ///
     /// # Errors
     ///

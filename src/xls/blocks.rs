@@ -16,14 +16,22 @@
 //!
 //! What one block's reader cannot know is carried by `BlockRows`: the last
 //! row handed out, and the hidden rows (ROW records without cells) after
-//! it that the next row's first record hands out first. Where a block does
-//! not follow on from the one before (its rows not all after the previous
-//! block's, its records not starting where the previous block's reader
-//! stopped, its own reader stopping anywhere but at its end, an error in
-//! it, or its copied text over [`MAX_BLOCK_TEXT`]), the rest of the
-//! sheet is read serially from where the previous block stopped, with
-//! that state: the rows are the serial reader's either way. Formula text
-//! (shared formulas span blocks) is read serially.
+//! it that the next row's first record hands out first. What it cannot
+//! know about its own end (whether its last row goes on in the next block,
+//! takes a string from the next block's first records, or is dropped by
+//! an error there) is decided before any of its rows is handed out: a
+//! block's rows go out once the blocks after it follow on, up to the next
+//! block with a row (its first value record ends the last row for the
+//! serial reader; blocks without one, ROW and BLANK records only, are read
+//! inside that row) or the sheet's end: at each boundary the reader before
+//! stopped there, and the block after read without an error, naming only
+//! rows after every row named before, taking no CONTINUE or STRING record
+//! the last string or formula waits for, not ending as a dialog sheet.
+//! Where they do not, the serial reader reads the rest of the sheet from
+//! the start of the block not handed out, with that state:
+//! the rows, the values and the error are the serial reader's on every
+//! path, damaged files included. Formula text (shared formulas span
+//! blocks) is read serially.
 
 use std::collections::VecDeque;
 use std::io::{Read, Seek, SeekFrom};
@@ -36,9 +44,8 @@ use bumpalo::Bump;
 
 use crate::cell::{Cell, Row, Value};
 use crate::columns::ColumnSet;
-use crate::contract::RowSource;
-use crate::contract::SheetContext;
-use crate::error::{Error, ErrorKind, Result};
+use crate::contract::{RowSource, SheetContext};
+use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::metadata::SheetInfo;
 
@@ -214,6 +221,13 @@ struct Block {
     cut_in_substream: bool,
     /// The lowest and highest row named by a ROW record or a row event.
     rows_seen: Option<(u32, u32)>,
+    /// Its reader ran out with a string or a formula's string result
+    /// waiting for the records after the block.
+    open_at_end: bool,
+    /// A CONTINUE or STRING record before its first row with a value.
+    prefix_attaches: bool,
+    /// Its reader stopped at a dialog sheet's WSBOOL.
+    dialog: bool,
     /// The copied text went past [`MAX_BLOCK_TEXT`]: the block's rows are
     /// not all here.
     overflow: bool,
@@ -231,6 +245,9 @@ impl Block {
         self.stopped_at = 0;
         self.cut_in_substream = false;
         self.rows_seen = None;
+        self.open_at_end = false;
+        self.prefix_attaches = false;
+        self.dialog = false;
         self.overflow = false;
         self.error = None;
     }
@@ -359,11 +376,13 @@ where
         next: 0,
         current: None,
         cursor: 0,
+        held: None,
+        gap_pending: Vec::new(),
+        gap_high: None,
         flushing: false,
         carried: VecDeque::new(),
         frontier: None,
         high: None,
-        resume_at: None,
         arena: Bump::new(),
         columns: None,
         window: (0, u32::MAX),
@@ -465,9 +484,20 @@ fn read_segment(rows: &mut XlsRows<'_>, start: u64, end: u64, bounded: bool, blo
     block.cut_in_substream = stop.cut_in_substream;
     block.stopped_at = stop.at;
     block.rows_seen = stop.rows_seen;
+    block.open_at_end = stop.open_at_end;
+    block.prefix_attaches = stop.prefix_attaches;
+    block.dialog = stop.dialog;
 }
 
 /// The reader's end: blocks taken in order, their rows handed out.
+///
+/// A block's rows go out only once the block after it is known to follow
+/// on (see [`BlockRows::follows`]): until then its last row may go on in
+/// the next block (a boundary inside a row), take a string from its
+/// records (CONTINUE, a formula's STRING) or be dropped by an error
+/// there, as the serial reader would decide. Where the next block does
+/// not follow on, the serial reader reads on from the start of the block
+/// not handed out, with the state the blocks before it left.
 pub(crate) struct BlockRows<'a> {
     serial: XlsRows<'a>,
     /// Rows come from `serial` (formulas asked for, or the blocks stopped
@@ -480,19 +510,27 @@ pub(crate) struct BlockRows<'a> {
     segments: usize,
     bounds: Arc<Vec<u64>>,
     bounded: bool,
-    /// The next segment to take.
+    /// The next segment to take from the workers.
     next: usize,
+    /// The block whose rows are being handed out.
     current: Option<Block>,
     cursor: usize,
+    /// The next block with rows (or the sheet's last), known to follow
+    /// on from the current one: its rows go out once what comes after it
+    /// is known to follow on in turn.
+    held: Option<(usize, Block)>,
+    /// The blocks without rows between the current block and the held
+    /// one (already back in the pool): their hidden rows, carried after
+    /// the current block's, and the highest row they named.
+    gap_pending: Vec<u32>,
+    gap_high: Option<u32>,
     /// The carried hidden rows go out before the current block's first row.
     flushing: bool,
     carried: VecDeque<u32>,
     /// The highest row handed out.
     frontier: Option<u32>,
-    /// The highest row the blocks so far named.
+    /// The highest row the blocks handed out named.
     high: Option<u32>,
-    /// Where the serial reader takes over, once decided.
-    resume_at: Option<u64>,
     arena: Bump,
     columns: Option<ColumnSet>,
     window: (u32, u32),
@@ -582,99 +620,172 @@ impl<'a> BlockRows<'a> {
     /// or the next block's; or says the rows end or go on serially.
     fn advance(&mut self) -> Result<Step> {
         loop {
-            if self.current.is_none() {
-                if self.next == self.segments {
+            if let Some(block) = self.current.as_mut() {
+                if self.flushing {
+                    let first = block.rows[0].index;
+                    while let Some(row) = self.carried.pop_front() {
+                        if self.frontier.is_none_or(|last| row > last) && row < first {
+                            self.frontier = Some(row);
+                            return Ok(Step::Hidden(row));
+                        }
+                    }
+                    self.flushing = false;
+                }
+                if self.cursor < block.rows.len() {
+                    let index = block.rows[self.cursor].index;
+                    self.frontier = self.frontier.max(Some(index));
+                    self.cursor += 1;
+                    return Ok(Step::Row);
+                }
+                if !block.ran_out {
+                    // EOF, or a dialog sheet: the sheet ends here.
                     return Ok(Step::End);
                 }
-                let block = self.take(self.next)?;
-                self.next += 1;
-                let follows = !block.overflow
-                    && match (self.high, block.rows_seen) {
-                        (Some(high), Some((low, _))) => low > high,
-                        _ => true,
-                    }
-                    && self
-                        .resume_at
-                        .is_none_or(|at| at == self.bounds[self.next - 1])
-                    // Its reader stopped at its end, not inside or past
-                    // the next block (a record straddling the boundary:
-                    // its last row may have been cut short, which the
-                    // serial reader would not hand out; or a nested
-                    // substream cut, which the serial reader skips on).
-                    && (!block.ran_out
-                        || (block.stopped_at == self.bounds[self.next] && !block.cut_in_substream))
-                    // A block that fails is read again serially: what the
-                    // serial reader hands out before an error (hidden rows
-                    // carried from the block before) is its own.
-                    && block.error.is_none();
-                if !follows {
-                    let at = self.resume_at.unwrap_or(self.bounds[self.next - 1]);
-                    let end = self.bounds[self.segments];
-                    self.serial.resume(
-                        at,
-                        end,
-                        self.bounded,
-                        self.frontier,
-                        self.carried.make_contiguous(),
-                    )?;
-                    return Ok(Step::Serial);
+                if let Some((_, high)) = block.rows_seen {
+                    self.high = self.high.max(Some(high));
                 }
-                self.flushing = !block.rows.is_empty();
-                self.cursor = 0;
-                self.current = Some(block);
+                self.high = self.high.max(self.gap_high.take());
+                self.carried.extend(block.pending.iter().copied());
+                self.carried.extend(self.gap_pending.drain(..));
+                let block = self.current.take().expect("a current block");
+                self.release(block);
+                continue;
             }
-            let Some(block) = self.current.as_mut() else {
-                unreachable!("set above");
+            // The next block to hand out: held (it follows on from the one
+            // before), or the first.
+            let (segment, block) = match self.held.take() {
+                Some(held) => held,
+                None => {
+                    if self.next == self.segments {
+                        return Ok(Step::End);
+                    }
+                    let segment = self.next;
+                    let Some(block) = self.take(segment) else {
+                        return self.serial_from(segment);
+                    };
+                    self.next += 1;
+                    (segment, block)
+                }
             };
-            if self.flushing {
-                let first = block.rows[0].index;
-                while let Some(row) = self.carried.pop_front() {
-                    if self.frontier.is_none_or(|last| row > last) && row < first {
-                        self.frontier = Some(row);
-                        return Ok(Step::Hidden(row));
-                    }
-                }
-                self.flushing = false;
+            // A block that fails, or whose text went past the limit, is
+            // read by the serial reader: what it hands out before an error
+            // is its own.
+            if block.error.is_some() || block.overflow {
+                return self.serial_from(segment);
             }
-            if self.cursor < block.rows.len() {
-                let index = block.rows[self.cursor].index;
-                self.frontier = self.frontier.max(Some(index));
-                self.cursor += 1;
-                return Ok(Step::Row);
+            // Its rows go out when nothing after it can change them: the
+            // sheet ends in it, or what follows on from it up to the next
+            // row with a value (which ends its last row for the serial
+            // reader) is known.
+            if block.ran_out && segment + 1 < self.segments && !self.confirm(segment, &block) {
+                return self.serial_from(segment);
             }
-            if let Some(err) = block.error.take() {
-                return Err(err);
-            }
-            if !block.ran_out {
-                // EOF, or a dialog sheet: the sheet ends here.
-                return Ok(Step::End);
-            }
-            if let Some((_, high)) = block.rows_seen {
-                self.high = self.high.max(Some(high));
-            }
-            self.carried.extend(block.pending.iter().copied());
-            self.resume_at = Some(block.stopped_at);
-            let mut block = self.current.take().expect("a current block");
-            block.clear();
-            let mut state = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
-            state.done += 1;
-            state.pool.push(block);
-            drop(state);
-            self.shared.wake.notify_all();
+            self.flushing = !block.rows.is_empty();
+            self.cursor = 0;
+            self.current = Some(block);
         }
     }
 
-    /// Segment `segment`'s block, waiting for it.
-    fn take(&mut self, segment: usize) -> Result<Block> {
+    /// Whether the blocks after `block` (segment `segment`) follow on from
+    /// it as the serial reader would read them, up to the first block with
+    /// a row (whose first value record ends `block`'s last row) or the
+    /// sheet's end; that block is then held, and the blocks without rows
+    /// before it are folded into the gap and released. Each boundary on
+    /// the way must be one the serial reader crosses as a fresh reader
+    /// starts there: the block before it stopped at it (no record across
+    /// it, no nested substream cut), and the block after it read without
+    /// an error or a cut (an error there could come before `block`'s last
+    /// row ends), names no row up to the highest named before (a row going
+    /// on over the boundary, a ROW record changing the last row's hidden
+    /// flag, rows going back: the serial reader joins or orders those),
+    /// takes no CONTINUE or STRING record that `block`'s open string or
+    /// formula would (while no value record comes between, it waits), and
+    /// does not end as a dialog sheet (which only the records before any
+    /// row decide).
+    fn confirm(&mut self, segment: usize, block: &Block) -> bool {
+        let mut high = match block.rows_seen {
+            Some((_, high)) => self.high.max(Some(high)),
+            None => self.high,
+        };
+        let waits = block.open_at_end;
+        let (mut stopped_at, mut cut) = (block.stopped_at, block.cut_in_substream);
+        let mut at = segment + 1;
+        loop {
+            if stopped_at != self.bounds[at] || cut {
+                return false;
+            }
+            let Some(next) = self.take(at) else {
+                return false;
+            };
+            self.next = at + 1;
+            let follows = next.error.is_none()
+                && !next.overflow
+                && !next.dialog
+                && match (high, next.rows_seen) {
+                    (Some(high), Some((low, _))) => low > high,
+                    _ => true,
+                }
+                && !(waits && next.prefix_attaches);
+            if !follows {
+                return false;
+            }
+            if !next.rows.is_empty() || !next.ran_out || at + 1 == self.segments {
+                self.held = Some((at, next));
+                return true;
+            }
+            // No row: the serial reader reads it inside `block`'s last row.
+            if let Some((_, next_high)) = next.rows_seen {
+                high = high.max(Some(next_high));
+                self.gap_high = self.gap_high.max(Some(next_high));
+            }
+            self.gap_pending.extend(next.pending.iter().copied());
+            (stopped_at, cut) = (next.stopped_at, next.cut_in_substream);
+            self.release(next);
+            at += 1;
+        }
+    }
+
+    /// Hands the rest of the sheet to the serial reader, from the start
+    /// of `segment`, none of whose rows were handed out, with what the
+    /// blocks before it left: the last row handed out and the hidden rows
+    /// still to hand out.
+    fn serial_from(&mut self, segment: usize) -> Result<Step> {
+        let at = self.bounds[segment];
+        let end = self.bounds[self.segments];
+        self.held = None;
+        self.gap_pending.clear();
+        self.gap_high = None;
+        self.serial.resume(
+            at,
+            end,
+            self.bounded,
+            self.frontier,
+            self.carried.make_contiguous(),
+        )?;
+        Ok(Step::Serial)
+    }
+
+    /// A block the reader is done with (its rows handed out, or it has
+    /// none): back to the workers' pool, which lets them read one block
+    /// further ahead.
+    fn release(&mut self, mut block: Block) {
+        block.clear();
+        let mut state = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.done += 1;
+        state.pool.push(block);
+        drop(state);
+        self.shared.wake.notify_all();
+    }
+
+    /// Segment `segment`'s block, waiting for it; None when the workers
+    /// are gone without it (one could not read the file: the serial
+    /// reader reads on, and meets whatever stopped it).
+    fn take(&mut self, segment: usize) -> Option<Block> {
         loop {
             if let Some(block) = self.waiting[segment % IN_FLIGHT].take() {
-                return Ok(block);
+                return Some(block);
             }
-            let (at, block) = self.receiver.recv().map_err(|_| {
-                Error::new(ErrorKind::Xls(
-                    "a worker reading the sheet's blocks stopped".into(),
-                ))
-            })?;
+            let (at, block) = self.receiver.recv().ok()?;
             self.waiting[at % IN_FLIGHT] = Some(block);
         }
     }

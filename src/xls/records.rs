@@ -277,6 +277,35 @@ pub(crate) fn rk_number(rk: u32) -> f64 {
     if rk & 1 != 0 { number / 100.0 } else { number }
 }
 
+/// `number` where it is one a cell can hold: an IEEE NaN or infinity in a
+/// NUMBER, RK or a formula's cached result is none (Excel holds no such
+/// value: it calls an `.xlsx` holding one damaged, and the `.xlsx` reader
+/// refuses the text `NaN` or `1E999` as no number), so the record is
+/// damaged and refused, the caller naming its cell and offset.
+#[inline(always)]
+pub(crate) fn finite(number: f64) -> Result<f64> {
+    if number.is_finite() {
+        Ok(number)
+    } else {
+        Err(not_finite(number))
+    }
+}
+
+#[cold]
+#[inline(never)]
+pub(crate) fn not_finite(number: f64) -> Error {
+    let what = if number.is_nan() {
+        "NaN (not a number)"
+    } else if number > 0.0 {
+        "infinity"
+    } else {
+        "minus infinity"
+    };
+    Error::invalid_value(format!(
+        "the number is {what}, which no cell holds: a damaged record"
+    ))
+}
+
 /// The BIFF version of the stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Biff {

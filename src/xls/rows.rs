@@ -8,7 +8,13 @@
 //! handed out again). Memory is the record window and the current row's
 //! cells and text in an arena reset per row; nothing is allocated per
 //! cell. BLANK and MULBLANK hold no value and are skipped; embedded chart
-//! substreams (a nested BOF .. EOF) too.
+//! substreams (a nested BOF .. EOF) too. A string value holding fewer
+//! characters than its count says (over its CONTINUE records), or a NaN
+//! or infinite number, is a damaged record: refused at its offset.
+//!
+//! A parallel worker reads one block of a sheet with a reader of its own
+//! (`super::blocks`); [`XlsRows::stopped`] tells what the block reader
+//! needs to decide whether the next block follows on from it.
 
 use bumpalo::Bump;
 use bumpalo::collections::{String as BumpString, Vec as BumpVec};
@@ -27,8 +33,8 @@ use super::formulas::{ARRAY, Formulas, SHRFMLA, Target};
 
 use super::records::{
     BOF, BOOLERR, Biff, CONTINUE, Chars, EOF, FORMULA, LABEL, LABELSST, MULRK, NUMBER, OLD_BOFS,
-    RK, ROW, RSTRING, Records, STRING, TextCodec, WSBOOL, f64_at, rk_number, short_record, u16_at,
-    u32_at,
+    RK, ROW, RSTRING, Records, STRING, TextCodec, WSBOOL, f64_at, finite, rk_number, short_record,
+    u16_at, u32_at,
 };
 
 /// The most cells with a value one row event holds (as for `.xlsx`).
@@ -67,6 +73,17 @@ pub(crate) struct Stop {
     pub at: u64,
     /// The lowest and highest row a ROW record or a row event named.
     pub rows_seen: Option<(u32, u32)>,
+    /// It ran out with a string waiting for CONTINUE records, or a
+    /// formula's string result for its STRING record: the serial reader
+    /// would take them from what follows.
+    pub open_at_end: bool,
+    /// Before its first row with a value it read a CONTINUE or a STRING
+    /// record (which the serial reader, going on from the records before,
+    /// could take as the rest of a string there).
+    pub prefix_attaches: bool,
+    /// It stopped at a dialog sheet's WSBOOL, read before any row with a
+    /// value (where the serial reader, going on, may be inside a row).
+    pub dialog: bool,
 }
 
 /// Where the reader is in the substream.
@@ -102,6 +119,14 @@ struct SheetState {
     rows_seen: Option<(u32, u32)>,
     /// Some ROW record marked a row hidden since the bitmap was cleared.
     marked: bool,
+    /// A row with a value was handed out since the reader (re)started.
+    past_prefix: bool,
+    /// See [`Stop::open_at_end`].
+    open_at_end: bool,
+    /// See [`Stop::prefix_attaches`].
+    prefix_attaches: bool,
+    /// See [`Stop::dialog`].
+    dialog: bool,
 }
 
 impl SheetState {
@@ -295,6 +320,9 @@ impl<'a> XlsRows<'a> {
             cut_in_substream: self.state.cut_in_substream,
             at: self.records.as_ref().map_or(0, Records::offset),
             rows_seen: self.state.rows_seen,
+            open_at_end: self.state.open_at_end,
+            prefix_attaches: self.state.prefix_attaches,
+            dialog: self.state.dialog,
         }
     }
 
@@ -350,6 +378,11 @@ struct OpenString<'r> {
     cell: CellAt,
     text: BumpString<'r>,
     chars: Chars,
+    /// The characters the string says it holds.
+    count: usize,
+    /// The offset of the record it starts in (LABEL, RSTRING, STRING),
+    /// once known (a record's reader locates its own errors).
+    offset: Option<u64>,
     /// A formula's text, for a formula's string result.
     formula: Option<&'r str>,
 }
@@ -414,6 +447,7 @@ impl<'r> RowReader<'r, '_> {
                 // The stream ends without the sheet's EOF: what was read stands.
                 state.finished = true;
                 state.ran_out = true;
+                state.open_at_end = open.is_some() || formula_string.is_some();
                 break;
             };
             if header.kind == CONTINUE {
@@ -423,8 +457,14 @@ impl<'r> RowReader<'r, '_> {
                         string.chars.wide = flags & 1 != 0;
                         let mut at = 1;
                         string.chars.take(data, &mut at, &mut string.text);
+                        if string.chars.left > 0 && at < data.len() {
+                            // Half a UTF-16 character, the string not done.
+                            return Err(torn_string(string, Some(header.offset)));
+                        }
                     }
                     text_bytes += header.len as u64;
+                } else if row.is_none() && !state.past_prefix {
+                    state.prefix_attaches = true;
                 }
                 records.consume(&header);
                 continue;
@@ -477,6 +517,10 @@ impl<'r> RowReader<'r, '_> {
                             &mut open,
                         )
                         .map_err(|err| locate(err).with_row(index + 1))?;
+                    if let Some(string) = open.as_mut() {
+                        // A LABEL or RSTRING going on in CONTINUE records.
+                        string.offset = Some(header.offset);
+                    }
                     if outcome != Outcome::Other
                         && let Some(formulas) = formulas.as_deref_mut()
                     {
@@ -528,13 +572,17 @@ impl<'r> RowReader<'r, '_> {
                     if let Some(cell) = formula_string.take() {
                         let data = records.data(&header);
                         text_bytes += header.len as u64;
-                        let mut string = self.start_string(data, 0, cell).map_err(|err| {
-                            locate(err)
-                                .with_row(cell.row + 1)
-                                .with_column(cell.column + 1)
-                        })?;
+                        let mut string = self
+                            .start_string(data, 0, cell, Some(header.offset))
+                            .map_err(|err| {
+                                locate(err)
+                                    .with_row(cell.row + 1)
+                                    .with_column(cell.column + 1)
+                            })?;
                         string.formula = string_formula.take();
                         open = Some(string);
+                    } else if row.is_none() && !state.past_prefix {
+                        state.prefix_attaches = true;
                     }
                 }
                 BOF => {
@@ -562,6 +610,7 @@ impl<'r> RowReader<'r, '_> {
                 {
                     // A dialog sheet: no cells.
                     state.finished = true;
+                    state.dialog = true;
                     return Ok(None);
                 }
                 ROW => state.row_record(records.data(&header)),
@@ -580,6 +629,7 @@ impl<'r> RowReader<'r, '_> {
         };
         state.cells_hint = cells.len();
         state.frontier = state.frontier.max(Some(index));
+        state.past_prefix = true;
         state.seen(index);
         let values_elsewhere = cells.is_empty() && elsewhere;
         Ok(Some(Row {
@@ -682,13 +732,21 @@ impl<'r> RowReader<'r, '_> {
                     let Some(&number) = fields.first_chunk::<8>() else {
                         break;
                     };
-                    context.number_value(f64::from_le_bytes(number), style)
+                    let number = f64::from_le_bytes(number);
+                    if !number.is_finite() {
+                        break;
+                    }
+                    context.number_value(number, style)
                 }
                 RK => {
                     let Some(&rk) = fields.first_chunk::<4>() else {
                         break;
                     };
-                    context.number_value(rk_number(u32::from_le_bytes(rk)), style)
+                    let number = rk_number(u32::from_le_bytes(rk));
+                    if !number.is_finite() {
+                        break;
+                    }
+                    context.number_value(number, style)
                 }
                 LABELSST => {
                     let Some(&sst) = fields.first_chunk::<4>() else {
@@ -731,7 +789,11 @@ impl<'r> RowReader<'r, '_> {
                             _ => break,
                         }
                     } else {
-                        context.number_value(f64::from_le_bytes(result), style)
+                        let number = f64::from_le_bytes(result);
+                        if !number.is_finite() {
+                            break;
+                        }
+                        context.number_value(number, style)
                     }
                 }
                 _ => {
@@ -806,7 +868,8 @@ impl<'r> RowReader<'r, '_> {
                 }
                 let style = u32::from(u16::from_le_bytes([entry[0], entry[1]]));
                 let rk = u32::from_le_bytes([entry[2], entry[3], entry[4], entry[5]]);
-                let value = self.context.number_value(rk_number(rk), style);
+                let number = finite(rk_number(rk)).map_err(|err| err.with_column(column + 1))?;
+                let value = self.context.number_value(number, style);
                 push(cells, CellAt { row, column, style }, value)?;
             }
             return Ok(Outcome::Other);
@@ -825,10 +888,12 @@ impl<'r> RowReader<'r, '_> {
         }
         let locate = |err: Error| err.with_column(column + 1);
         let value = match kind {
-            NUMBER => self.context.number_value(f64_at(data, 6)?, style),
+            NUMBER => self
+                .context
+                .number_value(finite(f64_at(data, 6)?).map_err(locate)?, style),
             RK => self
                 .context
-                .number_value(rk_number(u32_at(data, 6)?), style),
+                .number_value(finite(rk_number(u32_at(data, 6)?)).map_err(locate)?, style),
             LABELSST => Value::Text(
                 self.context
                     .shared_string(u64::from(u32_at(data, 6)?))
@@ -839,7 +904,8 @@ impl<'r> RowReader<'r, '_> {
                     push(cells, at, Value::Text(self.arena.alloc_str(text)))?;
                     return Ok(Outcome::Other);
                 }
-                let string = self.start_string(data, 6, at).map_err(locate)?;
+                // (Its offset is the record's, which the caller adds.)
+                let string = self.start_string(data, 6, at, None).map_err(locate)?;
                 if string.chars.left > 0 {
                     *open = Some(string);
                 } else {
@@ -870,7 +936,8 @@ impl<'r> RowReader<'r, '_> {
                         _ => return Ok(Outcome::Formula),
                     }
                 } else {
-                    self.context.number_value(f64_at(data, 6)?, style)
+                    self.context
+                        .number_value(finite(f64_at(data, 6)?).map_err(locate)?, style)
                 };
                 push(cells, at, value)?;
                 return Ok(Outcome::FormulaCell);
@@ -903,7 +970,13 @@ impl<'r> RowReader<'r, '_> {
 
     /// Starts a string value: BIFF8 `cch`, flags and characters (the rest
     /// may follow in CONTINUE records); BIFF5 `cch` and 8-bit text.
-    fn start_string(&self, data: &[u8], at: usize, cell: CellAt) -> Result<OpenString<'r>> {
+    fn start_string(
+        &self,
+        data: &[u8],
+        at: usize,
+        cell: CellAt,
+        offset: Option<u64>,
+    ) -> Result<OpenString<'r>> {
         let cch = usize::from(u16_at(data, at)?);
         let mut text = BumpString::new_in(self.arena);
         match self.codec.biff {
@@ -911,16 +984,24 @@ impl<'r> RowReader<'r, '_> {
                 let start = (at + 2).min(data.len());
                 let end = (start + cch).min(data.len());
                 self.codec.decode_8bit(&data[start..end], &mut text);
-                Ok(OpenString {
+                let string = OpenString {
                     cell,
                     text,
                     chars: Chars {
-                        left: 0,
+                        left: cch - (end - start),
                         wide: false,
                         pending: None,
                     },
+                    count: cch,
+                    offset,
                     formula: None,
-                })
+                };
+                if string.chars.left > 0 {
+                    // BIFF5 text is never continued: a string that says
+                    // more characters than its record holds is cut short.
+                    return Err(short_string(&string));
+                }
+                Ok(string)
             }
             Biff::V8 => {
                 // An empty string may leave out its flags byte.
@@ -944,27 +1025,76 @@ impl<'r> RowReader<'r, '_> {
                 };
                 text.reserve(cch.min(data.len()));
                 chars.take(data, &mut position, &mut text);
-                Ok(OpenString {
+                let string = OpenString {
                     cell,
                     text,
                     chars,
+                    count: cch,
+                    offset,
                     formula: None,
-                })
+                };
+                if string.chars.left > 0 && position < data.len() {
+                    // Half a UTF-16 character, and characters still to come.
+                    return Err(torn_string(&string, string.offset));
+                }
+                Ok(string)
             }
         }
     }
 
+    /// Ends a string value: a string that holds fewer characters than it
+    /// says (no CONTINUE record brought the rest) is a damaged record,
+    /// refused at its offset, as the same damage in the shared strings
+    /// table is.
     fn finish_string(
         &self,
         mut string: OpenString<'r>,
         cells: &mut BumpVec<'r, Cell<'r>>,
     ) -> Result<()> {
+        if string.chars.left > 0 {
+            return Err(short_string(&string));
+        }
         string.chars.finish(&mut string.text);
         push(cells, string.cell, Value::Text(string.text.into_bump_str()))?;
         if let (Some(formula), Some(cell)) = (string.formula, cells.last_mut()) {
             cell.formula = Some(formula);
         }
         Ok(())
+    }
+}
+
+/// A string value with fewer characters than its count says.
+#[cold]
+#[inline(never)]
+fn short_string(string: &OpenString<'_>) -> Error {
+    let err = Error::new(ErrorKind::Xls(format!(
+        "a string says it holds {} characters and its record holds {}: the record is cut short",
+        string.count,
+        string.count - string.chars.left
+    )))
+    .with_row(string.cell.row + 1)
+    .with_column(string.cell.column + 1);
+    match string.offset {
+        Some(offset) => err.with_offset(offset),
+        None => err,
+    }
+}
+
+/// A string value whose record (at `offset`, where known) ends in half a UTF-16
+/// character, with characters still to come.
+#[cold]
+#[inline(never)]
+fn torn_string(string: &OpenString<'_>, offset: Option<u64>) -> Error {
+    let err = Error::new(ErrorKind::Xls(
+        "a string's UTF-16 characters end in half a character (an odd byte count): the record \
+         is damaged"
+            .into(),
+    ))
+    .with_row(string.cell.row + 1)
+    .with_column(string.cell.column + 1);
+    match offset {
+        Some(offset) => err.with_offset(offset),
+        None => err,
     }
 }
 

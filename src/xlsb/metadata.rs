@@ -17,9 +17,9 @@ use std::io::{Read, Seek};
 
 use super::XlsbBook;
 use super::records::{
-    BEGIN_COMMENT, BEGIN_SHEET_DATA, COL_INFO, COMMENT_AUTHOR, COMMENT_TEXT, EXTERN_SHEET, Fields,
-    HLINK, MERGE_CELL, NAME, ROW_HDR, RecordStream, Records, SUP_ADDIN, SUP_BOOK_SRC, SUP_SAME,
-    SUP_SELF, WS_DIM, WS_FMT_INFO, utf16_string,
+    BEGIN_COMMENT, BEGIN_SHEET_DATA, COL_INFO, COMMENT_AUTHOR, COMMENT_TEXT, END_SHEET,
+    EXTERN_SHEET, Fields, HLINK, MERGE_CELL, NAME, ROW_HDR, RecordStream, Records, SUP_ADDIN,
+    SUP_BOOK_SRC, SUP_SAME, SUP_SELF, WS_DIM, WS_FMT_INFO, check_part_end, utf16_string,
 };
 use super::rows::error_text;
 use crate::cell::{CellRef, MAX_COLUMN, MAX_ROW};
@@ -79,10 +79,19 @@ impl<R: Read + Seek> XlsbBook<R> {
             if !visit(record.kind, record.fields())
                 .map_err(|err| locate(err.with_offset(offset)))?
             {
-                break;
+                return Ok(());
             }
         }
-        Ok(())
+        // Read to the end: a part cut short loses what it held after the
+        // cut (merged ranges, hyperlinks), refused as the row reader
+        // refuses it.
+        check_part_end(
+            records.last_kind(),
+            END_SHEET,
+            "BrtEndSheet",
+            records.offset(),
+        )
+        .map_err(locate)
     }
 
     pub(super) fn read_sheet_dimension(&mut self, info: &SheetInfo) -> Result<Option<CellRange>> {

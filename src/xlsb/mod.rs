@@ -136,7 +136,9 @@ impl<R: Read + Seek> FormatBook<R> for XlsbBook<R> {
         let source = self
             .archive
             .open_binary_part(sheet.part(), limits.max_part_bytes, &limits)
-            .map_err(|err| err.with_sheet(sheet.name()))?;
+            // Named as the row readers name the errors opening meets on
+            // the pipelined path (one message on every path).
+            .map_err(|err| err.with_sheet(sheet.name()).with_part(sheet.part()))?;
         Ok(SheetRows::new(XlsbRows::new(
             PartSource::Reader(source),
             context,

@@ -37,6 +37,7 @@ pub(crate) const SHORT_ST: u16 = 0x0011;
 pub(crate) const SHORT_ISST: u16 = 0x0012;
 pub(crate) const CELL_RSTRING: u16 = 0x003E;
 pub(crate) const COL_INFO: u16 = 0x003C;
+pub(crate) const END_SHEET: u16 = 0x0082;
 pub(crate) const BEGIN_SHEET_DATA: u16 = 0x0091;
 pub(crate) const END_SHEET_DATA: u16 = 0x0092;
 pub(crate) const WS_DIM: u16 = 0x0094;
@@ -45,8 +46,10 @@ pub(crate) const WS_FMT_INFO: u16 = 0x01E5;
 pub(crate) const HLINK: u16 = 0x01EE;
 // Shared strings.
 pub(crate) const SST_ITEM: u16 = 0x0013;
+pub(crate) const END_SST: u16 = 0x00A0;
 // Workbook.
 pub(crate) const BEGIN_BOOK: u16 = 0x0083;
+pub(crate) const END_BOOK: u16 = 0x0084;
 pub(crate) const WB_PROP: u16 = 0x0099;
 pub(crate) const BUNDLE_SH: u16 = 0x009C;
 pub(crate) const NAME: u16 = 0x0027;
@@ -62,6 +65,7 @@ pub(crate) const FMT: u16 = 0x002C;
 pub(crate) const XF: u16 = 0x002F;
 pub(crate) const BEGIN_CELL_XFS: u16 = 0x0269;
 pub(crate) const END_CELL_XFS: u16 = 0x026A;
+pub(crate) const END_STYLE_SHEET: u16 = 0x0117;
 // Comments.
 pub(crate) const COMMENT_AUTHOR: u16 = 0x0278;
 pub(crate) const BEGIN_COMMENT: u16 = 0x027B;
@@ -348,6 +352,10 @@ pub(crate) struct RecordStream<'a> {
     pending: usize,
     max_record: u64,
     ended: bool,
+    /// The type of the last record [`next`](Self::next) framed (handed
+    /// out or skipped), or [`note_kind`](Self::note_kind) was told of:
+    /// what a part ends with.
+    last_kind: Option<u16>,
 }
 
 impl<'a> RecordStream<'a> {
@@ -358,7 +366,26 @@ impl<'a> RecordStream<'a> {
             pending: 0,
             max_record: limits.max_row_bytes,
             ended: false,
+            last_kind: None,
         }
+    }
+
+    /// The type of the last record framed: once [`next`](Self::next) gave
+    /// None, the part's last record (None for an empty part).
+    pub(crate) fn last_kind(&self) -> Option<u16> {
+        self.last_kind
+    }
+
+    /// Notes a record the caller framed itself (through
+    /// [`ready`](Self::ready)) as the last one.
+    pub(crate) fn note_kind(&mut self, kind: u16) {
+        self.last_kind = Some(kind);
+    }
+
+    /// The part offset of the next record (the part's length once
+    /// [`next`](Self::next) gave None).
+    pub(crate) fn offset(&self) -> u64 {
+        self.buffer.window_offset() + self.pending as u64
     }
 
     /// Replaces the window with one of `chunk_size` bytes (tests and
@@ -401,6 +428,7 @@ impl<'a> RecordStream<'a> {
                 }
                 Err(err) => return Err(err.with_offset(offset)),
             };
+            self.last_kind = Some(kind);
             let total = length as u64 + u64::from(size);
             if !wanted(kind) {
                 self.skip(total, kind, offset)?;
@@ -488,6 +516,28 @@ impl<'a> RecordStream<'a> {
     pub(crate) fn stop(&mut self) {
         self.ended = true;
     }
+}
+
+/// Checks that a part's last record (`last`) is `end`, the record that
+/// closes the part's root (named `name`): a part cut at a record boundary
+/// would otherwise lose what came after the cut without a word, which the
+/// `.xlsx` reader refuses too (a part ends where its root element ends).
+/// `offset` is the part's length.
+pub(crate) fn check_part_end(last: Option<u16>, end: u16, name: &str, offset: u64) -> Result<()> {
+    if last == Some(end) {
+        return Ok(());
+    }
+    Err(part_not_ended(name, offset))
+}
+
+#[cold]
+#[inline(never)]
+fn part_not_ended(name: &str, offset: u64) -> Error {
+    Error::record(format!(
+        "the part does not end with its closing {name} record: it is cut short, or records follow \
+         its end"
+    ))
+    .with_offset(offset)
 }
 
 /// The records of a part held whole in memory (workbook, styles, a

@@ -11,15 +11,21 @@
 //! arena as one slice of the exact length. The cell list, the text
 //! buffer and the arena are reused row after row: after the first rows
 //! have sized them, nothing here touches the heap.
+//!
+//! Rows come in record order (a BrtRowHdr going back to an earlier row
+//! starts a row of its own, as in `.xlsx` and `.xls`). The part must hold
+//! BrtEndSheetData and end with BrtEndSheet: a part cut at a record
+//! boundary is refused, its row in progress not handed out. A NaN or
+//! infinite number is a damaged record.
 
 use bumpalo::Bump;
 
 use super::formulas::{Pending, SharedFormulas};
 use super::records::{
     ARR_FMLA, CELL_BLANK, CELL_BOOL, CELL_ERROR, CELL_ISST, CELL_REAL, CELL_RK, CELL_RSTRING,
-    CELL_ST, END_SHEET_DATA, FMLA_BOOL, FMLA_ERROR, FMLA_NUM, FMLA_STRING, Fields, ROW_HDR,
-    RecordStream, SHORT_BLANK, SHORT_BOOL, SHORT_ERROR, SHORT_ISST, SHORT_REAL, SHORT_RK, SHORT_ST,
-    SHR_FMLA, push_utf16,
+    CELL_ST, END_SHEET, END_SHEET_DATA, FMLA_BOOL, FMLA_ERROR, FMLA_NUM, FMLA_STRING, Fields,
+    ROW_HDR, RecordStream, SHORT_BLANK, SHORT_BOOL, SHORT_ERROR, SHORT_ISST, SHORT_REAL, SHORT_RK,
+    SHORT_ST, SHR_FMLA, check_part_end, push_utf16,
 };
 use crate::cell::{Cell, MAX_COLUMN, MAX_ROW, Row, Value};
 use crate::columns::ColumnSet;
@@ -70,8 +76,6 @@ pub(crate) struct XlsbRows<'a> {
     /// The next row's index and hidden flag, when the previous row ended
     /// at its header.
     next_header: Option<(u32, bool)>,
-    /// The index of the last row handed out.
-    last_row: Option<u32>,
     formulas: bool,
     /// The columns resolved and handed out; None for all.
     columns: Option<ColumnSet>,
@@ -80,6 +84,8 @@ pub(crate) struct XlsbRows<'a> {
     window: (u32, u32),
     /// No more rows: the sheet data ended, the part ended, or an error.
     finished: bool,
+    /// BrtEndSheetData was read (and the rest of the part checked).
+    data_ended: bool,
     max_row_bytes: u64,
 }
 
@@ -104,11 +110,11 @@ impl<'a> XlsbRows<'a> {
             decompiler: Decompiler::new(),
             shared: SharedFormulas::default(),
             next_header: None,
-            last_row: None,
             formulas: false,
             columns: None,
             window: (0, u32::MAX),
             finished: false,
+            data_ended: false,
             max_row_bytes: limits.max_row_bytes,
         }
     }
@@ -179,13 +185,14 @@ impl<'a> XlsbRows<'a> {
         self.formula_cells.clear();
         let (index, hidden) = match self.next_header.take() {
             Some(header) => header,
+            None if self.data_ended => return Ok(None),
             None => {
                 let Some(record) = self.records.next(is_row_record)? else {
-                    return Ok(None);
+                    return Err(no_end_of_data(self.records.offset()));
                 };
                 match record.kind {
                     ROW_HDR => (
-                        row_index(record.body, record.offset, self.last_row)?,
+                        row_index(record.body, record.offset)?,
                         row_hidden(record.body),
                     ),
                     END_SHEET_DATA => {
@@ -201,7 +208,6 @@ impl<'a> XlsbRows<'a> {
                 }
             }
         };
-        self.last_row = Some(index);
         // A record of at most 2 + 127 bytes is within the record limit.
         let fast = self.records.max_record() >= 2 + 127;
         let mut sink = RowSink {
@@ -255,7 +261,9 @@ impl<'a> XlsbRows<'a> {
             let wanted =
                 |kind| is_row_record(kind) || (formulas && (kind == SHR_FMLA || kind == ARR_FMLA));
             let Some(record) = records.next(wanted)? else {
-                break Flow::More;
+                // The part ends inside the sheet data: the row may be cut
+                // short, and is not handed out.
+                return Err(no_end_of_data(records.offset()));
             };
             let flow = sink.record(record.kind, record.body, record.offset)?;
             if flow != Flow::More {
@@ -269,16 +277,27 @@ impl<'a> XlsbRows<'a> {
         match flow {
             Flow::NextRow(next) => self.next_header = Some((next, sink.next_hidden)),
             Flow::End => self.end_of_data()?,
+            // (The loop ends only at the next row's header or the data's end.)
             Flow::More => {}
         }
         Ok(Some((index, hidden, values_elsewhere)))
     }
 
     /// After BrtEndSheetData: the rest of the part is read (framing
-    /// checked, nothing kept) so that the archive's CRC check runs.
+    /// checked, nothing kept) so that the archive's CRC check runs, and
+    /// the part must end with BrtEndSheet, as an `.xlsx` sheet must end
+    /// with its root's end tag.
     fn end_of_data(&mut self) -> Result<()> {
+        self.records.note_kind(END_SHEET_DATA);
         while self.records.next(|_| false)?.is_some() {}
+        check_part_end(
+            self.records.last_kind(),
+            END_SHEET,
+            "BrtEndSheet",
+            self.records.offset(),
+        )?;
         self.records.stop();
+        self.data_ended = true;
         Ok(())
     }
 }
@@ -329,7 +348,7 @@ impl RowSink<'_, '_> {
                 // Kept out of `Flow`: a wider `Flow` cost every cell
                 // (measured: 8% more instructions in the row reader).
                 self.next_hidden = row_hidden(body);
-                return row_index(body, offset, Some(self.index)).map(Flow::NextRow);
+                return row_index(body, offset).map(Flow::NextRow);
             }
             END_SHEET_DATA => return Ok(Flow::End),
             SHR_FMLA | ARR_FMLA => {
@@ -390,10 +409,17 @@ impl RowSink<'_, '_> {
         let value = match kind {
             CELL_RK | SHORT_RK => {
                 let rk = u32::from_le_bytes(*value.first_chunk::<4>()?);
-                context.number_value(rk_number(rk), style)
+                let number = rk_number(rk);
+                if !number.is_finite() {
+                    return None;
+                }
+                context.number_value(number, style)
             }
             CELL_REAL | SHORT_REAL => {
                 let number = f64::from_le_bytes(*value.first_chunk::<8>()?);
+                if !number.is_finite() {
+                    return None;
+                }
                 context.number_value(number, style)
             }
             CELL_BOOL | SHORT_BOOL => Value::Bool(*value.first()? != 0),
@@ -457,11 +483,11 @@ impl RowSink<'_, '_> {
         let value = match kind {
             CELL_RK | SHORT_RK => {
                 let rk = fields.u32("an RK number").map_err(at)?;
-                context.number_value(rk_number(rk), style)
+                context.number_value(finite(rk_number(rk)).map_err(at)?, style)
             }
             CELL_REAL | SHORT_REAL | FMLA_NUM => {
                 let number = fields.f64("a number").map_err(at)?;
-                context.number_value(number, style)
+                context.number_value(finite(number).map_err(at)?, style)
             }
             CELL_BOOL | SHORT_BOOL | FMLA_BOOL => {
                 Value::Bool(fields.u8("a boolean").map_err(at)? != 0)
@@ -623,6 +649,17 @@ impl RowSink<'_, '_> {
     }
 }
 
+/// A sheet part that ends before its sheet data does (no BrtEndSheetData):
+/// cut short, its last rows lost; `offset` is the part's length.
+#[cold]
+#[inline(never)]
+fn no_end_of_data(offset: u64) -> Error {
+    Error::record(
+        "the sheet part ends inside its sheet data, without BrtEndSheetData: it is cut short",
+    )
+    .with_offset(offset)
+}
+
 #[cold]
 fn no_shared_formula(pending: Pending) -> Error {
     Error::record(
@@ -660,10 +697,12 @@ fn row_hidden(body: &[u8]) -> bool {
     body.get(11).is_some_and(|flags| flags & 0x10 != 0)
 }
 
-/// The row index of a BrtRowHdr at part offset `offset`: within the
-/// sheet, and not before the previous row.
+/// The row index of a BrtRowHdr at part offset `offset`, within the
+/// sheet. Rows come in record order (FORMAT-binary.md): a row that goes
+/// back to an earlier one is handed out as a row of its own, as the
+/// `.xlsx` and `.xls` readers hand it out (ARCHITECTURE.md, invariants).
 #[inline]
-fn row_index(body: &[u8], offset: u64, last: Option<u32>) -> Result<u32> {
+fn row_index(body: &[u8], offset: u64) -> Result<u32> {
     let index = match body.first_chunk() {
         Some(&bytes) => u32::from_le_bytes(bytes),
         None => {
@@ -673,27 +712,18 @@ fn row_index(body: &[u8], offset: u64, last: Option<u32>) -> Result<u32> {
                 .with_offset(offset));
         }
     };
-    if index > MAX_ROW || last.is_some_and(|last| index < last) {
-        return Err(bad_row(index, offset, last));
+    if index > MAX_ROW {
+        return Err(row_past_the_sheet(index, offset));
     }
     Ok(index)
 }
 
 #[cold]
 #[inline(never)]
-fn bad_row(index: u32, offset: u64, last: Option<u32>) -> Error {
-    if index > MAX_ROW {
-        return Error::new(ErrorKind::CellReference("more than 1048576 rows".into()))
-            .with_row(index.saturating_add(1))
-            .with_offset(offset);
-    }
-    Error::record(format!(
-        "row {} comes after row {} (rows go backwards)",
-        index + 1,
-        last.unwrap_or_default() + 1
-    ))
-    .with_row(index + 1)
-    .with_offset(offset)
+fn row_past_the_sheet(index: u32, offset: u64) -> Error {
+    Error::new(ErrorKind::CellReference("more than 1048576 rows".into()))
+        .with_row(index.saturating_add(1))
+        .with_offset(offset)
 }
 
 /// The text of an error code (BrtCellError, BrtFmlaError); a code that is
@@ -701,6 +731,18 @@ fn bad_row(index: u32, offset: u64, last: Option<u32>) -> Error {
 pub(crate) fn error_text(code: u8) -> Result<&'static str> {
     crate::formula::error_text(code)
         .ok_or_else(|| Error::invalid_value(format!("error code {code:#04x} is none of Excel's")))
+}
+
+/// `number` where a cell can hold it: a NaN or infinity is no number
+/// Excel holds, so its record is damaged (as in `.xls`: see
+/// `crate::xls::records::finite`).
+#[inline(always)]
+fn finite(number: f64) -> Result<f64> {
+    if number.is_finite() {
+        Ok(number)
+    } else {
+        Err(crate::xls::records::not_finite(number))
+    }
 }
 
 /// An `RkNumber`: the high 30 bits of a double, or a 30-bit signed
@@ -1119,12 +1161,24 @@ mod tests {
         row(&mut data, 1_048_576);
         let err = error_of(&data);
         assert!(matches!(err.kind(), ErrorKind::CellReference(_)), "{err}");
+        // Rows that go back come in record order, each a row of its own.
         let mut data = Vec::new();
         row(&mut data, 5);
+        record(&mut data, CELL_BOOL, &[cell(0, 0), vec![1]].concat());
         row(&mut data, 4);
-        let err = error_of(&data);
-        assert!(err.to_string().contains("rows go backwards"), "{err}");
-        assert_eq!(err.location().row, Some(5));
+        record(&mut data, CELL_BOOL, &[cell(1, 0), vec![0]].concat());
+        row(&mut data, 4);
+        let bytes = sheet(&data);
+        for chunk in [1, 7, 4096] {
+            let (cells, digest) = read_sheet_xlsb(&bytes, chunk).unwrap();
+            assert_eq!(cells, 2);
+            let rows: Vec<&str> = digest.lines().filter(|l| l.starts_with("row ")).collect();
+            assert_eq!(
+                rows,
+                ["row 5 true", "row 4 true", "row 4 false"],
+                "{digest}"
+            );
+        }
         let err = error_of(&value(CELL_BOOL, 0, &[1])[19..]);
         assert!(err.to_string().contains("before any row header"), "{err}");
     }

@@ -1,11 +1,11 @@
 //! The shared strings part (`sharedStrings.bin`), streamed record by
 //! record into a [`SharedStringsBuilder`]: each BrtSSTItem's text (a
 //! `RichStr`: flags, then the string; rich text runs and phonetic data
-//! after it are not text).
+//! after it are not text). The part must end with BrtEndSst.
 
 use std::io::Read;
 
-use super::records::{Fields, RecordStream, SST_ITEM, push_utf16_bytes};
+use super::records::{END_SST, Fields, RecordStream, SST_ITEM, check_part_end, push_utf16_bytes};
 use crate::contract::PartSource;
 use crate::error::Result;
 use crate::limits::Limits;
@@ -31,5 +31,8 @@ pub(crate) fn read_shared_strings(reader: impl Read, limits: &Limits) -> Result<
             .and_then(|()| builder.end_item())
             .map_err(|err| err.with_offset(offset))?;
     }
+    // A table cut at a record boundary would lose its last strings (and
+    // a cell naming one of them would be refused as past the table's end).
+    check_part_end(records.last_kind(), END_SST, "BrtEndSst", records.offset())?;
     builder.finish()
 }

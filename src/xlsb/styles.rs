@@ -1,9 +1,13 @@
 //! The styles part (`styles.bin`) into the format-neutral [`Styles`]: the
 //! number formats the file defines (BrtFmt) and each cell format's
 //! number format id (the BrtXF records between BrtBeginCellXFs and
-//! BrtEndCellXFs; the style XFs before them are not cell formats).
+//! BrtEndCellXFs; the style XFs before them are not cell formats). The
+//! part must end with BrtEndStyleSheet.
 
-use super::records::{BEGIN_CELL_XFS, END_CELL_XFS, FMT, Fields, Records, XF, utf16_string};
+use super::records::{
+    BEGIN_CELL_XFS, END_CELL_XFS, END_STYLE_SHEET, FMT, Fields, Records, XF, check_part_end,
+    utf16_string,
+};
 use crate::date::DateSystem;
 use crate::error::{Error, Result};
 use crate::styles::{Styles, StylesBuilder};
@@ -12,8 +16,10 @@ use crate::styles::{Styles, StylesBuilder};
 pub(crate) fn read_styles(bytes: &[u8], date_system: DateSystem) -> Result<Styles> {
     let mut builder = StylesBuilder::new();
     let mut in_cell_xfs = false;
+    let mut last = None;
     for record in Records::new(bytes) {
         let (kind, offset, body) = record?;
+        last = Some(kind);
         let located = |err: Error| err.with_offset(offset as u64);
         match kind {
             FMT => {
@@ -37,5 +43,11 @@ pub(crate) fn read_styles(bytes: &[u8], date_system: DateSystem) -> Result<Style
             _ => {}
         }
     }
+    check_part_end(
+        last,
+        END_STYLE_SHEET,
+        "BrtEndStyleSheet",
+        bytes.len() as u64,
+    )?;
     Ok(builder.finish(date_system))
 }

@@ -2,14 +2,15 @@
 //! relationship id, name) and the date system (BrtWbProp); the shared
 //! strings and styles parts beside it; what formulas refer to by index
 //! (the supporting links, BrtExternSheet and the BrtName names: the
-//! [`Links`] formula text resolves against).
+//! [`Links`] formula text resolves against). The part must end with
+//! BrtEndBook.
 
 use std::collections::HashMap;
 use std::io::{Read, Seek};
 
 use super::records::{
-    BUNDLE_SH, EXTERN_SHEET, Fields, NAME, Records, SUP_ADDIN, SUP_BOOK_SRC, SUP_SAME, SUP_SELF,
-    WB_PROP, utf16_string,
+    BUNDLE_SH, END_BOOK, EXTERN_SHEET, Fields, NAME, Records, SUP_ADDIN, SUP_BOOK_SRC, SUP_SAME,
+    SUP_SELF, WB_PROP, check_part_end, utf16_string,
 };
 use crate::archive::Archive;
 use crate::date::DateSystem;
@@ -43,8 +44,10 @@ pub(crate) fn read_layout<R: Read + Seek>(
     let mut own_links: Vec<bool> = Vec::new();
     let mut extern_sheets: Vec<(u32, u32, u32)> = Vec::new();
     let mut links = Links::default();
+    let mut last = None;
     for record in Records::new(&bytes) {
         let (kind, offset, body) = record.map_err(|err| err.with_part(workbook_part))?;
+        last = Some(kind);
         let located = |err: Error| err.with_offset(offset as u64).with_part(workbook_part);
         match kind {
             WB_PROP => {
@@ -125,6 +128,9 @@ pub(crate) fn read_layout<R: Read + Seek>(
             _ => {}
         }
     }
+    // A workbook part cut at a record boundary would lose its last sheets.
+    check_part_end(last, END_BOOK, "BrtEndBook", bytes.len() as u64)
+        .map_err(|err| err.with_part(workbook_part))?;
     let names: Vec<&str> = all_names.iter().map(String::as_str).collect();
     links.sheets = extern_sheets
         .iter()

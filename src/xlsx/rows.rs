@@ -100,6 +100,17 @@ impl<'a> XlsxRows<'a> {
             }
             Ok(None) => {
                 self.finished = true;
+                // A read to the sheet's end parses the rest of the shared
+                // strings table too (its rows needed only a prefix): the
+                // table's size limit and its well-formedness hold as they
+                // did when it was read whole at open, whatever the rows
+                // asked for. A read that stops early (a head, a range)
+                // checks only what it parsed.
+                if let Some(strings) = self.context.shared_strings {
+                    strings
+                        .load()
+                        .map_err(|err| err.with_sheet(self.sheet_name))?;
+                }
                 Ok(None)
             }
             Err(err) => {

@@ -4,6 +4,7 @@
 //! `../shared/conformance/FORMAT.md` for comparison.
 #![allow(dead_code)]
 
+pub mod answers;
 #[cfg(feature = "encryption")]
 pub mod encrypt;
 pub mod xls;

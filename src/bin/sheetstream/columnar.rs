@@ -20,7 +20,7 @@ use sheetstream::arrow::{
 use sheetstream::{ColumnSpec, OpenOptions, SheetRef, Workbook};
 
 use crate::input;
-use crate::partial::PartialFile;
+use crate::partial::{Outputs, PartialFile};
 use crate::progress::Progress;
 use crate::rows::{HeaderRowArg, RowArgs, ShapeArgs, WindowArgs};
 use crate::{Failure, worksheet_positions};
@@ -593,14 +593,24 @@ impl ParquetFile {
     /// Writes every batch `fill` hands over, then finishes the file under
     /// its name; on any failure the partial file is removed.
     fn write_all(
-        mut self,
+        self,
         fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Failure>) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
+        Ok(self.write_complete(fill)?.finish()?)
+    }
+
+    /// As [`ParquetFile::write_all`], the complete file left under its
+    /// temporary name, to be named with the others of the command
+    /// ([`Outputs`]).
+    fn write_complete(
+        mut self,
+        fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Failure>) -> Result<(), Failure>,
+    ) -> Result<PartialFile, Failure> {
         let writer = &mut self.writer;
         fill(&mut |batch| writer.write(batch).map_err(output_error))?;
         self.writer.close().map_err(output_error)?;
         // (On failure the partial file is removed as `self.partial` drops.)
-        Ok(self.partial.finish()?)
+        Ok(self.partial)
     }
 }
 
@@ -625,7 +635,11 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
         );
         return Ok(());
     }
-    std::fs::create_dir_all(&args.output)?;
+    // Every sheet's file is named once all are written: a sheet that fails
+    // (unless skipped as asked) leaves no file of the command, and no
+    // folder it made.
+    let mut outputs = Outputs::new();
+    outputs.create_dir_all(&args.output)?;
     let options = table.options()?;
     let (workbooks, progress) = table.open()?;
     let one_file = workbooks.len() == 1;
@@ -651,12 +665,18 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
                         vec![(label.clone(), Arc::clone(&workbook))],
                         SheetChoice::Named(vec![SheetRef::Name(name.clone())]),
                     )?;
-                    ParquetFile::create(&args.output.join(&file_name), reader.schema(), args)?
-                        .write_all(|write| drain(&mut reader, &mut sheet_summary, write))?;
-                    Ok(sheet_summary)
+                    let file =
+                        ParquetFile::create(&args.output.join(&file_name), reader.schema(), args)?
+                            .write_complete(|write| {
+                                drain(&mut reader, &mut sheet_summary, write)
+                            })?;
+                    Ok((sheet_summary, file))
                 });
                 match written {
-                    Ok(sheet_summary) => summary.merge(sheet_summary),
+                    Ok((sheet_summary, file)) => {
+                        summary.merge(sheet_summary);
+                        outputs.add(file);
+                    }
                     Err(Failure::Read(err)) if table.skip_unreadable => {
                         eprintln!("sheetstream: skipped {label} sheet '{name}': {err}");
                     }
@@ -666,6 +686,7 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
         }
         Ok(())
     })?;
+    outputs.commit()?;
     summary.print(table.quiet);
     summary.print_shapes(
         table.quiet,

@@ -11,7 +11,7 @@ use sheetstream::{ColumnSpec, NumberFormats, Row, SheetInfo, Workbook};
 use crate::columns::{self, CellSlots};
 use crate::format::{self, DateStyle};
 use crate::input::{Input, inputs};
-use crate::partial::PartialFile;
+use crate::partial::{Outputs, PartialFile};
 use crate::rows::{HeaderRowArg, Role, Roles, RowArgs, WindowArgs};
 use crate::{Common, Failure, SheetChoice, escape, find_sheet, worksheet_positions};
 
@@ -284,7 +284,33 @@ struct SheetPlan {
     formats: Option<NumberFormats>,
     /// With `--file-column`: the column's name and the workbook's file.
     file_column: Option<(String, String)>,
+    /// The sheet's name, for messages.
+    sheet: String,
 }
+
+/// Empty fields a sheet's records may be padded with, to keep them as
+/// wide as the sheet, before [`PAD_PER_CELL`] per cell written counts:
+/// a sheet's rectangular CSV is bounded by what the sheet holds, not by
+/// its coordinates (one cell at XFD1048576 would otherwise pad a million
+/// empty records to 16,384 fields: 17 GB of commas).
+const PAD_FREE: u64 = 64 << 20;
+
+/// Empty fields of padding each cell written allows, past [`PAD_FREE`]:
+/// a sheet of 256 columns holding one cell a row squares.
+const PAD_PER_CELL: u64 = 256;
+
+/// A sheet whose rectangular CSV would be mostly padding: a usage error
+/// naming `--ragged`.
+#[derive(Debug)]
+struct TooSparse(String);
+
+impl std::fmt::Display for TooSparse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TooSparse {}
 
 /// One sheet being written: the rows in Excel's grid, with empty records
 /// for rows that have no cells and empty fields for missing cells, every
@@ -313,6 +339,12 @@ struct SheetCsv {
     /// A header row written already (a workbook before this one's, with
     /// `--file-column`): this one's is compared with it, not written.
     written_header: Option<Vec<(u32, String)>>,
+    /// Empty fields written only to make records as wide as the sheet
+    /// (the rest of a short record, empty records), and the cells
+    /// written: see [`PAD_FREE`].
+    padding: u64,
+    cells: u64,
+    sheet: String,
 }
 
 impl SheetCsv {
@@ -347,6 +379,9 @@ impl SheetCsv {
             file_column: plan.file_column,
             header: None,
             written_header: None,
+            padding: 0,
+            cells: 0,
+            sheet: plan.sheet,
         }
     }
 
@@ -411,6 +446,7 @@ impl SheetCsv {
             let last = row.cells().iter().map(|cell| cell.column() as usize + 1);
             self.width = self.width.max(last.max().unwrap_or(0));
         }
+        self.pad(row)?;
         while self.next_row < row.index() {
             self.record(None, false, dates)?;
             self.next_row += 1;
@@ -418,6 +454,43 @@ impl SheetCsv {
         self.record(Some(row), header, dates)?;
         self.next_row = row.index().saturating_add(1);
         Ok(true)
+    }
+
+    /// Counts the padding `row` and the empty records before it add (the
+    /// records as wide as the sheet, unless `--ragged` or `--columns`),
+    /// and refuses it past what the cells written allow ([`PAD_FREE`]),
+    /// before any of it is written.
+    fn pad(&mut self, row: &Row<'_>) -> io::Result<()> {
+        self.cells += row.cells().len() as u64;
+        if self.ragged || self.order.is_some() {
+            return Ok(());
+        }
+        let width = self.width as u64;
+        let own = row
+            .cells()
+            .iter()
+            .map(|cell| u64::from(cell.column()) + 1)
+            .max()
+            .unwrap_or(0);
+        let gap = u64::from(row.index().saturating_sub(self.next_row));
+        let padding = gap
+            .saturating_mul(width)
+            .saturating_add(width.saturating_sub(own));
+        self.padding = self.padding.saturating_add(padding);
+        let allowed = PAD_FREE.saturating_add(self.cells.saturating_mul(PAD_PER_CELL));
+        if self.padding > allowed {
+            return Err(io::Error::other(TooSparse(format!(
+                "sheet '{}': its rows as wide as the sheet ({} fields, to row {}) would be more \
+                 than {} empty fields for the {} cells written: write it with --ragged (each \
+                 record up to its last cell), or choose its columns with --columns or --range",
+                escape(&self.sheet),
+                self.width,
+                u64::from(row.index()) + 1,
+                allowed,
+                self.cells
+            ))));
+        }
+        Ok(())
     }
 
     /// [`add`](Self::add), an error kept in `failure`: None then (the read
@@ -627,13 +700,20 @@ fn plan(
     dates: &DateStyle,
     window: Option<&Window>,
 ) -> Result<SheetPlan, Failure> {
-    let width = match workbook.sheet_dimension(position)? {
+    // The dimension only sizes the records: one that cannot be read (a
+    // record cut short) is no dimension, and fails no export that reads
+    // the cells (the rows decide the width then).
+    let dimension = if args.ragged {
+        None
+    } else {
+        workbook.sheet_dimension(position).ok().flatten()
+    };
+    let width = match dimension {
         Some(range) if range.last.column < sheetstream::MAX_COLUMN => {
             range.last.column as usize + 1
         }
         _ => 0,
     };
-    let width = if args.ragged { 0 } else { width };
     let order = match (window, spec) {
         (Some(window), spec) => window.order(workbook, spec, dates)?,
         (None, Some(spec)) => Some(columns::resolve(
@@ -647,6 +727,7 @@ fn plan(
         order,
         formats,
         file_column: (args.file_column.clone()).map(|name| (name, input.display())),
+        sheet: workbook.sheets()[position].name().to_owned(),
     })
 }
 
@@ -768,7 +849,10 @@ struct Pending {
 /// `csv --all`: each workbook's worksheets in parallel, each output file
 /// opened when its sheet's first row arrives and closed when the worker
 /// moves on, so that a workbook of thousands of sheets holds one file open
-/// per thread.
+/// per thread. Every file is named only once every workbook's every sheet
+/// is written ([`Outputs`]): a sheet that fails, in any workbook and on any
+/// thread count, leaves no file and no folder the command made, and the
+/// listing is printed once the files have their names.
 fn csv_all(
     args: &CsvArgs,
     inputs: &[Input],
@@ -779,29 +863,22 @@ fn csv_all(
     let extension = if args.tsv { "tsv" } else { "csv" };
     let several = inputs.len() > 1;
     let mut folders_taken = HashSet::new();
-    let stdout = io::stdout();
-    let mut listing = BufWriter::new(stdout.lock());
-    let mut header = Some(format!(
+    let mut outputs = Outputs::new();
+    let mut listing = vec![format!(
         "{}sheet\tpath",
         if several { "file\t" } else { "" }
-    ));
+    )];
     for (index, input) in inputs.iter().enumerate() {
         let (mut workbook, progress) = input.open(args.common.quiet)?;
-        if let Some(header) = header.take() {
-            // The folder and the listing once the first workbook opened.
-            std::fs::create_dir_all(folder).map_err(|err| {
-                io::Error::new(err.kind(), format!("{}: {err}", folder.display()))
-            })?;
-            writeln!(listing, "{header}")?;
-        }
+        // The folder once the first workbook opened.
+        outputs.create_dir_all(folder)?;
         let sheet_folder = if several {
             let stem = input
                 .path
                 .file_stem()
                 .map_or_else(|| "stdin".to_owned(), |s| s.to_string_lossy().into_owned());
             let sub = folder.join(file_name(&stem, index, &mut folders_taken));
-            std::fs::create_dir_all(&sub)
-                .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", sub.display())))?;
+            outputs.create_dir_all(&sub)?;
             sub
         } else {
             folder.to_path_buf()
@@ -825,16 +902,14 @@ fn csv_all(
         let positions: Vec<usize> = pending.keys().copied().collect();
         let pool = Mutex::new(pending);
         let failure: Mutex<Option<io::Error>> = Mutex::new(None);
-        let written = Mutex::new(HashSet::new());
-        let unconfirmed = Mutex::new(Vec::new());
-        let read = progress
+        let closed = Mutex::new(Vec::new());
+        progress
             .run(|| {
                 read_sheets(&workbook, args, positions, selected, None, || {
                     let mut held = Held {
                         current: None,
                         failure: &failure,
-                        written: &written,
-                        unconfirmed: &unconfirmed,
+                        closed: &closed,
                     };
                     let (pool, failure) = (&pool, &failure);
                     move |sheet: &SheetInfo, row: Row<'_>| {
@@ -871,41 +946,39 @@ fn csv_all(
                     }
                 })
             })
-            .map_err(|err| input.locate(err))
-            .and_then(|()| take_failure(failure));
-        let mut written = written.into_inner().unwrap_or_else(|p| p.into_inner());
-        let unconfirmed = unconfirmed.into_inner().unwrap_or_else(|p| p.into_inner());
-        let finished = read.and_then(|()| {
-            // The read ended well: the sheets each thread was writing at
-            // its end are complete, and sheets without rows are empty files.
-            for (position, partial) in unconfirmed {
-                partial.finish()?;
-                written.insert(position);
-            }
-            for (position, Pending { path, .. }) in
-                pool.into_inner().unwrap_or_else(|p| p.into_inner())
-            {
-                let (out, partial) = create(&path)?;
-                finish(out, partial)?;
-                written.insert(position);
-            }
-            Ok(())
-        });
-        // (After a failure, the files of sheets not known complete were
-        // removed as their `PartialFile`s dropped.) The listing names the
-        // files written, and only those.
+            .map_err(|err| input.locate(err))?;
+        take_failure(failure)?;
+        // The read ended well: the sheets closed are complete, and sheets
+        // without rows are empty files.
+        let mut written = HashSet::new();
+        for (position, partial) in closed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            outputs.add(partial);
+            written.insert(position);
+        }
+        for (position, Pending { path, .. }) in pool.into_inner().unwrap_or_else(|p| p.into_inner())
+        {
+            let (mut out, partial) = create(&path)?;
+            out.flush()?;
+            drop(out);
+            outputs.add(partial);
+            written.insert(position);
+        }
         let file = crate::file_column(input, several);
         for (_, name, path) in order.iter().filter(|(p, ..)| written.contains(p)) {
-            writeln!(
-                listing,
+            listing.push(format!(
                 "{file}{}\t{}",
                 escape(name).replace('\t', "\\t"),
                 escape(&path.to_string_lossy())
-            )?;
+            ));
         }
-        finished?;
     }
-    listing.flush()?;
+    outputs.commit()?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for line in listing {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
     Ok(())
 }
 
@@ -944,42 +1017,44 @@ fn keep_failure(failure: &Mutex<Option<io::Error>>, err: io::Error) {
         .get_or_insert(err);
 }
 
-/// The write error a parallel read kept, if any.
+/// The write error a parallel read kept, if any (a sheet too sparse to
+/// square is a usage error).
 fn take_failure(failure: Mutex<Option<io::Error>>) -> Result<(), Failure> {
     match failure
         .into_inner()
         .unwrap_or_else(|poison| poison.into_inner())
     {
+        Some(err) if err.get_ref().is_some_and(|inner| inner.is::<TooSparse>()) => {
+            Err(Failure::Usage(err.to_string()))
+        }
         Some(err) => Err(err.into()),
         None => Ok(()),
     }
 }
 
 /// The sheet a worker is writing, under a temporary name. When the next
-/// sheet starts on the worker the sheet is complete: it is closed, named
-/// and counted as written. When the worker ends the sheet is closed and
-/// left unconfirmed: complete if the read as a whole ends well, cut short
-/// if not (by its own damage or another sheet's), which only the caller
+/// sheet starts on the worker, or the worker ends, the sheet is closed and
+/// kept unnamed: complete if the read as a whole ends well, cut short if
+/// not (by its own damage or another sheet's), which only the caller
 /// knows.
 struct Held<'a> {
     current: Option<(usize, SheetCsv, PartialFile)>,
     failure: &'a Mutex<Option<io::Error>>,
-    /// The positions of the sheets written and named.
-    written: &'a Mutex<HashSet<usize>>,
-    /// The sheets closed as their worker ended, not yet named.
-    unconfirmed: &'a Mutex<Vec<(usize, PartialFile)>>,
+    /// The sheets closed, not yet named.
+    closed: &'a Mutex<Vec<(usize, PartialFile)>>,
 }
 
 impl Held<'_> {
-    /// The sheet has ended: closed and named.
+    /// The sheet has ended (or its worker has): flushed and closed.
     fn close(&mut self) {
         if let Some((position, sheet, partial)) = self.current.take() {
-            match sheet.finish().and_then(|out| finish(out, partial)) {
-                Ok(()) => {
-                    self.written
+            match sheet.finish() {
+                Ok(out) => {
+                    drop(out);
+                    self.closed
                         .lock()
                         .unwrap_or_else(|poison| poison.into_inner())
-                        .insert(position);
+                        .push((position, partial));
                 }
                 Err(err) => self.fail(err),
             }
@@ -993,18 +1068,7 @@ impl Held<'_> {
 
 impl Drop for Held<'_> {
     fn drop(&mut self) {
-        if let Some((position, sheet, partial)) = self.current.take() {
-            match sheet.finish() {
-                Ok(out) => {
-                    drop(out);
-                    self.unconfirmed
-                        .lock()
-                        .unwrap_or_else(|poison| poison.into_inner())
-                        .push((position, partial));
-                }
-                Err(err) => self.fail(err),
-            }
-        }
+        self.close();
     }
 }
 
