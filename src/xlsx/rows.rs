@@ -69,6 +69,13 @@ impl<'a> XlsxRows<'a> {
         self
     }
 
+    /// Reads without the scanner's repeated cell shapes (see
+    /// [`SheetScanner::without_shapes`]): for tests and fuzzing.
+    pub(crate) fn without_shapes(mut self) -> Self {
+        self.scanner.without_shapes();
+        self
+    }
+
     /// Also decode formula text, available through [`Cell::formula`].
     pub(crate) fn with_formulas(mut self, formulas: bool) -> Self {
         self.formulas = formulas;
