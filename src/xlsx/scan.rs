@@ -1407,9 +1407,13 @@ impl Shape {
 /// end, is left to [`fast_cell`].
 #[derive(Debug, Default)]
 struct CellShapes {
-    /// By column; grown to the widest column seen (16,384 at most).
+    /// By column; grown to the widest column seen, up to [`SHAPED_COLUMNS`].
     shapes: Vec<Shape>,
 }
+
+/// The columns whose shapes are kept: a cell further right goes to the
+/// fast path, so that one cell at XFD costs no more than 48 KiB of shapes.
+const SHAPED_COLUMNS: usize = 1024;
 
 impl CellShapes {
     /// Reads the cells from `pos` on whose shapes repeat; returns the next
@@ -1582,6 +1586,9 @@ impl CellShapes {
             style: cell.style,
         };
         let slot = column as usize;
+        if slot >= SHAPED_COLUMNS {
+            return None;
+        }
         if self.shapes.len() <= slot {
             self.shapes.resize(slot + 1, Shape::NONE);
         }
@@ -2394,7 +2401,7 @@ mod tests {
         // The path ran: it learned the shapes of the columns it takes (a
         // value in `<v>`, whatever its type, or none), not those it leaves
         // (D and AB: more than 16 bytes after the reference; I, an inline
-        // string).
+        // string; XFD, past SHAPED_COLUMNS).
         let mut scanner = SheetScanner::new();
         let mut row = RawRow::default();
         let mut start = 0;
@@ -2407,7 +2414,7 @@ mod tests {
             .filter(|(_, shape)| shape.mask != 0)
             .map(|(column, _)| column)
             .collect();
-        assert_eq!(learned, [0, 1, 2, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16383]);
+        assert_eq!(learned, [0, 1, 2, 4, 5, 6, 7, 9, 10, 11, 12, 13]);
     }
 
     #[test]
