@@ -1040,7 +1040,7 @@ mod tests {
                 .concat(),
             );
             record(&mut data, SHORT_BLANK, &0u32.to_le_bytes());
-            if index % 7 == 0 {
+            if index.is_multiple_of(7) {
                 // A record with bytes after its fields, and one of another
                 // kind: read by the record loop.
                 record(&mut data, CELL_BOOL, &[cell(9, 0), vec![1, 0xEE]].concat());

@@ -2374,11 +2374,11 @@ mod tests {
             xml.push_str(&format!("<row r=\"{r}\">"));
             for (at, cell) in cells.iter().enumerate() {
                 // Each row leaves some cells out and changes some shapes.
-                if (at as u32 + r) % 5 == 0 {
+                if (at as u32 + r).is_multiple_of(5) {
                     continue;
                 }
                 let mut cell = cell.replace("{r}", &r.to_string());
-                if r % 3 == 0 {
+                if r.is_multiple_of(3) {
                     cell = cell
                         .replace(" s=\"1\"", " s=\"2\"")
                         .replace(" t=\"s\"", " t=\"n\"");
