@@ -26,6 +26,8 @@
 //! its own) and reports its fastest of a few runs, open included. The
 //! mixed sheet has no header row: every reader reads it with none.
 
+#[path = "support/calamine_batch.rs"]
+mod calamine_batch;
 #[path = "support/inflate_floor.rs"]
 mod inflate_floor;
 // `ensure_all` (every workbook) is for the other benches.
@@ -42,16 +44,11 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use calamine::{Data, Reader, Xlsx, open_workbook};
+use calamine::{Reader, Xlsx, open_workbook};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use readers::peak_rss_bytes;
-use sheetstream::arrow::arrow_array::builder::{
-    BooleanBuilder, Float64Builder, StringBuilder, TimestampMillisecondBuilder,
-};
-use sheetstream::arrow::arrow_array::{ArrayRef, RecordBatch};
-use sheetstream::arrow::arrow_schema::{DataType, Field, Schema, TimeUnit};
 use sheetstream::arrow::{ArrowOptions, Header, SheetChoice};
 use sheetstream::{ColumnSpec, SheetCounts, Workbook};
 
@@ -486,84 +483,7 @@ fn calamine_arrow(path: &Path) -> u64 {
     let mut workbook: Xlsx<BufReader<File>> = open_workbook(path).expect("open");
     let name = workbook.sheet_names()[0].clone();
     let range = workbook.worksheet_range(&name).expect("range");
-    let (height, width) = range.get_size();
-    let mut fields = Vec::new();
-    let mut columns: Vec<ArrayRef> = Vec::new();
-    for column in 0..width {
-        let sample = (0..height.min(1000)).filter_map(|row| range.get((row, column)));
-        let mut kind = None;
-        for value in sample {
-            let this = match value {
-                Data::Empty => continue,
-                Data::Int(_) | Data::Float(_) => 0,
-                Data::Bool(_) => 1,
-                Data::DateTime(_) => 2,
-                _ => 3,
-            };
-            kind = match kind {
-                None => Some(this),
-                Some(seen) if seen == this => Some(seen),
-                Some(_) => Some(3),
-            };
-        }
-        let cells = (0..height).map(|row| range.get((row, column)).unwrap_or(&Data::Empty));
-        let (data_type, array): (DataType, ArrayRef) = match kind.unwrap_or(3) {
-            0 => {
-                let mut b = Float64Builder::with_capacity(height);
-                for value in cells {
-                    match value {
-                        Data::Int(n) => b.append_value(*n as f64),
-                        Data::Float(n) => b.append_value(*n),
-                        _ => b.append_null(),
-                    }
-                }
-                (DataType::Float64, Arc::new(b.finish()))
-            }
-            1 => {
-                let mut b = BooleanBuilder::with_capacity(height);
-                for value in cells {
-                    match value {
-                        Data::Bool(flag) => b.append_value(*flag),
-                        _ => b.append_null(),
-                    }
-                }
-                (DataType::Boolean, Arc::new(b.finish()))
-            }
-            2 => {
-                let mut b = TimestampMillisecondBuilder::with_capacity(height);
-                for value in cells {
-                    match value {
-                        Data::DateTime(date) => b.append_value(
-                            ((date.as_f64() - 25_569.0) * 86_400_000.0).round() as i64,
-                        ),
-                        _ => b.append_null(),
-                    }
-                }
-                (
-                    DataType::Timestamp(TimeUnit::Millisecond, None),
-                    Arc::new(b.finish()),
-                )
-            }
-            _ => {
-                let mut b = StringBuilder::with_capacity(height, height * 8);
-                for value in cells {
-                    match value {
-                        Data::Empty => b.append_null(),
-                        Data::String(text) => b.append_value(text),
-                        other => b.append_value(other.to_string()),
-                    }
-                }
-                (DataType::Utf8, Arc::new(b.finish()))
-            }
-        };
-        fields.push(Field::new(
-            format!("column_{}", column + 1),
-            data_type,
-            true,
-        ));
-        columns.push(array);
-    }
-    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).expect("batch");
+    let batch = calamine_batch::range_to_batch(&range, false);
     std::hint::black_box(&batch);
     batch.num_rows() as u64
 }

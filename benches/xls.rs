@@ -30,8 +30,10 @@
 mod readers;
 #[path = "../tests/common/xls.rs"]
 mod xls;
+#[path = "support/xls_book.rs"]
+mod xls_book;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
@@ -51,7 +53,7 @@ fn main() {
         ("xls-indexed-8x65535x10", 8, 10),
         ("xls-indexed-1x65535x50", 1, 50),
     ] {
-        let path = ensure(name, sheets, columns);
+        let path = xls_book::ensure(name, sheets, columns);
         let mut results = Vec::new();
         for reader in READERS {
             let output = Command::new(std::env::current_exe().expect("the bench binary"))
@@ -85,56 +87,6 @@ fn main() {
             one[0] / two[0]
         );
     }
-}
-
-/// Writes the workbook once.
-fn ensure(name: &str, sheets: usize, columns: u16) -> PathBuf {
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
-    std::fs::create_dir_all(&folder).expect("create target/bench-data");
-    let path = folder.join(format!("{name}.xls"));
-    if path.exists() {
-        return path;
-    }
-    let mut book = xls::Book::new();
-    book.tail = xls::sst(&["north", "south", "east", "west"], 4, 8224, false);
-    for sheet in 0..sheets {
-        // Laid out as Excel and LibreOffice write it: blocks of 32 rows,
-        // each its ROW records, its cells and a DBCELL, found through the
-        // sheet's INDEX record.
-        let mut blocks = Vec::new();
-        for first in (0..65_535u32).step_by(32) {
-            let (mut rows, mut records) = (Vec::new(), Vec::new());
-            for row in first..(first + 32).min(65_535) {
-                let r = row as u16;
-                rows.extend(xls::row_record(r, false));
-                for column in 0..columns {
-                    records.extend(match column % 10 {
-                        0 | 3 => {
-                            xls::number(r, column, 0, f64::from(row) * 1.5 + f64::from(column))
-                        }
-                        1 => xls::rk(r, column, 0, xls::rk_int(row as i32, false)),
-                        2 => xls::rk(
-                            r,
-                            column,
-                            1,
-                            xls::rk_int(40_000 + (row % 5000) as i32, false),
-                        ),
-                        4 => xls::label_sst(r, column, 0, row % 4),
-                        5 => xls::label(r, column, 0, "some label"),
-                        6 => xls::boolerr(r, column, 0, (row % 2) as u8, false),
-                        7 => xls::formula_number(r, column, 0, f64::from(row) / 4.0),
-                        8 => xls::rk(r, column, 3, xls::rk_int(row as i32 % 1000, true)),
-                        _ => xls::number(r, column, 0, -0.125),
-                    });
-                }
-            }
-            blocks.push((rows, records));
-        }
-        let records = xls::indexed_records(&blocks, &[], 0);
-        book.sheet(&format!("Sheet{}", sheet + 1), records);
-    }
-    std::fs::write(&path, book.bytes()).expect("write the workbook");
-    path
 }
 
 /// One reader, three runs; prints the fastest run's seconds, the cells

@@ -26,6 +26,14 @@ use crate::xlsx::styles::read_styles;
 /// Returns the number of cells read, and a digest of what was read so
 /// that two runs can be compared.
 pub fn read_sheet_xml(xml: &[u8], chunk_size: usize) -> Result<(usize, String)> {
+    read_sheet_xml_with(xml, chunk_size, true)
+}
+
+/// [`read_sheet_xml`], with the scanner's repeated cell shapes (its
+/// fastest path: cells whose tags repeat their column's shape) or
+/// without (the fast and general paths alone), so that the two can be
+/// compared.
+pub fn read_sheet_xml_with(xml: &[u8], chunk_size: usize, shapes: bool) -> Result<(usize, String)> {
     let limits = Limits {
         max_row_bytes: 1 << 20,
         ..Limits::default()
@@ -44,15 +52,19 @@ pub fn read_sheet_xml(xml: &[u8], chunk_size: usize) -> Result<(usize, String)> 
         date_system: DateSystem::V1900,
         links: &crate::formula::NO_LINKS,
     };
-    let mut rows = SheetRows::new(XlsxRows::new(
+    let mut reader = XlsxRows::new(
         PartSource::Reader(Box::new(xml)),
         context,
         "Fuzz",
         "xl/worksheets/sheet1.xml",
         &limits,
-    ))
-    .with_chunk_size(chunk_size, &limits)
-    .with_formulas(true);
+    );
+    if !shapes {
+        reader = reader.without_shapes();
+    }
+    let mut rows = SheetRows::new(reader)
+        .with_chunk_size(chunk_size, &limits)
+        .with_formulas(true);
     let mut cells = 0;
     let mut digest = String::new();
     while let Some(row) = rows.next_row()? {

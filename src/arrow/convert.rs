@@ -133,7 +133,7 @@ impl ColumnBuilder {
                 None => false,
             },
             (ColumnBuilder::Date32(b), Value::DateTime(date))
-                if date.kind() == DateTimeKind::Date && date.serial().fract() == 0.0 =>
+                if date.kind() == DateTimeKind::Date && is_whole(date.serial()) =>
             {
                 match epoch_ms(date) {
                     Some(ms) => {
@@ -254,8 +254,23 @@ fn append_written(builder: &mut StringBuilder, value: Value<'_>, scratch: &mut S
 
 /// A whole number that an `i64` holds exactly, as an `i64`.
 pub(crate) fn whole_number(number: f64) -> Option<i64> {
-    // 2^63 is exact in an f64; every whole f64 below it in magnitude fits.
-    (number.fract() == 0.0 && number.abs() < 9_223_372_036_854_775_808.0).then_some(number as i64)
+    // 2^63 is exact in an f64; every whole f64 below it in magnitude fits,
+    // and converts exactly: it is whole when converting it back gives it.
+    let whole = number as i64;
+    (number.abs() < 9_223_372_036_854_775_808.0 && whole as f64 == number).then_some(whole)
+}
+
+/// Whether `number` is a whole number (`fract() == 0.0`, which without
+/// SSE4.1 is a call of libm's `trunc` per cell): below 2^52 in magnitude
+/// it is when converting it to an integer and back gives it; from 2^52 on
+/// every finite double is.
+#[inline(always)]
+pub(crate) fn is_whole(number: f64) -> bool {
+    if number.abs() < 4_503_599_627_370_496.0 {
+        (number as i64) as f64 == number
+    } else {
+        number.is_finite()
+    }
 }
 
 /// Milliseconds since 1970-01-01T00:00 of the calendar date and time a
@@ -421,6 +436,42 @@ mod tests {
         assert_eq!(text(Value::DateTime(date)), "2024-03-01");
         let noon = DateTime::from_serial(45_352.5, DateSystem::V1900);
         assert_eq!(text(Value::DateTime(noon)), "2024-03-01T12:00:00");
+    }
+
+    #[test]
+    fn whole_numbers_are_told_as_fract_tells_them() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut numbers = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            -4_503_599_627_370_497.0,
+            9_223_372_036_854_775_808.0,
+            -9_223_372_036_854_775_808.0,
+            1e300,
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for _ in 0..10_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            numbers.push(f64::from_bits(state));
+            numbers.push((state % 100_000) as f64 / 8.0);
+        }
+        for number in numbers {
+            assert_eq!(is_whole(number), number.fract() == 0.0, "{number:e}");
+            let fract_way = (number.fract() == 0.0 && number.abs() < 9_223_372_036_854_775_808.0)
+                .then_some(number as i64);
+            assert_eq!(whole_number(number), fract_way, "{number:e}");
+        }
     }
 
     #[test]

@@ -234,7 +234,16 @@ impl<'a> XlsbRows<'a> {
                 let (window, base) = records.ready();
                 let mut pos = 0;
                 let mut flow = Flow::More;
-                while let Some(&[kind, size]) = window.get(pos..).and_then(<[u8]>::first_chunk) {
+                let plain = sink.columns.is_none();
+                loop {
+                    // The common cells first, many to one call.
+                    if plain {
+                        pos = sink.plain_cells(window, pos);
+                    }
+                    let Some(&[kind, size]) = window.get(pos..).and_then(<[u8]>::first_chunk)
+                    else {
+                        break;
+                    };
                     if (kind | size) & 0x80 != 0 {
                         break;
                     }
@@ -438,6 +447,93 @@ impl RowSink<'_, '_> {
             formula: None,
         });
         Some(column)
+    }
+
+    /// The run of common cell records from `pos` in `window` (numbers,
+    /// booleans, shared strings and blanks, full and short forms, each of
+    /// the size it has when nothing follows its fields), read in one pass:
+    /// a record's type, size and fields from one bounds-checked block of
+    /// the window, straight into the row's cells. Returns where the run
+    /// ends: at any other record (a row header, text, a formula), at a
+    /// record of another size or out of the ordinary (a column past XFD, a
+    /// shared string not in the table, the row's limits reached), or at
+    /// the window's end; [`record`](Self::record) reads that record as
+    /// always, with its errors. Only without a column selection.
+    #[inline(always)]
+    fn plain_cells(&mut self, window: &[u8], mut pos: usize) -> usize {
+        // The longest record read here: BrtCellReal, 2 + 16 bytes.
+        const BLOCK: usize = 18;
+        let context = self.context;
+        while let Some(block) = window.get(pos..).and_then(<[u8]>::first_chunk::<BLOCK>) {
+            let (kind, size) = (u16::from(block[0]), block[1]);
+            let word = |at: usize| {
+                u32::from_le_bytes([block[at], block[at + 1], block[at + 2], block[at + 3]])
+            };
+            let short = (SHORT_BLANK..=SHORT_ISST).contains(&kind);
+            // The record's size when it holds its fields and nothing else.
+            let (fields, value_at) = if short { (4, 6) } else { (8, 10) };
+            let value_size = match kind {
+                CELL_BLANK | SHORT_BLANK => 0,
+                CELL_RK | SHORT_RK | CELL_ISST | SHORT_ISST => 4,
+                CELL_REAL | SHORT_REAL => 8,
+                CELL_BOOL | SHORT_BOOL => 1,
+                _ => return pos,
+            };
+            if usize::from(size) != fields + value_size
+                || self.cells.len() >= MAX_ROW_CELLS
+                || self.row_bytes + u64::from(size) > self.max_row_bytes
+            {
+                return pos;
+            }
+            let column = if short {
+                self.previous_column.map_or(0, |column| column + 1)
+            } else {
+                word(2)
+            };
+            if column > MAX_COLUMN {
+                return pos;
+            }
+            let style = word(value_at - 4) & 0x00FF_FFFF;
+            let value = match kind {
+                // A NaN or infinity is the per-record path's (an error at
+                // its offset): this run ends before it.
+                CELL_RK | SHORT_RK => match rk_number(word(value_at)) {
+                    number if number.is_finite() => context.number_value(number, style),
+                    _ => return pos,
+                },
+                CELL_REAL | SHORT_REAL => {
+                    let low = u64::from(word(value_at));
+                    let high = u64::from(word(value_at + 4));
+                    match f64::from_bits(low | high << 32) {
+                        number if number.is_finite() => context.number_value(number, style),
+                        _ => return pos,
+                    }
+                }
+                CELL_BOOL | SHORT_BOOL => Value::Bool(block[value_at] != 0),
+                CELL_ISST | SHORT_ISST => match context.shared_string(u64::from(word(value_at))) {
+                    Ok(text) => Value::Text(text),
+                    Err(_) => return pos,
+                },
+                // A blank: formatting only, no value.
+                _ => {
+                    self.row_bytes += u64::from(size);
+                    self.previous_column = Some(column);
+                    pos += 2 + usize::from(size);
+                    continue;
+                }
+            };
+            self.cells.push(Cell {
+                row: self.index,
+                column,
+                style,
+                value,
+                formula: None,
+            });
+            self.row_bytes += u64::from(size);
+            self.previous_column = Some(column);
+            pos += 2 + usize::from(size);
+        }
+        pos
     }
 
     /// [`cell`](Self::cell) for any cell record, each field read through
@@ -940,6 +1036,137 @@ mod tests {
                 (cells, digest.clone()),
                 "chunk {chunk}"
             );
+        }
+    }
+
+    /// Rows of the common cells (numbers, booleans, shared strings,
+    /// blanks, full and short forms) with records of other sizes and
+    /// kinds among them: read in runs from a large window, record by
+    /// record from a 1-byte one.
+    fn common_runs(extra: &[u8]) -> Vec<u8> {
+        let mut data = Vec::new();
+        for index in 0..300u32 {
+            row(&mut data, index);
+            let style = index % 2;
+            record(
+                &mut data,
+                CELL_RK,
+                &[cell(0, style), (index << 2 | 2).to_le_bytes().to_vec()].concat(),
+            );
+            record(
+                &mut data,
+                SHORT_RK,
+                &[
+                    style.to_le_bytes().to_vec(),
+                    (index << 2 | 3).to_le_bytes().to_vec(),
+                ]
+                .concat(),
+            );
+            record(
+                &mut data,
+                CELL_REAL,
+                &[cell(2, 1), (f64::from(index) + 0.5).to_le_bytes().to_vec()].concat(),
+            );
+            record(
+                &mut data,
+                SHORT_REAL,
+                &[
+                    0u32.to_le_bytes().to_vec(),
+                    (-f64::from(index)).to_le_bytes().to_vec(),
+                ]
+                .concat(),
+            );
+            record(&mut data, CELL_BLANK, &cell(4, 1));
+            record(
+                &mut data,
+                SHORT_BOOL,
+                &[0u32.to_le_bytes().to_vec(), vec![(index % 3) as u8]].concat(),
+            );
+            record(
+                &mut data,
+                CELL_ISST,
+                &[cell(6, 0), (index % 3).to_le_bytes().to_vec()].concat(),
+            );
+            record(
+                &mut data,
+                SHORT_ISST,
+                &[
+                    0u32.to_le_bytes().to_vec(),
+                    ((index + 1) % 3).to_le_bytes().to_vec(),
+                ]
+                .concat(),
+            );
+            record(&mut data, SHORT_BLANK, &0u32.to_le_bytes());
+            if index.is_multiple_of(7) {
+                // A record with bytes after its fields, and one of another
+                // kind: read by the record loop.
+                record(&mut data, CELL_BOOL, &[cell(9, 0), vec![1, 0xEE]].concat());
+                record(&mut data, CELL_ERROR, &[cell(10, 0), vec![0x2A]].concat());
+            }
+            record(
+                &mut data,
+                CELL_RK,
+                &[
+                    cell(20 + index % 5, 0),
+                    (1u32 << 2 | 2).to_le_bytes().to_vec(),
+                ]
+                .concat(),
+            );
+            if index == 250 {
+                data.extend_from_slice(extra);
+            }
+        }
+        sheet(&data)
+    }
+
+    #[test]
+    fn common_cells_in_runs_read_as_record_by_record() {
+        let bytes = common_runs(&[]);
+        let (cells, digest) = read_sheet_xlsb(&bytes, bytes.len()).unwrap();
+        assert_eq!(cells, 300 * 8 + 43 * 2, "{digest}");
+        let row7: Vec<&str> = digest
+            .lines()
+            .skip_while(|line| *line != "row 7 true")
+            .take(12)
+            .collect();
+        assert_eq!(
+            row7,
+            [
+                "row 7 true",
+                "A8 1 DateTime(DateTime { serial: 7.0, system: V1900, from_text: false, kind: Date })",
+                "B8 1 DateTime(DateTime { serial: 0.07, system: V1900, from_text: false, kind: Date })",
+                "C8 1 DateTime(DateTime { serial: 7.5, system: V1900, from_text: false, kind: Date })",
+                "D8 0 Number(-7.0)",
+                "F8 0 Bool(true)",
+                "G8 0 Text(\"one\")",
+                "H8 0 Text(\"two\")",
+                "J8 0 Bool(true)",
+                "K8 0 Error(\"#N/A\")",
+                "W8 0 Number(1.0)",
+                "row 8 true",
+            ]
+        );
+        for chunk in [1, 7, 4096] {
+            assert_eq!(
+                read_sheet_xlsb(&bytes, chunk).unwrap(),
+                (cells, digest.clone()),
+                "chunk {chunk}"
+            );
+        }
+        // A damaged cell inside a run: the same error at the same cell.
+        for damage in [
+            [cell(16_384, 0), 1u32.to_le_bytes().to_vec()].concat(),
+            [cell(3, 0), 3u32.to_le_bytes().to_vec()].concat(),
+        ] {
+            let mut extra = Vec::new();
+            record(&mut extra, CELL_ISST, &damage);
+            let bytes = common_runs(&extra);
+            let whole = read_sheet_xlsb(&bytes, bytes.len()).unwrap_err();
+            assert_eq!(whole.location().row, Some(251), "{whole}");
+            for chunk in [1, 7, 4096] {
+                let err = read_sheet_xlsb(&bytes, chunk).unwrap_err();
+                assert_eq!(err.to_string(), whole.to_string(), "chunk {chunk}");
+            }
         }
     }
 

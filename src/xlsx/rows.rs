@@ -63,6 +63,13 @@ impl<'a> XlsxRows<'a> {
         }
     }
 
+    /// Reads without the scanner's repeated cell shapes (see
+    /// [`SheetScanner::without_shapes`]): for tests and fuzzing.
+    pub(crate) fn without_shapes(mut self) -> Self {
+        self.scanner.without_shapes();
+        self
+    }
+
     /// See [`SheetRows::select_columns`](crate::SheetRows::select_columns): the scanner skips the cells
     /// of other columns where it finds them ([`SheetScanner::select`]):
     /// their ends are found, their values neither parsed nor resolved.

@@ -261,6 +261,12 @@ pub(crate) struct SheetScanner {
     selection: Option<Selection>,
     /// The columns whose skipped values make a row exist.
     window: (u32, u32),
+    /// Each column's cell shape as an earlier row spelled it: the fastest
+    /// path's memory (see [`CellShapes`]).
+    shapes: CellShapes,
+    /// Whether that path runs (tests and fuzzing compare it with the fast
+    /// path alone).
+    shaped: bool,
 }
 
 /// An element open while the scanner reads around it: its qualified name
@@ -328,7 +334,16 @@ impl SheetScanner {
             fast: false,
             selection: None,
             window: (0, u32::MAX),
+            shapes: CellShapes::default(),
+            shaped: true,
         }
+    }
+
+    /// Reads every cell with the fast and general paths alone, not the
+    /// repeated shapes' ([`CellShapes`]): for tests and fuzzing, which
+    /// compare the two.
+    pub(crate) fn without_shapes(&mut self) {
+        self.shaped = false;
     }
 
     /// Records only the cells of `columns` (all for None) from the next
@@ -760,14 +775,30 @@ impl SheetScanner {
                 (next_column, pos) =
                     fast_selected_cells(input, pos, &reference, next_column, row, selection);
             } else if fast {
-                while let Some((column, end)) = fast_cell(
-                    input,
-                    pos,
-                    &reference,
-                    next_column,
-                    &mut row.cells,
-                    &mut row.pieces,
-                ) {
+                // The cells whose tags repeat a shape their column had
+                // before, then one cell of any shape the fast path reads
+                // (and the repeated shapes again after it).
+                loop {
+                    if self.shaped {
+                        (next_column, pos) = self.shapes.read_cells(
+                            input,
+                            pos,
+                            &reference,
+                            next_column,
+                            &mut row.cells,
+                            &mut row.pieces,
+                        );
+                    }
+                    let Some((column, end)) = fast_cell(
+                        input,
+                        pos,
+                        &reference,
+                        next_column,
+                        &mut row.cells,
+                        &mut row.pieces,
+                    ) else {
+                        break;
+                    };
                     next_column = column + 1;
                     pos = end;
                 }
@@ -1328,6 +1359,287 @@ fn fast_selected_cells(
         }
         (next_column, pos) = (column + 1, end);
     }
+}
+
+/// The bytes the fastest path looks at for one cell: at most this many
+/// from its `<`. The longest cell it reads, `<c r="XFD1048576" s="123456789"
+/// t="s"><v>` and 23 bytes of value then `</v></c>`, fits.
+const SHAPED_CELL: usize = 96;
+
+/// One column's cell shape: the bytes of its start tag after the
+/// reference (`` s="3" t="s"><v>``, `><v>`, ` s="1"/>`), as a cell of
+/// that column spelled them in an earlier row where the fast path read
+/// them, with what they said.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    /// The bytes, little-endian, zero past `len`.
+    tail: u128,
+    /// Selects the first `len` bytes; 0 for no shape.
+    mask: u128,
+    len: u8,
+    /// Whether the tag ends with `/>` (no value), else with `><v>`.
+    self_closing: bool,
+    kind: CellKind,
+    style: u32,
+}
+
+impl Shape {
+    const NONE: Shape = Shape {
+        tail: 0,
+        mask: 0,
+        len: 0,
+        self_closing: false,
+        kind: CellKind::Number,
+        style: 0,
+    };
+}
+
+/// The fastest path: each column's cell shape as an earlier row spelled
+/// it (see [`Shape`]). The rows of a sheet repeat their columns' shapes
+/// (a column keeps its style and type), so a cell whose tag after the
+/// reference is byte for byte the one its column had is read with one
+/// 16-byte comparison instead of an attribute walk: the same bytes say
+/// the same style and type, which the canonical shape's reader
+/// ([`canonical_cell_attributes`]) read and checked the first time. The
+/// reference is read as that reader reads it (letters, then the row's
+/// digits in one word), and the value as [`read_fast_cell`] reads it; any
+/// other shape, and a cell within [`SHAPED_CELL`] bytes of the window's
+/// end, is left to [`fast_cell`].
+#[derive(Debug, Default)]
+struct CellShapes {
+    /// By column; grown to the widest column seen, up to [`SHAPED_COLUMNS`].
+    shapes: Vec<Shape>,
+}
+
+/// The columns whose shapes are kept: a cell further right goes to the
+/// fast path, so that one cell at XFD costs no more than 48 KiB of shapes.
+const SHAPED_COLUMNS: usize = 1024;
+
+impl CellShapes {
+    /// Reads the cells from `pos` on whose shapes repeat; returns the next
+    /// column and the position after them. Cells are recorded as
+    /// [`fast_cell`] records them.
+    #[inline(never)]
+    fn read_cells(
+        &mut self,
+        input: &[u8],
+        mut pos: usize,
+        row: &RowReference,
+        mut next_column: u32,
+        cells: &mut Vec<RawCell>,
+        pieces: &mut Vec<Piece>,
+    ) -> (u32, usize) {
+        const OPEN: u64 = u64::from_le_bytes(*b"<c r=\"\0\0");
+        const V_CLOSE: u64 = u64::from_le_bytes(*b"</v></c>");
+        while let Some(block) = input
+            .get(pos..)
+            .and_then(|rest| rest.first_chunk::<SHAPED_CELL>())
+        {
+            if word_of(block, 0) & 0xffff_ffff_ffff != OPEN || cells.len() >= MAX_ROW_CELLS {
+                break;
+            }
+            // The column letters, one to three.
+            let Some((column, letters_end)) = block_column(block) else {
+                break;
+            };
+            // The row's digits and quote, as the row spells them.
+            if (word_of(block, letters_end) ^ row.word) & row.mask != 0 {
+                break;
+            }
+            let at = letters_end + row.digits + 1;
+            let Some(tail) = input
+                .get(pos + at..)
+                .and_then(|rest| rest.first_chunk::<16>())
+                .map(|bytes| u128::from_le_bytes(*bytes))
+            else {
+                break;
+            };
+            let shape = match self.shapes.get(column as usize) {
+                Some(shape) if (tail ^ shape.tail) & shape.mask == 0 && shape.mask != 0 => shape,
+                _ => {
+                    if self.learn(input, pos, at, tail, row, column) {
+                        // Read again, now that its column has the shape.
+                        continue;
+                    }
+                    break;
+                }
+            };
+            let at = at + usize::from(shape.len);
+            if shape.self_closing {
+                (next_column, pos) = (column + 1, pos + at);
+                continue;
+            }
+            // The value: up to 23 bytes, then `</v></c>`.
+            let Some(text_end) = find_lt(block, at) else {
+                break;
+            };
+            if word_of(block, text_end) != V_CLOSE {
+                break;
+            }
+            let text = &block[at..text_end];
+            let parsed = match shape.kind {
+                CellKind::Number => number::parse_number(text).map_or(Parsed::No, Parsed::Number),
+                CellKind::SharedString => {
+                    number::parse_index(text).map_or(Parsed::No, Parsed::SharedString)
+                }
+                CellKind::Bool => match text {
+                    b"1" => Parsed::Bool(true),
+                    b"0" => Parsed::Bool(false),
+                    _ => Parsed::No,
+                },
+                _ => Parsed::No,
+            };
+            let start = pieces.len() as u32;
+            let value = if parsed == Parsed::No {
+                pieces.push(Piece {
+                    span: Span::new(pos + at, pos + text_end),
+                    cdata: false,
+                });
+                PieceRange {
+                    start,
+                    end: start + 1,
+                }
+            } else {
+                PieceRange { start, end: start }
+            };
+            cells.push(RawCell {
+                row: row.index,
+                column,
+                style: shape.style,
+                kind: shape.kind,
+                value: Some(value),
+                parsed,
+                formula: None,
+                offset: pos,
+            });
+            (next_column, pos) = (column + 1, pos + text_end + 8);
+        }
+        (next_column, pos)
+    }
+
+    /// Reads the start tag of the cell at `pos` of `column` (its reference
+    /// ending at `pos + at`, `tail` the 16 bytes after it) with the
+    /// canonical shape's reader, and keeps its shape for the column when
+    /// the reader reads it and it is one this path takes (a value in
+    /// `<v>`, or none): whether it did.
+    #[cold]
+    #[inline(never)]
+    fn learn(
+        &mut self,
+        input: &[u8],
+        pos: usize,
+        at: usize,
+        tail: u128,
+        row: &RowReference,
+        column: u32,
+    ) -> bool {
+        self.read_shape(input, pos, at, tail, row, column).is_some()
+    }
+
+    /// The body of [`CellShapes::learn`].
+    fn read_shape(
+        &mut self,
+        input: &[u8],
+        pos: usize,
+        at: usize,
+        tail: u128,
+        row: &RowReference,
+        column: u32,
+    ) -> Option<()> {
+        let mut cell = RawCell {
+            row: row.index,
+            column,
+            style: 0,
+            kind: CellKind::Number,
+            value: None,
+            parsed: Parsed::No,
+            formula: None,
+            offset: pos,
+        };
+        let (close, self_closing) = canonical_cell_attributes(input, pos + 3, row, &mut cell)?;
+        // The reference as read here (never otherwise: the same bytes).
+        if cell.column != column || cell.row != row.index || cell.kind == CellKind::InlineString {
+            return None;
+        }
+        let end = if self_closing {
+            close + 1
+        } else if input.get(close + 1..close + 4)? == b"<v>" {
+            close + 4
+        } else {
+            return None;
+        };
+        let len = end - (pos + at);
+        if len > 16 {
+            return None;
+        }
+        let mask = if len == 16 {
+            u128::MAX
+        } else {
+            (1u128 << (8 * len)) - 1
+        };
+        let shape = Shape {
+            tail: tail & mask,
+            mask,
+            len: len as u8,
+            self_closing,
+            kind: cell.kind,
+            style: cell.style,
+        };
+        let slot = column as usize;
+        if slot >= SHAPED_COLUMNS {
+            return None;
+        }
+        if self.shapes.len() <= slot {
+            self.shapes.resize(slot + 1, Shape::NONE);
+        }
+        self.shapes[slot] = shape;
+        Some(())
+    }
+}
+
+/// The eight bytes of `block` at `at` as a little-endian word (zero past
+/// its end, where no byte is wanted).
+#[inline(always)]
+fn word_of(block: &[u8; SHAPED_CELL], at: usize) -> u64 {
+    match block.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
+        Some(word) => u64::from_le_bytes(*word),
+        None => 0,
+    }
+}
+
+/// The column letters of a reference at byte 6 of `block` (after
+/// `<c r="`): the column (0-based) and where the letters end; None for no
+/// letters, more than three or a column past XFD.
+#[inline(always)]
+fn block_column(block: &[u8; SHAPED_CELL]) -> Option<(u32, usize)> {
+    let letter = |at: usize| {
+        let l = block[at].wrapping_sub(b'A');
+        (l < 26).then_some(u32::from(l))
+    };
+    let first = letter(6)?;
+    let Some(second) = letter(7) else {
+        return Some((first, 7));
+    };
+    let Some(third) = letter(8) else {
+        return Some(((first + 1) * 26 + second, 8));
+    };
+    let column = ((first + 1) * 26 + second + 1) * 26 + third;
+    (letter(9).is_none() && column <= MAX_COLUMN).then_some((column, 9))
+}
+
+/// The first `<` in `block` at or after `at`, within 24 bytes.
+#[inline(always)]
+fn find_lt(block: &[u8; SHAPED_CELL], at: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    for word_start in [at, at + 8, at + 16] {
+        let diff = word_of(block, word_start) ^ (ONES * u64::from(b'<'));
+        let found = diff.wrapping_sub(ONES) & !diff & HIGH_BITS;
+        if found != 0 {
+            return Some(word_start + (found.trailing_zeros() / 8) as usize);
+        }
+    }
+    None
 }
 
 /// The row digits of a reference and its closing quote, from `at`, for a
@@ -1995,6 +2307,138 @@ mod tests {
             style: 0,
             value: value.into(),
             formula: None,
+        }
+    }
+
+    /// Everything the scanner hands out for `xml` read whole, with the
+    /// repeated shapes' path or without: each row (index, hidden, whether
+    /// it is ASCII only, whether skipped values made it exist, its cells
+    /// field by field and its pieces), or the error as text.
+    fn raw_rows(xml: &[u8], shapes: bool) -> std::result::Result<Vec<String>, String> {
+        let mut scanner = SheetScanner::new();
+        if !shapes {
+            scanner.without_shapes();
+        }
+        let mut row = RawRow::default();
+        let mut start = 0;
+        let mut rows = Vec::new();
+        loop {
+            match scanner.scan(&xml[start..], true, &mut row) {
+                Ok(Scan::Row { consumed }) => {
+                    rows.push(format!(
+                        "{} {} {} {} {:?} {:?}",
+                        row.index,
+                        row.hidden,
+                        row.ascii_only,
+                        row.values_skipped,
+                        row.cells,
+                        row.pieces
+                    ));
+                    start += consumed;
+                }
+                Ok(Scan::NeedMore { .. }) => return Err("needs more at the end".into()),
+                Ok(Scan::End) => return Ok(rows),
+                Err(err) => return Err(err.to_string()),
+            }
+        }
+    }
+
+    /// A sheet of the shapes the repeated shapes' path takes and of those
+    /// it leaves: columns whose style or type changes from row to row,
+    /// sparse and self-closing cells, values it reads and values it
+    /// leaves as text, references of other rows, long columns and values.
+    fn shapes_sheet() -> String {
+        let mut xml = String::from(concat!(
+            "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\">",
+            "<sheetData>"
+        ));
+        let cells = [
+            r#"<c r="A{r}"><v>{r}</v></c>"#,
+            r#"<c r="B{r}" s="1"><v>4{r}.25</v></c>"#,
+            r#"<c r="C{r}" t="s"><v>{r}</v></c>"#,
+            r#"<c r="D{r}" s="12" t="b"><v>1</v></c>"#,
+            r#"<c r="E{r}" s="3"/>"#,
+            r#"<c r="F{r}" t="e"><v>#N/A</v></c>"#,
+            r#"<c r="G{r}"><v>1E+{r}</v></c>"#,
+            r#"<c r="H{r}" t="str"><v>a&amp;b</v></c>"#,
+            r#"<c r="I{r}" t="inlineStr"><is><t>x{r}</t></is></c>"#,
+            r#"<c r="J{r}"><v>0.1234567890123456789012345</v></c>"#,
+            r#"<c r="AB{r}" s="123456789" t="s"><v>7</v></c>"#,
+            r#"<c r="XFD{r}" t="b"><v>2</v></c>"#,
+            r#"<c r="K{r}" t="d"><v>2024-01-0{r}</v></c>"#,
+            r#"<c r="L{r}"><v>-</v></c>"#,
+            r#"<c r="M7"><v>5</v></c>"#,
+            r#"<c r="N{r}"><v>héllo</v></c>"#,
+        ];
+        for r in 1..=9u32 {
+            xml.push_str(&format!("<row r=\"{r}\">"));
+            for (at, cell) in cells.iter().enumerate() {
+                // Each row leaves some cells out and changes some shapes.
+                if (at as u32 + r).is_multiple_of(5) {
+                    continue;
+                }
+                let mut cell = cell.replace("{r}", &r.to_string());
+                if r.is_multiple_of(3) {
+                    cell = cell
+                        .replace(" s=\"1\"", " s=\"2\"")
+                        .replace(" t=\"s\"", " t=\"n\"");
+                }
+                xml.push_str(&cell);
+            }
+            xml.push_str("</row>");
+        }
+        xml.push_str("</sheetData></worksheet>");
+        xml
+    }
+
+    #[test]
+    fn repeated_shapes_read_as_the_fast_path_reads() {
+        let xml = shapes_sheet();
+        let with = raw_rows(xml.as_bytes(), true).unwrap();
+        assert_eq!(with.len(), 9);
+        assert_eq!(with, raw_rows(xml.as_bytes(), false).unwrap());
+        assert_eq!(scan_every_way(&xml).len(), 9);
+        // The path ran: it learned the shapes of the columns it takes (a
+        // value in `<v>`, whatever its type, or none), not those it leaves
+        // (D and AB: more than 16 bytes after the reference; I, an inline
+        // string; XFD, past SHAPED_COLUMNS).
+        let mut scanner = SheetScanner::new();
+        let mut row = RawRow::default();
+        let mut start = 0;
+        while let Ok(Scan::Row { consumed }) =
+            scanner.scan(&xml.as_bytes()[start..], true, &mut row)
+        {
+            start += consumed;
+        }
+        let learned: Vec<usize> = (scanner.shapes.shapes.iter().enumerate())
+            .filter(|(_, shape)| shape.mask != 0)
+            .map(|(column, _)| column)
+            .collect();
+        assert_eq!(learned, [0, 1, 2, 4, 5, 6, 7, 9, 10, 11, 12, 13]);
+    }
+
+    #[test]
+    fn repeated_shapes_fail_as_the_fast_path_fails() {
+        // Every byte of the sheet changed in turn, to each of a few bytes
+        // that matter to tags: both paths read the same rows or give the
+        // same error.
+        let xml = shapes_sheet().into_bytes();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut changed = xml.clone();
+        for at in 0..xml.len() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let bytes = b"<>/\"= 0A9Zsv\x01";
+            let byte = bytes[(state % bytes.len() as u64) as usize];
+            changed[at] = byte;
+            assert_eq!(
+                raw_rows(&changed, true),
+                raw_rows(&changed, false),
+                "byte {at} changed to {:?}",
+                byte as char
+            );
+            changed[at] = xml[at];
         }
     }
 
