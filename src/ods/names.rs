@@ -3,15 +3,18 @@
 //!
 //! ODF documents bind their namespaces on the root element
 //! (`xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"`), and
-//! every writer in the field uses the conventional prefixes. Readers that
-//! match `table:table-row` literally read a file with other prefixes as
-//! empty; this one reads the root's declarations once and spells every
-//! name it looks for with the prefix bound there ([`Names::from_root`]),
-//! so that the hot loops still compare plain bytes. A namespace the root
-//! does not bind keeps its conventional prefix (files written without
-//! declarations mean those). Declarations on inner elements are not
-//! followed: no writer puts them there, and a name spelled otherwise is a
-//! foreign element, skipped with its content.
+//! nearly every writer uses the conventional prefixes. Readers that match
+//! `table:table-row` literally read a file with other prefixes as empty;
+//! this one reads the root's declarations once and spells every name it
+//! looks for with the prefixes bound there ([`Names::from_root`]), so that
+//! the hot loops still compare plain bytes. A namespace may be bound to
+//! two prefixes at once (the default namespace and `office:`, in one
+//! corpus file): a name then has two spellings, both matched; a third
+//! binding is not followed. A namespace the root does not bind keeps its
+//! conventional prefix (files written without declarations mean those).
+//! Declarations on inner elements are not followed: no writer puts them
+//! there, and a name spelled otherwise is a foreign element, skipped with
+//! its content.
 
 use crate::xlsx::xml::{self, Attributes, Span, XmlError};
 
@@ -26,10 +29,9 @@ pub(crate) const DRAW: &[u8] = b"urn:oasis:names:tc:opendocument:xmlns:drawing:1
 pub(crate) const XLINK: &[u8] = b"http://www.w3.org/1999/xlink";
 pub(crate) const DC: &[u8] = b"http://purl.org/dc/elements/1.1/";
 pub(crate) const FO: &[u8] = b"urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0";
-pub(crate) const MANIFEST: &[u8] = b"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0";
 
 /// The namespaces read, with their conventional prefixes.
-const KNOWN: [(&[u8], &[u8]); 11] = [
+const KNOWN: [(&[u8], &[u8]); 10] = [
     (OFFICE, b"office"),
     (TABLE, b"table"),
     (TEXT, b"text"),
@@ -40,7 +42,6 @@ const KNOWN: [(&[u8], &[u8]); 11] = [
     (XLINK, b"xlink"),
     (DC, b"dc"),
     (FO, b"fo"),
-    (MANIFEST, b"manifest"),
 ];
 
 /// Which namespace a name is looked for in (indexes into [`KNOWN`]).
@@ -56,25 +57,39 @@ pub(crate) enum Ns {
     Xlink = 7,
     Dc = 8,
     Fo = 9,
-    Manifest = 10,
 }
 
-/// A qualified name as the document spells it.
+/// A qualified name as the document spells it (two spellings when its
+/// namespace is bound to two prefixes).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct QName(Vec<u8>);
+pub(crate) struct QName {
+    spelled: Vec<u8>,
+    also: Option<Vec<u8>>,
+}
+
+/// Whether two names are equal: lengths first, then the bytes from the
+/// end, where names of one namespace differ (no `memcmp` call for a
+/// dozen bytes).
+#[inline(always)]
+fn same(own: &[u8], name: &[u8]) -> bool {
+    own.len() == name.len() && own.iter().rev().zip(name.iter().rev()).all(|(a, b)| a == b)
+}
 
 impl QName {
     /// Whether `name` is this name.
     #[inline(always)]
     pub(crate) fn is(&self, name: &[u8]) -> bool {
-        let own = self.0.as_slice();
-        // Names are short: lengths first, then the bytes from the end,
-        // where names of one namespace differ.
-        own.len() == name.len() && own.iter().rev().zip(name.iter().rev()).all(|(a, b)| a == b)
+        same(&self.spelled, name) || self.also.as_deref().is_some_and(|also| same(also, name))
     }
 
+    /// The name's spellings (one or two).
+    pub(crate) fn spellings(&self) -> impl Iterator<Item = &[u8]> {
+        std::iter::once(self.spelled.as_slice()).chain(self.also.as_deref())
+    }
+
+    /// The first spelling, for messages.
     pub(crate) fn as_bytes(&self) -> &[u8] {
-        &self.0
+        &self.spelled
     }
 }
 
@@ -82,7 +97,8 @@ impl QName {
 /// spelled with them.
 #[derive(Debug, Clone)]
 pub(crate) struct Names {
-    prefixes: [Vec<u8>; KNOWN.len()],
+    /// Each namespace's prefix, and a second one where it has two.
+    prefixes: [(Vec<u8>, Option<Vec<u8>>); KNOWN.len()],
     // Elements.
     pub document_content: QName,
     pub document: QName,
@@ -91,7 +107,6 @@ pub(crate) struct Names {
     pub spreadsheet: QName,
     pub automatic_styles: QName,
     pub styles: QName,
-    pub master_styles: QName,
     pub table: QName,
     pub table_row: QName,
     pub table_cell: QName,
@@ -117,9 +132,7 @@ pub(crate) struct Names {
     pub text_note_body: QName,
     pub text_ruby_text: QName,
     pub annotation: QName,
-    pub annotation_end: QName,
     pub style: QName,
-    pub default_style: QName,
     pub table_properties: QName,
     pub map: QName,
     pub text_properties: QName,
@@ -148,9 +161,7 @@ pub(crate) struct Names {
     pub a_data_style_name: QName,
     pub a_parent_style_name: QName,
     pub a_cell_range_address: QName,
-    pub a_base_cell_address: QName,
     pub a_expression: QName,
-    pub a_range_usable_as: QName,
     pub a_date_value_table: QName,
     pub a_href: QName,
     pub a_office_mimetype: QName,
@@ -158,20 +169,23 @@ pub(crate) struct Names {
 
 impl Default for Names {
     fn default() -> Self {
-        Names::with_prefixes(KNOWN.map(|(_, prefix)| prefix.to_vec()))
+        Names::with_prefixes(KNOWN.map(|(_, prefix)| (prefix.to_vec(), None)))
     }
 }
 
 impl Names {
     /// The names spelled with the prefixes `attributes` (the root
     /// element's) bind; the conventional prefix for a namespace it leaves
-    /// unbound. A namespace bound twice takes the last binding.
+    /// unbound. A namespace bound to several prefixes is matched under
+    /// two of them (the prefixed one first).
     pub(crate) fn from_root(input: &[u8], attributes: Span) -> Result<Names, XmlError> {
-        let mut prefixes = KNOWN.map(|(_, prefix)| prefix.to_vec());
+        let mut bound: [Vec<Vec<u8>>; KNOWN.len()] = Default::default();
         for attribute in Attributes::new(input, attributes) {
             let (name, value) = attribute?;
-            let Some(prefix) = name.strip_prefix(b"xmlns:") else {
-                continue;
+            let prefix = match name.strip_prefix(b"xmlns") {
+                Some([]) => &[][..],
+                Some([b':', prefix @ ..]) if !prefix.is_empty() => prefix,
+                _ => continue,
             };
             let raw = value.of(input);
             let decoded;
@@ -182,30 +196,45 @@ impl Names {
                 raw
             };
             if let Some(index) = KNOWN.iter().position(|(known, _)| *known == uri) {
-                prefixes[index] = prefix.to_vec();
+                bound[index].retain(|earlier| earlier != prefix);
+                bound[index].push(prefix.to_vec());
+            }
+        }
+        let mut prefixes = KNOWN.map(|(_, prefix)| (prefix.to_vec(), None));
+        for (slot, mut bound) in prefixes.iter_mut().zip(bound) {
+            // Two bindings at most, the prefixed one first.
+            bound.sort_by_key(|prefix| prefix.is_empty());
+            let mut bound = bound.into_iter();
+            if let Some(first) = bound.next() {
+                *slot = (first, bound.next());
             }
         }
         Ok(Names::with_prefixes(prefixes))
     }
 
-    /// The prefix bound to `ns`.
-    pub(crate) fn prefix(&self, ns: Ns) -> &[u8] {
-        &self.prefixes[ns as usize]
-    }
-
-    /// `local` in `ns`, spelled with its prefix.
-    pub(crate) fn qualified(&self, ns: Ns, local: &str) -> QName {
-        qualify(&self.prefixes[ns as usize], local)
-    }
-
     /// Whether the qualified `name` is in `ns` (any local name).
     pub(crate) fn in_namespace(&self, name: &[u8], ns: Ns) -> bool {
-        let prefix = self.prefix(ns);
-        name.len() > prefix.len() + 1 && name.starts_with(prefix) && name[prefix.len()] == b':'
+        let (prefix, also) = &self.prefixes[ns as usize];
+        let has_prefix = |prefix: &[u8]| {
+            if prefix.is_empty() {
+                !name.contains(&b':')
+            } else {
+                name.len() > prefix.len() + 1
+                    && name.starts_with(prefix)
+                    && name[prefix.len()] == b':'
+            }
+        };
+        has_prefix(prefix) || also.as_deref().is_some_and(has_prefix)
     }
 
-    fn with_prefixes(prefixes: [Vec<u8>; KNOWN.len()]) -> Names {
-        let q = |ns: Ns, local: &str| qualify(&prefixes[ns as usize], local);
+    fn with_prefixes(prefixes: [(Vec<u8>, Option<Vec<u8>>); KNOWN.len()]) -> Names {
+        let q = |ns: Ns, local: &str| {
+            let (prefix, also) = &prefixes[ns as usize];
+            QName {
+                spelled: qualify(prefix, local),
+                also: also.as_deref().map(|also| qualify(also, local)),
+            }
+        };
         use Ns::*;
         Names {
             document_content: q(Office, "document-content"),
@@ -215,7 +244,6 @@ impl Names {
             spreadsheet: q(Office, "spreadsheet"),
             automatic_styles: q(Office, "automatic-styles"),
             styles: q(Office, "styles"),
-            master_styles: q(Office, "master-styles"),
             table: q(Table, "table"),
             table_row: q(Table, "table-row"),
             table_cell: q(Table, "table-cell"),
@@ -241,9 +269,7 @@ impl Names {
             text_note_body: q(Text, "note-body"),
             text_ruby_text: q(Text, "ruby-text"),
             annotation: q(Office, "annotation"),
-            annotation_end: q(Office, "annotation-end"),
             style: q(Style, "style"),
-            default_style: q(Style, "default-style"),
             table_properties: q(Style, "table-properties"),
             map: q(Style, "map"),
             text_properties: q(Style, "text-properties"),
@@ -271,9 +297,7 @@ impl Names {
             a_data_style_name: q(Style, "data-style-name"),
             a_parent_style_name: q(Style, "parent-style-name"),
             a_cell_range_address: q(Table, "cell-range-address"),
-            a_base_cell_address: q(Table, "base-cell-address"),
             a_expression: q(Table, "expression"),
-            a_range_usable_as: q(Table, "range-usable-as"),
             a_date_value_table: q(Table, "date-value"),
             a_href: q(Xlink, "href"),
             a_office_mimetype: q(Office, "mimetype"),
@@ -282,14 +306,14 @@ impl Names {
     }
 }
 
-fn qualify(prefix: &[u8], local: &str) -> QName {
+fn qualify(prefix: &[u8], local: &str) -> Vec<u8> {
     let mut name = Vec::with_capacity(prefix.len() + 1 + local.len());
     if !prefix.is_empty() {
         name.extend_from_slice(prefix);
         name.push(b':');
     }
     name.extend_from_slice(local.as_bytes());
-    QName(name)
+    name
 }
 
 #[cfg(test)]
@@ -315,6 +339,14 @@ mod tests {
         assert!(names.text_p.is(b"text:p"));
         assert!(names.in_namespace(b"t:x", Ns::Table));
         assert!(!names.in_namespace(b"table:x", Ns::Table));
+        // The default namespace and a prefix bound to one namespace.
+        let both = root(
+            r#"<document-content xmlns="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0">"#,
+        );
+        assert!(both.body.is(b"body"));
+        assert!(both.body.is(b"office:body"));
+        assert!(both.in_namespace(b"spreadsheet", Ns::Office));
+        assert!(!both.in_namespace(b"table:table", Ns::Office));
         let plain = Names::default();
         assert!(plain.table_cell.is(b"table:table-cell"));
         assert!(!plain.table_cell.is(b"table:table-cells"));

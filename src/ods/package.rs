@@ -59,8 +59,37 @@ struct Manifest {
     encrypted: Option<String>,
 }
 
+/// `bytes` with a document type declaration that only names an external
+/// DTD (`<!DOCTYPE manifest:manifest PUBLIC "-//OpenOffice.org//DTD
+/// Manifest 1.0//EN" "Manifest.dtd">`, as OpenOffice wrote manifests)
+/// blanked out: it defines no entity and is never fetched. One with an
+/// internal subset (`[`...`]`, where entities are declared) is left for
+/// the tokenizer to refuse.
+fn without_external_doctype(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let Some(start) = memchr::memmem::find(bytes, b"<!DOCTYPE") else {
+        return bytes.into();
+    };
+    let mut quote = None;
+    for (at, &byte) in bytes.iter().enumerate().skip(start + 9) {
+        match (quote, byte) {
+            (Some(open), _) if byte == open => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(byte),
+            (None, b'[') => break,
+            (None, b'>') => {
+                let mut blanked = bytes.to_vec();
+                blanked[start..=at].fill(b' ');
+                return blanked.into();
+            }
+            _ => {}
+        }
+    }
+    bytes.into()
+}
+
 /// Reads `META-INF/manifest.xml`.
 fn read_manifest(bytes: &[u8]) -> Result<Manifest> {
+    let bytes = &*without_external_doctype(bytes);
     let mut manifest = Manifest::default();
     // The entry being read: its path.
     let mut entry: Option<String> = None;
@@ -232,6 +261,12 @@ mod tests {
         assert!(err.location().offset.is_some(), "{err}");
         let err = read_manifest(b"<!DOCTYPE m [<!ENTITY e \"x\">]><manifest/>").unwrap_err();
         assert!(err.to_string().contains("DTD"), "{err}");
+        // OpenOffice's manifests name an external DTD: no entity, read.
+        let old = br#"<?xml version="1.0"?><!DOCTYPE manifest:manifest PUBLIC "-//OpenOffice.org//DTD Manifest 1.0//EN" "Manifest.dtd"><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/></manifest:manifest>"#;
+        assert_eq!(
+            read_manifest(old).unwrap().root_type.as_deref(),
+            Some(SPREADSHEET)
+        );
     }
 
     #[test]

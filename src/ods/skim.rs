@@ -18,7 +18,7 @@
 
 use memchr::{memchr, memmem};
 
-use super::names::Names;
+use super::names::{Names, QName};
 use crate::xlsx::xml::{self, Step, Token, XmlError};
 
 /// Where a skim stopped.
@@ -81,8 +81,8 @@ impl Skim {
         names: &Names,
         stop_at_names: bool,
     ) -> Result<SkimStep, XmlError> {
-        let table = names.table.as_bytes();
-        let named = names.named_expressions.as_bytes();
+        let table = &names.table;
+        let named = &names.named_expressions;
         let cut = |at: usize| {
             if complete {
                 Err(XmlError {
@@ -142,19 +142,10 @@ impl Skim {
                     self.open = Open::Instruction;
                     pos = at + 2;
                 }
-                Some(b'/') => {
-                    let name_start = at + 2;
-                    let name_end = name_start + table.len();
-                    let Some(&after) = input.get(name_end) else {
-                        // Too short to tell: wait when what is there could
-                        // still be the table's end tag.
-                        if table.starts_with(&input[name_start.min(input.len())..]) {
-                            return cut(at);
-                        }
-                        pos = at + 2;
-                        continue;
-                    };
-                    if &input[name_start..name_end] == table && (after == b'>' || is_space(after)) {
+                Some(b'/') => match end_of_table_tag(input, at, table) {
+                    None => return cut(at),
+                    Some(None) => pos = at + 2,
+                    Some(Some(name_end)) => {
                         let Some(close) = memchr(b'>', &input[name_end..]) else {
                             return cut(at);
                         };
@@ -164,28 +155,10 @@ impl Skim {
                             return Ok(SkimStep::Ended(next));
                         }
                         pos = next;
-                    } else {
-                        pos = at + 2;
                     }
-                }
+                },
                 Some(_) => {
-                    let is_start_of = |name: &[u8]| -> Option<bool> {
-                        let end = at + 1 + name.len();
-                        let Some(&after) = input.get(end) else {
-                            // Cut off: undecided unless what is there differs.
-                            let have = &input[at + 1..];
-                            return if name.starts_with(have) {
-                                None
-                            } else {
-                                Some(false)
-                            };
-                        };
-                        Some(
-                            &input[at + 1..end] == name
-                                && (after == b'>' || after == b'/' || is_space(after)),
-                        )
-                    };
-                    match is_start_of(table) {
+                    match start_tag_named(input, at, table) {
                         None => return cut(at),
                         Some(true) => {
                             // Its end decides whether it opens a level.
@@ -208,7 +181,7 @@ impl Skim {
                         Some(false) => {}
                     }
                     if stop_at_names && self.depth == 1 {
-                        match is_start_of(named) {
+                        match start_tag_named(input, at, named) {
                             None => return cut(at),
                             Some(true) => return Ok(SkimStep::NamedExpressions(at)),
                             Some(false) => {}
@@ -219,6 +192,48 @@ impl Skim {
             }
         }
     }
+}
+
+/// Whether a start tag of `name` begins at `at` (`<` then the name, then
+/// whitespace, `>` or `/`); None when the input is cut off before that is
+/// known.
+fn start_tag_named(input: &[u8], at: usize, name: &QName) -> Option<bool> {
+    let mut undecided = false;
+    for spelled in name.spellings() {
+        let end = at + 1 + spelled.len();
+        match input.get(end) {
+            Some(&after) => {
+                if &input[at + 1..end] == spelled
+                    && (after == b'>' || after == b'/' || is_space(after))
+                {
+                    return Some(true);
+                }
+            }
+            // Cut off: undecided unless what is there differs.
+            None => undecided |= spelled.starts_with(&input[at + 1..]),
+        }
+    }
+    if undecided { None } else { Some(false) }
+}
+
+/// Whether an end tag of `name` begins at `at` (`</`, the name, then
+/// whitespace or `>`): the position after the name; None when the input
+/// is cut off before that is known.
+fn end_of_table_tag(input: &[u8], at: usize, name: &QName) -> Option<Option<usize>> {
+    let mut undecided = false;
+    for spelled in name.spellings() {
+        let start = at + 2;
+        let end = start + spelled.len();
+        match input.get(end) {
+            Some(&after) => {
+                if &input[start..end] == spelled && (after == b'>' || is_space(after)) {
+                    return Some(Some(end));
+                }
+            }
+            None => undecided |= spelled.starts_with(&input[start.min(input.len())..]),
+        }
+    }
+    if undecided { None } else { Some(None) }
 }
 
 #[cfg(test)]

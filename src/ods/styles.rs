@@ -387,11 +387,6 @@ impl StyleNames {
     pub(crate) fn default_index(&self) -> u32 {
         self.default
     }
-
-    /// How many names are known.
-    pub(crate) fn len(&self) -> usize {
-        self.indexes.len()
-    }
 }
 
 /// Numbers the cell styles and builds the neutral styles from their data
