@@ -152,8 +152,6 @@ mod interop;
 mod limits;
 mod metadata;
 mod number_format;
-// Wired in by the workbook's dispatch (see `workbook.rs`).
-#[allow(dead_code)]
 mod ods;
 mod package;
 mod parallel;

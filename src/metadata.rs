@@ -197,7 +197,7 @@ fn read_tables<R: Read + Seek>(
     match format {
         FileFormat::Xlsx => crate::xlsx::tables::read_tables(archive, sheets, limits, false),
         FileFormat::Xlsb => crate::xlsx::tables::read_tables(archive, sheets, limits, true),
-        FileFormat::Xls => Ok(Vec::new()),
+        FileFormat::Xls | FileFormat::Ods => Ok(Vec::new()),
     }
 }
 
@@ -229,7 +229,9 @@ impl<R: Read + Seek> Workbook<R> {
             crate::workbook::Container::Package(archive) => {
                 read_tables(format, archive, &self.sheets, &limits)
             }
-            crate::workbook::Container::Compound(_) => Ok(Vec::new()),
+            crate::workbook::Container::Compound(_) | crate::workbook::Container::Ods(_) => {
+                Ok(Vec::new())
+            }
         }
     }
 
@@ -273,7 +275,9 @@ impl<R: Read + Seek> Workbook<R> {
             crate::workbook::Container::Package(mut archive) => {
                 read_tables(self.format, &mut archive, &self.sheets, &self.limits)
             }
-            crate::workbook::Container::Compound(_) => Ok(Vec::new()),
+            crate::workbook::Container::Compound(_) | crate::workbook::Container::Ods(_) => {
+                Ok(Vec::new())
+            }
         }
     }
 
@@ -308,6 +312,10 @@ impl<R: Read + Seek> Workbook<R> {
             FileFormat::Xlsx => self.xlsx_defined_names(),
             FileFormat::Xls => self.xls_defined_names(),
             FileFormat::Xlsb => self.xlsb_defined_names(),
+            FileFormat::Ods => Ok(match &self.container {
+                crate::workbook::Container::Ods(ods) => ods.defined_names(),
+                _ => Vec::new(),
+            }),
         }
     }
 
@@ -334,6 +342,7 @@ impl<R: Read + Seek> Workbook<R> {
             FileFormat::Xlsx => self.xlsx_sheet_metadata(sheet),
             FileFormat::Xls => self.xls_sheet_metadata(sheet),
             FileFormat::Xlsb => self.xlsb_sheet_metadata(sheet),
+            FileFormat::Ods => self.ods_sheet_metadata(sheet).map(|(metadata, _)| metadata),
         }
     }
 
@@ -347,6 +356,16 @@ impl<R: Read + Seek> Workbook<R> {
         match self.format {
             FileFormat::Xlsx => self.xlsx_sheet_head(sheet),
             FileFormat::Xls | FileFormat::Xlsb => self.sheet_metadata(sheet),
+            FileFormat::Ods => {
+                let position = sheet.position(&self.sheets)?;
+                let limits = self.limits;
+                match &mut self.container {
+                    crate::workbook::Container::Ods(ods) => {
+                        ods.sheet_head(&self.sheets[position], &limits)
+                    }
+                    _ => Ok(SheetMetadata::default()),
+                }
+            }
         }
     }
 
@@ -370,6 +389,8 @@ impl<R: Read + Seek> Workbook<R> {
             FileFormat::Xlsx => self.xlsx_sheet_dimension(sheet),
             FileFormat::Xls => self.xls_sheet_dimension(sheet),
             FileFormat::Xlsb => self.xlsb_sheet_dimension(sheet),
+            // An .ods sheet states no dimension.
+            FileFormat::Ods => sheet.position(&self.sheets).map(|_| None),
         }
     }
 
@@ -395,6 +416,22 @@ impl<R: Read + Seek> Workbook<R> {
             FileFormat::Xlsx => self.xlsx_hidden_rows(sheet),
             FileFormat::Xls => self.xls_hidden_rows(sheet),
             FileFormat::Xlsb => self.xlsb_hidden_rows(sheet),
+            FileFormat::Ods => self.ods_sheet_metadata(sheet).map(|(_, rows)| rows),
+        }
+    }
+
+    /// An .ods sheet's metadata and hidden rows.
+    fn ods_sheet_metadata(
+        &mut self,
+        sheet: impl SheetSelector,
+    ) -> Result<(SheetMetadata, Vec<u32>)> {
+        let position = sheet.position(&self.sheets)?;
+        let limits = self.limits;
+        match &mut self.container {
+            crate::workbook::Container::Ods(ods) => {
+                ods.sheet_metadata(&self.sheets[position], &limits)
+            }
+            _ => Ok(Default::default()),
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::date::{DateSystem, DateTime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::formula::Links;
 use crate::limits::Limits;
+use crate::ods::rows::OdsRows;
 use crate::pipe::Pipe;
 use crate::shared_strings::SharedStrings;
 use crate::styles::Styles;
@@ -160,6 +161,7 @@ enum FormatRows<'a> {
     /// An `.xls` sheet read block by block on several threads.
     XlsBlocks(Box<BlockRows<'a>>),
     Xlsb(Box<XlsbRows<'a>>),
+    Ods(Box<OdsRows<'a>>),
 }
 
 impl<'a> SheetRows<'a> {
@@ -195,6 +197,14 @@ impl<'a> SheetRows<'a> {
         }
     }
 
+    pub(crate) fn ods(rows: OdsRows<'a>) -> Self {
+        SheetRows {
+            reader: FormatRows::Ods(Box::new(rows)),
+            last_row: u32::MAX,
+            stopped: false,
+        }
+    }
+
     /// Replaces the window with one of `chunk_size` bytes (for tests and
     /// fuzzing: small windows make rows straddle chunk boundaries).
     pub(crate) fn with_chunk_size(self, chunk_size: usize, limits: &Limits) -> Self {
@@ -204,6 +214,7 @@ impl<'a> SheetRows<'a> {
             FormatRows::Xls(rows) => SheetRows::xls(*rows),
             FormatRows::XlsBlocks(rows) => SheetRows::xls_blocks(*rows),
             FormatRows::Xlsb(rows) => SheetRows::xlsb(rows.with_chunk_size(chunk_size, limits)),
+            FormatRows::Ods(rows) => SheetRows::ods(rows.with_chunk_size(chunk_size, limits)),
         };
         rows.last_row = last_row;
         rows
@@ -227,6 +238,7 @@ impl<'a> SheetRows<'a> {
             FormatRows::Xls(rows) => SheetRows::xls(rows.with_formulas(formulas)),
             FormatRows::XlsBlocks(rows) => SheetRows::xls_blocks(rows.with_formulas(formulas)),
             FormatRows::Xlsb(rows) => SheetRows::xlsb(rows.with_formulas(formulas)),
+            FormatRows::Ods(rows) => SheetRows::ods(rows.with_formulas(formulas)),
         };
         rows.last_row = last_row;
         rows
@@ -295,6 +307,7 @@ impl<'a> SheetRows<'a> {
             FormatRows::Xls(rows) => rows.select_columns(columns),
             FormatRows::XlsBlocks(rows) => rows.select_columns(columns),
             FormatRows::Xlsb(rows) => rows.select_columns(columns),
+            FormatRows::Ods(rows) => rows.select_columns(columns),
         }
     }
 
@@ -310,6 +323,7 @@ impl<'a> SheetRows<'a> {
             FormatRows::Xls(rows) => rows.set_column_window(first, last),
             FormatRows::XlsBlocks(rows) => rows.set_column_window(first, last),
             FormatRows::Xlsb(rows) => rows.set_column_window(first, last),
+            FormatRows::Ods(rows) => rows.set_column_window(first, last),
         }
     }
 
@@ -333,6 +347,7 @@ impl<'a> SheetRows<'a> {
             FormatRows::Xls(rows) => rows.next_row(),
             FormatRows::XlsBlocks(rows) => rows.next_row(),
             FormatRows::Xlsb(rows) => rows.next_row(),
+            FormatRows::Ods(rows) => rows.next_row(),
         };
         match row {
             Ok(Some(row)) if row.index() > self.last_row => {

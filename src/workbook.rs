@@ -13,6 +13,7 @@ use crate::format::NumberFormats;
 use crate::formula::Links;
 use crate::limits::Limits;
 use crate::number_format::FormatKind;
+use crate::ods::{self, OdsContainer, OdsSource};
 use crate::package::archive::Archive;
 use crate::package::{SheetInfo, find_workbook_part};
 use crate::pipe::Pipe;
@@ -77,6 +78,9 @@ pub enum FileFormat {
     /// A legacy Excel workbook (`.xls`, Excel 5 to 2003): BIFF5 or BIFF8
     /// records in an OLE2 compound file.
     Xls,
+    /// An OpenDocument spreadsheet (`.ods`: XML parts in a ZIP package;
+    /// `.fods`: one flat XML document).
+    Ods,
 }
 
 impl FileFormat {
@@ -86,6 +90,7 @@ impl FileFormat {
             FileFormat::Xlsx => "an Excel workbook (.xlsx)",
             FileFormat::Xlsb => "an Excel binary workbook (.xlsb)",
             FileFormat::Xls => "a legacy Excel workbook (.xls)",
+            FileFormat::Ods => "an OpenDocument spreadsheet (.ods)",
         }
     }
 }
@@ -98,6 +103,8 @@ pub(crate) enum Container<R> {
     Package(Archive<R>),
     /// An OLE2 compound file holding a BIFF workbook stream: `.xls`.
     Compound(Compound<R>),
+    /// An OpenDocument spreadsheet: a package or a flat document.
+    Ods(OdsContainer<R>),
 }
 
 impl<R: Read + Seek> Container<R> {
@@ -107,6 +114,7 @@ impl<R: Read + Seek> Container<R> {
         match self {
             Container::Package(archive) => archive.compressed_size(sheet.part()),
             Container::Compound(compound) => compound.sheet_size(sheet.position()),
+            Container::Ods(ods) => ods.sheet_size(sheet),
         }
     }
 }
@@ -376,7 +384,15 @@ impl<R: Read + Seek> Workbook<R> {
         if is_compound_file(&mut reader)? {
             return crate::xls::open(reader, limits);
         }
+        if ods::package::is_flat_document(&mut reader)? {
+            let book = ods::open_flat(&mut reader, &limits)?;
+            return Ok(Workbook::of_ods(book, OdsSource::Flat(reader), limits));
+        }
         let mut archive = Archive::new(reader)?;
+        if ods::package::is_spreadsheet_package(&mut archive, &limits)? {
+            let book = ods::open_package(&mut archive, &limits)?;
+            return Ok(Workbook::of_ods(book, OdsSource::Package(archive), limits));
+        }
         let workbook_part = find_workbook_part(&mut archive, &limits)?;
         if xlsb::is_binary_workbook(&mut archive, &workbook_part, &limits)? {
             let (layout, styles, shared_strings, links) =
@@ -430,12 +446,34 @@ impl<R: Read + Seek> Workbook<R> {
         })
     }
 
+    /// An opened `.ods` workbook.
+    fn of_ods(book: ods::OdsBook, source: OdsSource<R>, limits: Limits) -> Workbook<R> {
+        let workbook_part = match &source {
+            OdsSource::Package(_) => ods::CONTENT_PART,
+            OdsSource::Flat(_) => ods::FLAT_PART,
+        };
+        Workbook {
+            container: Container::Ods(OdsContainer {
+                source,
+                layout: Arc::new(book.layout),
+            }),
+            format: FileFormat::Ods,
+            workbook_part: workbook_part.to_owned(),
+            sheets: book.sheets,
+            shared_strings: None,
+            styles: book.styles,
+            date_system: book.date_system,
+            limits,
+            links: Links::default(),
+        }
+    }
+
     /// The workbook's ZIP package.
     pub(crate) fn package(&mut self) -> Result<&mut Archive<R>> {
         match &mut self.container {
             Container::Package(archive) => Ok(archive),
-            Container::Compound(_) => Err(Error::package(
-                "a package part asked of a workbook that is no ZIP package",
+            Container::Compound(_) | Container::Ods(_) => Err(Error::package(
+                "a package part asked of a workbook that is no OOXML package",
             )),
         }
     }
@@ -575,6 +613,7 @@ pub(crate) fn open_sheet_rows<'a, R: Read + Seek>(
             ))
         }
         Container::Compound(compound) => crate::xls::open_rows(compound, info, context, limits),
+        Container::Ods(ods) => ods.rows(info, context, limits).map(SheetRows::ods),
     }
 }
 
@@ -609,6 +648,9 @@ where
         Container::Compound(compound) => {
             crate::xls::open_rows_in_blocks(scope, compound, info, context, limits, threads)
         }
+        Container::Ods(ods) => ods
+            .pipelined_rows(scope, info, context, limits)
+            .map(SheetRows::ods),
     }
 }
 
@@ -636,9 +678,10 @@ pub(crate) fn sheet_part_rows<'a>(
             info.part(),
             limits,
         )),
-        // A compound file's sheets are never parts of a package.
-        FileFormat::Xls => SheetRows::xls(XlsRows::failing(
-            Error::package("a .xls sheet read as a package part"),
+        // A compound file's sheets are never parts of a package, and an
+        // .ods sheet is read through its container.
+        FileFormat::Xls | FileFormat::Ods => SheetRows::xls(XlsRows::failing(
+            Error::package("a .xls or .ods sheet read as a package part"),
             context,
             info.name(),
             info.part(),

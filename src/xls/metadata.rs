@@ -38,7 +38,7 @@ impl<R: Read + Seek> Workbook<R> {
     fn compound(&mut self) -> Result<&mut Compound<R>> {
         match &mut self.container {
             Container::Compound(compound) => Ok(compound),
-            Container::Package(_) => Err(Error::package(
+            Container::Package(_) | Container::Ods(_) => Err(Error::package(
                 "a .xls reader asked of a workbook that is no compound file",
             )),
         }
