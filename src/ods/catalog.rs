@@ -126,7 +126,24 @@ pub(crate) fn read_catalog(
     limits: &Limits,
     document: Document,
 ) -> Result<(Catalog, Names)> {
-    let mut stream = TokenStream::new(source, limits);
+    catalog_of(TokenStream::new(source, limits), document)
+}
+
+/// [`read_catalog`] through a window of `chunk_size` bytes.
+#[cfg(test)]
+pub(crate) fn read_catalog_chunked(
+    source: PartSource<'_>,
+    limits: &Limits,
+    document: Document,
+    chunk_size: usize,
+) -> Result<(Catalog, Names)> {
+    catalog_of(
+        TokenStream::new(source, limits).with_chunk_size(chunk_size, limits),
+        document,
+    )
+}
+
+fn catalog_of(mut stream: TokenStream<'_>, document: Document) -> Result<(Catalog, Names)> {
     let mut names = Names::default();
     let mut catalog = Catalog::default();
     let mut frames: Vec<Frame> = Vec::new();

@@ -31,6 +31,8 @@ pub(crate) mod scan;
 mod skim;
 mod stream;
 pub(crate) mod styles;
+#[cfg(test)]
+mod tests;
 
 use std::io::{Read, Seek, SeekFrom};
 use std::sync::Arc;

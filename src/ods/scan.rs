@@ -496,15 +496,17 @@ impl ContentScanner {
         Ok(())
     }
 
-    /// The default cell style of `column`'s record, if it names one.
-    fn column_style(&self, column: u64) -> Option<u32> {
+    /// The default cell style of `column`'s record, if it names one, and
+    /// the first column past `column` where that may change.
+    fn column_style(&self, column: u64) -> (Option<u32>, u64) {
         let at = self
             .column_styles
             .partition_point(|&(_, end, _)| end <= column);
-        self.column_styles
-            .get(at)
-            .filter(|&&(first, _, _)| first <= column)
-            .map(|&(_, _, style)| style)
+        match self.column_styles.get(at) {
+            Some(&(first, end, style)) if first <= column => (Some(style), end),
+            Some(&(first, _, _)) => (None, first),
+            None => (None, u64::MAX),
+        }
     }
 
     /// Opens an element outside rows.
@@ -755,23 +757,36 @@ impl ContentScanner {
             ))
             .with_offset(start.at as u64));
         }
-        let style = match cell.style {
-            Some(style) => styles.index(style.of(input)),
-            None => row_style
-                .or_else(|| self.column_style(first))
-                .unwrap_or(styles.default_index()),
+        let own = match cell.style {
+            Some(style) => Some(styles.index(style.of(input))),
+            None => row_style,
         };
-        raw.cells.push(RawCell {
+        let mut raw_cell = RawCell {
             // Both fit: `last` is within the grid.
             column: first as u32,
             repeat: cell.repeat as u32,
-            style,
+            style: own.unwrap_or(styles.default_index()),
             kind,
             value,
             text,
             formula: cell.formula,
             offset: start.at,
-        });
+        };
+        if own.is_some() || self.column_styles.is_empty() {
+            raw.cells.push(raw_cell);
+            return Ok(Some(end));
+        }
+        // The columns' default styles: a run split where they change.
+        let mut column = first;
+        while column <= last {
+            let (style, until) = self.column_style(column);
+            let run_last = until.saturating_sub(1).min(last);
+            raw_cell.column = column as u32;
+            raw_cell.repeat = (run_last - column + 1) as u32;
+            raw_cell.style = style.unwrap_or(styles.default_index());
+            raw.cells.push(raw_cell);
+            column = run_last + 1;
+        }
         Ok(Some(end))
     }
 

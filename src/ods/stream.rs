@@ -53,6 +53,14 @@ impl<'a> TokenStream<'a> {
         }
     }
 
+    /// Replaces the window with one of `chunk_size` bytes (for tests:
+    /// small windows cut tokens and tables).
+    #[cfg(test)]
+    pub(crate) fn with_chunk_size(mut self, chunk_size: usize, limits: &Limits) -> Self {
+        self.buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
+        self
+    }
+
     /// The window the last token's spans index.
     pub(crate) fn input(&self) -> &[u8] {
         self.buffer.window()
