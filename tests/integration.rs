@@ -25,6 +25,7 @@ mod hostile;
 mod metadata;
 mod namespaces;
 mod no_silent_loss;
+mod ods;
 mod parallel;
 mod serde_rows;
 mod shapes;

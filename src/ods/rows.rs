@@ -216,11 +216,12 @@ impl<'a> OdsRows<'a> {
                     }
                     self.source.fill_for_rescan(&mut self.buffer)?;
                 }
-                Scan::End => {
-                    // Read the rest so the archive's CRC check runs.
-                    self.source.drain()?;
-                    return Ok(None);
-                }
+                // The rest of the document is not read: its CRC was
+                // checked by the sheet list's pass at open, which read it
+                // whole, and the tables after this one are none of this
+                // reader's (reading sheet N inflates the document up to
+                // the end of table N, no further).
+                Scan::End => return Ok(None),
             }
         }
     }
