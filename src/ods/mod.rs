@@ -62,6 +62,8 @@ pub(crate) const FLAT_PART: &str = "the flat ODS document";
 /// container's clones.
 #[derive(Debug, Default)]
 pub(crate) struct OdsLayout {
+    /// The qualified names, spelled with the document's prefixes.
+    pub(crate) names: Arc<names::Names>,
     /// Cell style names to style indexes.
     pub(crate) style_names: StyleNames,
     /// Named ranges and expressions, the workbook's and the sheets'.
@@ -136,7 +138,7 @@ impl<R: Read + Seek> OdsContainer<R> {
         Ok(OdsRows::new(
             source,
             context,
-            &layout.style_names,
+            layout,
             info.position(),
             info.name(),
             info.part(),
@@ -167,7 +169,7 @@ impl<R: Read + Seek> OdsContainer<R> {
         Ok(OdsRows::new(
             source,
             context,
-            &self.layout.style_names,
+            &self.layout,
             info.position(),
             info.name(),
             info.part(),
@@ -223,9 +225,9 @@ pub(crate) fn open_package<R: Read + Seek>(
         None
     };
     let source = archive.open_part(CONTENT_PART, limits.max_part_bytes, limits)?;
-    let (content, _) = read_catalog(PartSource::Reader(source), limits, Document::Content)
+    let (content, names) = read_catalog(PartSource::Reader(source), limits, Document::Content)
         .map_err(|err| err.with_part(CONTENT_PART))?;
-    book(content, common, CONTENT_PART, limits)
+    book(content, names, common, CONTENT_PART, limits)
 }
 
 /// Reads a flat document's sheet list and styles (the file is one: see
@@ -237,14 +239,14 @@ pub(crate) fn open_flat<R: Read + Seek>(reader: &mut R, limits: &Limits) -> Resu
     }
     reader.seek(SeekFrom::Start(0))?;
     let source = PartSource::Reader(Box::new(reader.by_ref()));
-    let (catalog, _) =
+    let (catalog, names) =
         read_catalog(source, limits, Document::Flat).map_err(|err| err.with_part(FLAT_PART))?;
     if let Some(mimetype) = &catalog.mimetype
         && !package::is_spreadsheet_type(mimetype)
     {
         return Err(package::not_a_spreadsheet(mimetype));
     }
-    book(catalog, None, FLAT_PART, limits)
+    book(catalog, names, None, FLAT_PART, limits)
 }
 
 /// The date system of a null date: the 1904 system for 1904-01-01, else
@@ -260,7 +262,13 @@ fn date_system(null_date: Option<&str>) -> DateSystem {
 
 /// The book of a document's catalog, and of `styles.xml`'s when the
 /// document is a package's `content.xml`.
-fn book(content: Catalog, common: Option<Catalog>, part: &str, limits: &Limits) -> Result<OdsBook> {
+fn book(
+    content: Catalog,
+    names: names::Names,
+    common: Option<Catalog>,
+    part: &str,
+    limits: &Limits,
+) -> Result<OdsBook> {
     if content.tables.len() as u64 > limits.max_sheets {
         return Err(Error::limit("sheets in a workbook", limits.max_sheets).with_part(part));
     }
@@ -300,6 +308,7 @@ fn book(content: Catalog, common: Option<Catalog>, part: &str, limits: &Limits) 
         styles,
         date_system,
         layout: OdsLayout {
+            names: Arc::new(names),
             style_names,
             named,
             table_sizes,

@@ -14,8 +14,8 @@
 
 use bumpalo::Bump;
 
+use super::OdsLayout;
 use super::scan::{ContentScanner, Piece, PieceRange, RawCell, RawRow, Scan, ValueKind};
-use super::styles::StyleNames;
 use crate::cell::{Cell, Row, Value};
 use crate::chunk::ChunkBuffer;
 use crate::columns::ColumnSet;
@@ -35,7 +35,7 @@ pub(crate) struct OdsRows<'a> {
     raw: RawRow,
     arena: Bump,
     context: SheetContext<'a>,
-    style_names: &'a StyleNames,
+    layout: &'a OdsLayout,
     sheet_name: &'a str,
     part: &'a str,
     /// Bytes of the window the scanned row occupied, dropped once its
@@ -56,12 +56,12 @@ pub(crate) struct OdsRows<'a> {
 
 impl<'a> OdsRows<'a> {
     /// A reader of the table at `table` (0-based among the spreadsheet's
-    /// tables) in the document `source` streams; `part` names the document
-    /// in errors.
+    /// tables) in the document `source` streams, whose names and styles
+    /// `layout` holds; `part` names the document in errors.
     pub(crate) fn new(
         source: PartSource<'a>,
         context: SheetContext<'a>,
-        style_names: &'a StyleNames,
+        layout: &'a OdsLayout,
         table: usize,
         sheet_name: &'a str,
         part: &'a str,
@@ -70,11 +70,11 @@ impl<'a> OdsRows<'a> {
         OdsRows {
             buffer: source.chunk_buffer(limits),
             source,
-            scanner: ContentScanner::new(table, limits.max_row_bytes),
+            scanner: ContentScanner::new(table, limits.max_row_bytes, layout.names.clone()),
             raw: RawRow::default(),
             arena: Bump::new(),
             context,
-            style_names,
+            layout,
             sheet_name,
             part,
             pending: 0,
@@ -199,7 +199,7 @@ impl<'a> OdsRows<'a> {
                 self.buffer.window(),
                 complete,
                 &mut self.raw,
-                self.style_names,
+                &self.layout.style_names,
             )? {
                 Scan::Row { consumed } => {
                     if (consumed - self.raw.start) as u64 > self.max_row_bytes {

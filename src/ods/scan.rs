@@ -33,6 +33,8 @@
 //! line feed; nothing inside annotations, notes, ruby text, shapes or
 //! nested tables).
 
+use std::sync::Arc;
+
 use super::names::{Names, Ns};
 use super::skim::{Skim, SkimStep};
 use super::styles::StyleNames;
@@ -214,7 +216,7 @@ fn value_kind(raw: &[u8], offset: usize) -> Result<Option<ValueKind>> {
 /// rows; see the module docs.
 #[derive(Debug)]
 pub(crate) struct ContentScanner {
-    names: Names,
+    names: Arc<Names>,
     /// The position of the table to read among the spreadsheet's tables.
     target: usize,
     /// Tables met so far.
@@ -257,10 +259,10 @@ struct CellAttributes {
 impl ContentScanner {
     /// A scanner of the table at `target` (0-based among the
     /// spreadsheet's tables), with the names spelled as the document's
-    /// root binds them (found by the scanner when it meets the root).
-    pub(crate) fn new(target: usize, max_row_bytes: u64) -> ContentScanner {
+    /// root binds them (read at open, by the sheet list's pass).
+    pub(crate) fn new(target: usize, max_row_bytes: u64, names: Arc<Names>) -> ContentScanner {
         ContentScanner {
-            names: Names::default(),
+            names,
             target,
             tables: 0,
             frames: Vec::new(),
@@ -409,8 +411,6 @@ impl ContentScanner {
                     return Err(Error::xml("a second root element").with_offset(pos as u64));
                 }
                 self.root_seen = true;
-                self.names = Names::from_root(input, attributes).map_err(xml_error)?;
-                let names = &self.names;
                 if !names.document_content.is(qname) && !names.document.is(qname) {
                     return Err(Error::package(format!(
                         "the content's root element is `{}`, not office:document-content",

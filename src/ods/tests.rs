@@ -93,7 +93,11 @@ fn digest(source: PartSource<'_>, chunk: Option<usize>, setup: &Setup) -> Result
         max_row_bytes: setup.max_row_bytes.unwrap_or(1 << 20),
         ..Limits::default()
     };
-    let (styles, names) = styles();
+    let (styles, style_names) = styles();
+    let layout = super::OdsLayout {
+        style_names,
+        ..super::OdsLayout::default()
+    };
     let context = SheetContext {
         shared_strings: None,
         styles: &styles,
@@ -103,7 +107,7 @@ fn digest(source: PartSource<'_>, chunk: Option<usize>, setup: &Setup) -> Result
     let mut rows = OdsRows::new(
         source,
         context,
-        &names,
+        &layout,
         setup.table,
         "S",
         "content.xml",
