@@ -31,6 +31,7 @@ pub(crate) mod scan;
 mod skim;
 mod stream;
 pub(crate) mod styles;
+mod tags;
 #[cfg(test)]
 mod tests;
 

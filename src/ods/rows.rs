@@ -23,6 +23,7 @@ use crate::date::{DateSystem, DateTime, DateTimeKind, parse_iso_datetime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::rows::{PartSource, SheetContext};
+use crate::xlsx::bytes::has_special_byte;
 use crate::xlsx::number::parse_number;
 use crate::xlsx::xml::{self, Span};
 
@@ -92,6 +93,14 @@ impl<'a> OdsRows<'a> {
     /// fuzzing: small windows make rows straddle chunk boundaries).
     pub(crate) fn with_chunk_size(mut self, chunk_size: usize, limits: &Limits) -> Self {
         self.buffer = ChunkBuffer::with_chunk_size(chunk_size, limits.max_row_bytes);
+        self
+    }
+
+    /// Reads every row the general way, token by token (for tests that
+    /// compare it with the fast path).
+    #[cfg(test)]
+    pub(crate) fn without_fast_path(mut self) -> Self {
+        self.scanner.fast = false;
         self
     }
 
@@ -428,7 +437,7 @@ pub(crate) fn parse_duration(text: &str) -> Option<DateTime> {
 /// read as a space. Borrowed when there is nothing to decode.
 fn attribute_text<'r>(text: RowText<'r>, span: Span, arena: &'r Bump) -> Result<&'r str> {
     let raw = text.span(span);
-    if !raw.bytes().any(|byte| byte == b'&' || byte < 0x20) {
+    if !has_special_byte(text.window, span.start, span.end, b'&', 0) {
         return Ok(raw);
     }
     let mut normalized = bumpalo::collections::String::with_capacity_in(raw.len(), arena);

@@ -35,11 +35,13 @@
 
 use std::sync::Arc;
 
-use super::names::{Names, Ns};
+use super::names::{Names, Ns, QName, same};
 use super::skim::{Skim, SkimStep};
 use super::styles::StyleNames;
+use super::tags::{self, Fast, Seen};
 use crate::cell::{MAX_COLUMN, MAX_ROW};
 use crate::error::{Error, Result};
+use crate::xlsx::bytes::{find_byte, find_forbidden_control};
 use crate::xlsx::xml::{self, Attributes, Span, Step, Token, XmlError};
 
 /// The deepest elements nest, outside rows and inside one.
@@ -191,24 +193,33 @@ pub(crate) fn is_hidden_visibility(raw: &[u8]) -> bool {
 }
 
 /// The value type an `office:value-type` names; None for `void`.
+#[inline]
 fn value_kind(raw: &[u8], offset: usize) -> Result<Option<ValueKind>> {
-    Ok(Some(match raw.trim_ascii() {
-        b"float" => ValueKind::Float,
-        b"percentage" => ValueKind::Percentage,
-        b"currency" => ValueKind::Currency,
-        b"date" => ValueKind::Date,
-        b"time" => ValueKind::Time,
-        b"boolean" => ValueKind::Bool,
-        b"string" => ValueKind::String,
-        b"void" | b"" => return Ok(None),
-        other => {
-            return Err(Error::invalid_value(format!(
-                "`{}` is no office:value-type (float, percentage, currency, date, time, \
-                 boolean, string, void)",
-                String::from_utf8_lossy(other)
-            ))
-            .with_offset(offset as u64));
-        }
+    // By frequency; `same` compares lengths first.
+    let raw = raw.trim_ascii();
+    Ok(Some(if same(raw, b"float") {
+        ValueKind::Float
+    } else if same(raw, b"string") {
+        ValueKind::String
+    } else if same(raw, b"date") {
+        ValueKind::Date
+    } else if same(raw, b"boolean") {
+        ValueKind::Bool
+    } else if same(raw, b"time") {
+        ValueKind::Time
+    } else if same(raw, b"percentage") {
+        ValueKind::Percentage
+    } else if same(raw, b"currency") {
+        ValueKind::Currency
+    } else if raw.is_empty() || same(raw, b"void") {
+        return Ok(None);
+    } else {
+        return Err(Error::invalid_value(format!(
+            "`{}` is no office:value-type (float, percentage, currency, date, time, \
+             boolean, string, void)",
+            String::from_utf8_lossy(raw)
+        ))
+        .with_offset(offset as u64));
     }))
 }
 
@@ -239,6 +250,14 @@ pub(crate) struct ContentScanner {
     row_stack: Vec<Span>,
     /// Spaces `text:s` adds to one row, at most (the row size limit).
     max_row_bytes: u64,
+    /// The last few style names looked up and their indexes (rows name
+    /// a few styles over and over: no hashing for those).
+    style_cache: [(Vec<u8>, u32); 4],
+    style_cache_next: usize,
+    /// Whether rows are read by the fast path first (tests compare the
+    /// two paths).
+    #[cfg(test)]
+    pub(crate) fast: bool,
 }
 
 /// What a cell's start tag says.
@@ -276,6 +295,10 @@ impl ContentScanner {
             next_column: 0,
             row_stack: Vec::new(),
             max_row_bytes,
+            style_cache: Default::default(),
+            style_cache_next: 0,
+            #[cfg(test)]
+            fast: true,
         }
     }
 
@@ -496,6 +519,26 @@ impl ContentScanner {
         Ok(())
     }
 
+    /// The index of the style named `raw`, through the cache.
+    #[inline]
+    fn style_index(&mut self, raw: &[u8], styles: &StyleNames) -> u32 {
+        if let Some((_, index)) = self
+            .style_cache
+            .iter()
+            .find(|(name, _)| !name.is_empty() && same(name, raw))
+        {
+            return *index;
+        }
+        let index = styles.index(raw);
+        // The entry's buffer is reused: no allocation once the names fit.
+        let (name, cached) = &mut self.style_cache[self.style_cache_next];
+        name.clear();
+        name.extend_from_slice(raw);
+        *cached = index;
+        self.style_cache_next = (self.style_cache_next + 1) % self.style_cache.len();
+        index
+    }
+
     /// The default cell style of `column`'s record, if it names one, and
     /// the first column past `column` where that may change.
     fn column_style(&self, column: u64) -> (Option<u32>, u64) {
@@ -541,7 +584,8 @@ impl ContentScanner {
     /// Scans the row whose start tag is at `start` into `raw` (its
     /// attributes span `attributes`, its content starts at `next`).
     /// Returns the position after the row, or None when the window ends
-    /// first.
+    /// first. The fast path reads the row first; what it leaves (see
+    /// `tags.rs`) is read again the general way, token by token.
     #[allow(clippy::too_many_arguments)]
     fn scan_row(
         &mut self,
@@ -569,71 +613,30 @@ impl ContentScanner {
                 row_style = Some(styles.index(value.of(input)));
             }
         }
-        let mut column = 0;
-        let mut spaces = 0;
+        let hidden = raw.hidden;
+        #[cfg(test)]
+        let fast = self.fast;
+        #[cfg(not(test))]
+        let fast = true;
         let end = if self_closing {
             next
         } else {
-            let mut pos = next;
-            loop {
-                let (token, after) =
-                    match xml::next_token(input, pos, complete).map_err(xml_error)? {
-                        Step::Token(token, after) => (token, after),
-                        Step::Incomplete => return Ok(None),
-                        Step::End => {
-                            return Err(Error::xml("the part ends inside a row (cut short?)")
-                                .with_offset(start as u64));
-                        }
-                    };
-                match token {
-                    Token::Start {
-                        name,
-                        attributes,
-                        self_closing,
-                    } => {
-                        let qname = name.of(input);
-                        let found = if self.names.table_cell.is(qname)
-                            || self.names.covered_cell.is(qname)
-                        {
-                            let cell = CellStart {
-                                at: pos,
-                                name,
-                                attributes,
-                                self_closing,
-                                after,
-                            };
-                            self.scan_cell(
-                                input,
-                                cell,
-                                complete,
-                                raw,
-                                &mut column,
-                                row_style,
-                                styles,
-                                &mut spaces,
-                            )?
-                        } else if self_closing {
-                            Some(after)
-                        } else {
-                            // Not a cell (no writer puts anything else in a
-                            // row): passed over with its content.
-                            self.scan_content(input, name, after, complete, None, &mut spaces)?
-                        };
-                        match found {
-                            Some(found) => pos = found,
-                            None => return Ok(None),
-                        }
+            let tried = if fast {
+                self.fast_row(input, start, next, raw, row_style, styles)?
+            } else {
+                Fast::Fallback
+            };
+            match tried {
+                Fast::Done(end) => end,
+                Fast::Incomplete if !complete => return Ok(None),
+                Fast::Incomplete | Fast::Fallback => {
+                    raw.clear();
+                    raw.start = start;
+                    raw.hidden = hidden;
+                    match self.general_row(input, start, next, complete, raw, row_style, styles)? {
+                        Some(end) => end,
+                        None => return Ok(None),
                     }
-                    Token::End { name } => {
-                        if !self.names.table_row.is(name.of(input)) {
-                            return Err(Error::xml(
-                                "an end tag does not close the element open here",
-                            )
-                            .with_offset(pos as u64));
-                        }
-                        break after;
-                    }
-                    _ => pos = after,
                 }
             }
         };
@@ -656,56 +659,312 @@ impl ContentScanner {
         Ok(Some(end))
     }
 
-    /// Scans one cell (`table:table-cell` or `table:covered-table-cell`):
-    /// records it in `raw` when it has a value, and moves `column` on by
-    /// its repeat. Returns the position after it, or None when the window
-    /// ends first.
-    #[allow(clippy::too_many_arguments)]
-    fn scan_cell(
+    /// The fast path of [`scan_row`](Self::scan_row): the row's content
+    /// from `from`, read with the tags of `tags.rs`; the characters XML
+    /// forbids looked for once over the row. An error it meets is its own
+    /// only where the row before it holds none of those characters (the
+    /// general path would have reported that first).
+    fn fast_row(
         &mut self,
         input: &[u8],
-        start: CellStart,
+        start: usize,
+        from: usize,
+        raw: &mut RawRow,
+        row_style: Option<u32>,
+        styles: &StyleNames,
+    ) -> Result<Fast<usize>> {
+        let names = Arc::clone(&self.names);
+        let mut column = 0;
+        let mut spaces = 0;
+        let mut pos = from;
+        let forbidden_before = |at: usize| find_forbidden_control(&input[start..at]).is_some();
+        loop {
+            let Some(lt) = find_byte(input, pos, b'<') else {
+                return Ok(Fast::Incomplete);
+            };
+            let Some(&second) = input.get(lt + 1) else {
+                return Ok(Fast::Incomplete);
+            };
+            if second == b'/' {
+                return Ok(match tags::end_tag(input, lt) {
+                    Fast::Done((name, next)) if names.table_row.is(name.of(input)) => {
+                        if forbidden_before(next) {
+                            Fast::Fallback
+                        } else {
+                            Fast::Done(next)
+                        }
+                    }
+                    Fast::Incomplete => Fast::Incomplete,
+                    _ => Fast::Fallback,
+                });
+            }
+            if !tags::is_name_start(second) {
+                return Ok(Fast::Fallback);
+            }
+            let name = name_at(input, lt + 1, &names.table_cell, &names.covered_cell);
+            let qname = name.of(input);
+            let found = if names.table_cell.is(qname) || names.covered_cell.is(qname) {
+                let mut cell = CellAttributes {
+                    repeat: 1,
+                    ..CellAttributes::default()
+                };
+                let mut failed = None;
+                let tag = tags::attributes(input, name.end, |key, value| {
+                    match cell_attribute(&names, &mut cell, key, value, input) {
+                        Ok(true) => Seen::Known,
+                        Ok(false) => Seen::Unknown,
+                        Err(err) => {
+                            failed = Some(err);
+                            Seen::Refused
+                        }
+                    }
+                });
+                if let Some(err) = failed {
+                    return if forbidden_before(lt) {
+                        Ok(Fast::Fallback)
+                    } else {
+                        Err(err)
+                    };
+                }
+                let tag = match tag {
+                    Fast::Done(tag) => tag,
+                    Fast::Incomplete => return Ok(Fast::Incomplete),
+                    Fast::Fallback => return Ok(Fast::Fallback),
+                };
+                let wants_text = cell.wants_text();
+                let text_start = raw.pieces.len();
+                let end = if tag.self_closing {
+                    tag.next
+                } else {
+                    let pieces = wants_text.then_some(&mut raw.pieces);
+                    match self.fast_content(&names, input, name, tag.next, pieces, &mut spaces) {
+                        Ok(Fast::Done(end)) => end,
+                        Ok(other) => return Ok(other.map_done()),
+                        Err(err) if forbidden_before(lt) => {
+                            let _ = err;
+                            return Ok(Fast::Fallback);
+                        }
+                        Err(err) => return Err(err),
+                    }
+                };
+                let recorded = self.record_cell(
+                    input, &cell, lt, text_start, raw, &mut column, row_style, styles,
+                );
+                if let Err(err) = recorded {
+                    return if forbidden_before(lt) {
+                        Ok(Fast::Fallback)
+                    } else {
+                        Err(err)
+                    };
+                }
+                end
+            } else {
+                // Not a cell: passed over with its content.
+                let tag = match tags::attributes(input, name.end, |_, _| Seen::Unknown) {
+                    Fast::Done(tag) => tag,
+                    other => return Ok(other.map_done()),
+                };
+                if tag.self_closing {
+                    tag.next
+                } else {
+                    match self.fast_content(&names, input, name, tag.next, None, &mut spaces)? {
+                        Fast::Done(end) => end,
+                        other => return Ok(other.map_done()),
+                    }
+                }
+            };
+            pos = found;
+        }
+    }
+
+    /// The fast path's reading of an element's content, as
+    /// [`general_content`](Self::general_content) reads it.
+    fn fast_content(
+        &mut self,
+        names: &Names,
+        input: &[u8],
+        outer: Span,
+        from: usize,
+        mut pieces: Option<&mut Vec<Piece>>,
+        spaces: &mut u64,
+    ) -> Result<Fast<usize>> {
+        if let Some(end) = one_paragraph(names, input, outer, from, pieces.as_deref_mut()) {
+            return Ok(Fast::Done(end));
+        }
+        let stack = &mut self.row_stack;
+        stack.clear();
+        let mut text = TextWalk::default();
+        let mut pos = from;
+        loop {
+            let Some(lt) = find_byte(input, pos, b'<') else {
+                return Ok(Fast::Incomplete);
+            };
+            if lt > pos
+                && text.reading()
+                && let Some(pieces) = pieces.as_deref_mut()
+            {
+                pieces.push(Piece::Text {
+                    span: Span::new(pos, lt),
+                    cdata: false,
+                });
+            }
+            let Some(&second) = input.get(lt + 1) else {
+                return Ok(Fast::Incomplete);
+            };
+            if second == b'/' {
+                let (name, next) = match tags::end_tag(input, lt) {
+                    Fast::Done(found) => found,
+                    other => return Ok(other.map_done()),
+                };
+                match stack.pop() {
+                    None if same(outer.of(input), name.of(input)) => return Ok(Fast::Done(next)),
+                    Some(open) if same(open.of(input), name.of(input)) => text.end(stack.len()),
+                    _ => return Ok(Fast::Fallback),
+                }
+                pos = next;
+                continue;
+            }
+            if !tags::is_name_start(second) {
+                return Ok(Fast::Fallback);
+            }
+            let name = Span::new(lt + 1, tags::name_end(input, lt + 1));
+            let qname = name.of(input);
+            let counting = pieces.is_some() && text.reading() && names.text_s.is(qname);
+            let mut count = 1;
+            let mut failed = None;
+            let tag = tags::attributes(input, name.end, |key, value| {
+                if counting && names.a_text_c.is(key) {
+                    match parse_count(value.of(input), "text:c", value.start) {
+                        Ok(found) => count = found,
+                        Err(err) => {
+                            failed = Some(err);
+                            return Seen::Refused;
+                        }
+                    }
+                }
+                Seen::Unknown
+            });
+            if let Some(err) = failed {
+                return Err(err);
+            }
+            let tag = match tag {
+                Fast::Done(tag) => tag,
+                other => return Ok(other.map_done()),
+            };
+            if let Some(pieces) = pieces.as_deref_mut() {
+                text.start(names, qname, tag.self_closing, stack.len(), count, pieces)?;
+                if counting {
+                    *spaces = spaces.saturating_add(count);
+                    if *spaces > self.max_row_bytes {
+                        return Err(Error::limit("row or string item size", self.max_row_bytes)
+                            .with_offset(lt as u64));
+                    }
+                }
+            }
+            if !tag.self_closing {
+                if stack.len() >= MAX_DEPTH {
+                    return Ok(Fast::Fallback);
+                }
+                stack.push(name);
+            }
+            pos = tag.next;
+        }
+    }
+
+    /// The general path of [`scan_row`](Self::scan_row): token by token.
+    #[allow(clippy::too_many_arguments)]
+    fn general_row(
+        &mut self,
+        input: &[u8],
+        start: usize,
+        next: usize,
         complete: bool,
+        raw: &mut RawRow,
+        row_style: Option<u32>,
+        styles: &StyleNames,
+    ) -> Result<Option<usize>> {
+        let mut column = 0;
+        let mut spaces = 0;
+        let mut pos = next;
+        loop {
+            let (token, after) = match xml::next_token(input, pos, complete).map_err(xml_error)? {
+                Step::Token(token, after) => (token, after),
+                Step::Incomplete => return Ok(None),
+                Step::End => {
+                    return Err(Error::xml("the part ends inside a row (cut short?)")
+                        .with_offset(start as u64));
+                }
+            };
+            match token {
+                Token::Start {
+                    name,
+                    attributes,
+                    self_closing,
+                } => {
+                    let qname = name.of(input);
+                    let found = if self.names.table_cell.is(qname) || self.names.covered_cell.is(qname)
+                    {
+                        let mut cell = CellAttributes {
+                            repeat: 1,
+                            ..CellAttributes::default()
+                        };
+                        for attribute in Attributes::new(input, attributes) {
+                            let (key, value) = attribute.map_err(xml_error)?;
+                            cell_attribute(&self.names, &mut cell, key, value, input)?;
+                        }
+                        let text_start = raw.pieces.len();
+                        let end = if self_closing {
+                            Some(after)
+                        } else {
+                            let pieces = cell.wants_text().then_some(&mut raw.pieces);
+                            self.general_content(input, name, after, complete, pieces, &mut spaces)?
+                        };
+                        if end.is_some() {
+                            self.record_cell(
+                                input, &cell, pos, text_start, raw, &mut column, row_style, styles,
+                            )?;
+                        }
+                        end
+                    } else if self_closing {
+                        Some(after)
+                    } else {
+                        // Not a cell (no writer puts anything else in a
+                        // row): passed over with its content.
+                        self.general_content(input, name, after, complete, None, &mut spaces)?
+                    };
+                    match found {
+                        Some(found) => pos = found,
+                        None => return Ok(None),
+                    }
+                }
+                Token::End { name } => {
+                    if !self.names.table_row.is(name.of(input)) {
+                        return Err(Error::xml("an end tag does not close the element open here")
+                            .with_offset(pos as u64));
+                    }
+                    return Ok(Some(after));
+                }
+                _ => pos = after,
+            }
+        }
+    }
+
+    /// Records a scanned cell in `raw` when it has a value (its text, if
+    /// any, is the pieces from `text_start` on), and moves `column` on by
+    /// its repeat.
+    #[allow(clippy::too_many_arguments)]
+    fn record_cell(
+        &mut self,
+        input: &[u8],
+        cell: &CellAttributes,
+        at: usize,
+        text_start: usize,
         raw: &mut RawRow,
         column: &mut u64,
         row_style: Option<u32>,
         styles: &StyleNames,
-        spaces: &mut u64,
-    ) -> Result<Option<usize>> {
-        let mut cell = CellAttributes {
-            repeat: 1,
-            ..CellAttributes::default()
-        };
-        let names = &self.names;
-        for attribute in Attributes::new(input, start.attributes) {
-            let (name, value) = attribute.map_err(xml_error)?;
-            if names.a_value_type.is(name) {
-                cell.kind = value_kind(value.of(input), value.start)?;
-            } else if names.a_value.is(name) {
-                cell.value = Some(value);
-            } else if names.a_date_value.is(name) {
-                cell.date = Some(value);
-            } else if names.a_time_value.is(name) {
-                cell.time = Some(value);
-            } else if names.a_boolean_value.is(name) {
-                cell.boolean = Some(value);
-            } else if names.a_string_value.is(name) {
-                cell.string = Some(value);
-            } else if names.a_columns_repeated.is(name) {
-                cell.repeat = parse_count(value.of(input), "number-columns-repeated", value.start)?;
-            } else if names.a_style_name.is(name) {
-                cell.style = Some(value);
-            } else if names.a_formula.is(name) {
-                cell.formula = Some(value);
-            } else if names.a_calc_value_type.is(name) {
-                cell.error = value.of(input).trim_ascii() == b"error";
-            }
-        }
-        let kind = if cell.error && cell.kind.is_some() {
-            Some(ValueKind::Error)
-        } else {
-            cell.kind
-        };
+    ) -> Result<()> {
+        let kind = cell.kind();
         let value = match kind {
             None | Some(ValueKind::Error) => None,
             Some(ValueKind::Float | ValueKind::Percentage | ValueKind::Currency) => cell.value,
@@ -713,21 +972,6 @@ impl ContentScanner {
             Some(ValueKind::Time) => cell.time,
             Some(ValueKind::Bool) => cell.boolean,
             Some(ValueKind::String) => cell.string,
-        };
-        let wants_text = match kind {
-            Some(ValueKind::String) => cell.string.is_none(),
-            Some(ValueKind::Error) => true,
-            _ => false,
-        };
-        let text_start = raw.pieces.len();
-        let end = if start.self_closing {
-            start.after
-        } else {
-            let pieces = wants_text.then_some(&mut raw.pieces);
-            match self.scan_content(input, start.name, start.after, complete, pieces, spaces)? {
-                Some(end) => end,
-                None => return Ok(None),
-            }
         };
         let text = PieceRange {
             start: text_start as u32,
@@ -745,7 +989,7 @@ impl ContentScanner {
         };
         let Some(kind) = kind.filter(|_| has_value) else {
             raw.pieces.truncate(text_start);
-            return Ok(Some(end));
+            return Ok(());
         };
         let last = first.saturating_add(cell.repeat - 1);
         if last > u64::from(MAX_COLUMN) {
@@ -755,10 +999,10 @@ impl ContentScanner {
                 cell.repeat,
                 first.saturating_add(1),
             ))
-            .with_offset(start.at as u64));
+            .with_offset(at as u64));
         }
         let own = match cell.style {
-            Some(style) => Some(styles.index(style.of(input))),
+            Some(style) => Some(self.style_index(style.of(input), styles)),
             None => row_style,
         };
         let mut raw_cell = RawCell {
@@ -770,11 +1014,11 @@ impl ContentScanner {
             value,
             text,
             formula: cell.formula,
-            offset: start.at,
+            offset: at,
         };
         if own.is_some() || self.column_styles.is_empty() {
             raw.cells.push(raw_cell);
-            return Ok(Some(end));
+            return Ok(());
         }
         // The columns' default styles: a run split where they change.
         let mut column = first;
@@ -787,14 +1031,14 @@ impl ContentScanner {
             raw.cells.push(raw_cell);
             column = run_last + 1;
         }
-        Ok(Some(end))
+        Ok(())
     }
 
     /// Passes over the content of the element named `outer`, from `from`
     /// to its end tag (checked, as every end tag in it), recording into
     /// `pieces` (when given) the text of its paragraphs. Returns the
     /// position after the end tag, or None when the window ends first.
-    fn scan_content(
+    fn general_content(
         &mut self,
         input: &[u8],
         outer: Span,
@@ -806,11 +1050,7 @@ impl ContentScanner {
         let names = &self.names;
         let stack = &mut self.row_stack;
         stack.clear();
-        // The depth of the open paragraph's element, and of an element
-        // whose text is none of the cell's.
-        let mut paragraph: Option<usize> = None;
-        let mut excluded: Option<usize> = None;
-        let mut paragraphs = 0u32;
+        let mut text = TextWalk::default();
         let mut pos = from;
         loop {
             let (token, after) = match xml::next_token(input, pos, complete).map_err(xml_error)? {
@@ -827,55 +1067,27 @@ impl ContentScanner {
                     attributes,
                     self_closing,
                 } => {
-                    if let Some(pieces) = pieces.as_deref_mut()
-                        && excluded.is_none()
-                    {
+                    if let Some(pieces) = pieces.as_deref_mut() {
                         let qname = name.of(input);
-                        if paragraph.is_some() {
-                            if names.text_s.is(qname) {
-                                let mut count = 1;
-                                for attribute in Attributes::new(input, attributes) {
-                                    let (key, value) = attribute.map_err(xml_error)?;
-                                    if names.a_text_c.is(key) {
-                                        count =
-                                            parse_count(value.of(input), "text:c", value.start)?;
-                                    }
+                        let mut count = 1;
+                        let counting = text.reading() && names.text_s.is(qname);
+                        if counting {
+                            for attribute in Attributes::new(input, attributes) {
+                                let (key, value) = attribute.map_err(xml_error)?;
+                                if names.a_text_c.is(key) {
+                                    count = parse_count(value.of(input), "text:c", value.start)?;
                                 }
-                                *spaces = spaces.saturating_add(count);
-                                if *spaces > self.max_row_bytes {
-                                    return Err(Error::limit(
-                                        "row or string item size",
-                                        self.max_row_bytes,
-                                    )
-                                    .with_offset(pos as u64));
-                                }
-                                pieces.push(Piece::Spaces(count as u32));
-                            } else if names.text_tab.is(qname) {
-                                pieces.push(Piece::Tab);
-                            } else if names.text_line_break.is(qname) {
-                                pieces.push(Piece::LineFeed);
+                            }
+                            *spaces = spaces.saturating_add(count);
+                            if *spaces > self.max_row_bytes {
+                                return Err(Error::limit(
+                                    "row or string item size",
+                                    self.max_row_bytes,
+                                )
+                                .with_offset(pos as u64));
                             }
                         }
-                        if names.annotation.is(qname)
-                            || names.text_note_body.is(qname)
-                            || names.text_ruby_text.is(qname)
-                            || names.table.is(qname)
-                            || names.in_namespace(qname, Ns::Draw)
-                        {
-                            if !self_closing {
-                                excluded = Some(stack.len());
-                            }
-                        } else if paragraph.is_none()
-                            && (names.text_p.is(qname) || names.text_h.is(qname))
-                        {
-                            if paragraphs > 0 {
-                                pieces.push(Piece::LineFeed);
-                            }
-                            paragraphs += 1;
-                            if !self_closing {
-                                paragraph = Some(stack.len());
-                            }
-                        }
+                        text.start(names, qname, self_closing, stack.len(), count, pieces)?;
                     }
                     if !self_closing {
                         if stack.len() >= MAX_DEPTH {
@@ -903,18 +1115,12 @@ impl ContentScanner {
                             )
                             .with_offset(pos as u64));
                         }
-                        if paragraph == Some(stack.len()) {
-                            paragraph = None;
-                        }
-                        if excluded == Some(stack.len()) {
-                            excluded = None;
-                        }
+                        text.end(stack.len());
                     }
                 },
                 Token::Text(span) | Token::CData(span) => {
                     if let Some(pieces) = pieces.as_deref_mut()
-                        && paragraph.is_some()
-                        && excluded.is_none()
+                        && text.reading()
                     {
                         let cdata = matches!(token, Token::CData(_));
                         pieces.push(Piece::Text { span, cdata });
@@ -927,14 +1133,202 @@ impl ContentScanner {
     }
 }
 
-/// Where a cell's start tag is and what it holds.
-#[derive(Debug, Clone, Copy)]
-struct CellStart {
-    at: usize,
-    name: Span,
-    attributes: Span,
-    self_closing: bool,
-    after: usize,
+/// The name that starts at `at`: one of two expected ones (first
+/// spellings) compared whole, else read byte by byte.
+#[inline(always)]
+fn name_at(input: &[u8], at: usize, one: &QName, other: &QName) -> Span {
+    for expected in [one.as_bytes(), other.as_bytes()] {
+        let end = at + expected.len();
+        if input.get(end).is_some_and(|&byte| !tags::is_name_byte(byte))
+            && same(&input[at..end], expected)
+        {
+            return Span::new(at, end);
+        }
+    }
+    Span::new(at, tags::name_end(input, at))
+}
+
+/// The content of nearly every cell: `<text:p>text</text:p>` then the
+/// cell's end tag, spelled with the first prefixes. Returns the position
+/// after the end tag, the text recorded as the one paragraph, when the
+/// content at `from` is that; None for anything else (read the general
+/// way: more paragraphs, markup in the text, a cut-off window).
+#[inline(always)]
+fn one_paragraph(
+    names: &Names,
+    input: &[u8],
+    outer: Span,
+    from: usize,
+    pieces: Option<&mut Vec<Piece>>,
+) -> Option<usize> {
+    let open = names.paragraph_open.as_slice();
+    let close = names.paragraph_close.as_slice();
+    if !input.get(from..from + open.len()).is_some_and(|there| same(there, open)) {
+        return None;
+    }
+    let text_start = from + open.len();
+    let lt = find_byte(input, text_start, b'<')?;
+    let after_close = lt + close.len();
+    if !input.get(lt..after_close).is_some_and(|there| same(there, close)) {
+        return None;
+    }
+    // `</`, the cell's name, `>`.
+    let name = outer.of(input);
+    let name_start = after_close + 2;
+    let name_end = name_start + name.len();
+    if input.get(after_close..name_start) != Some(b"</")
+        || !input.get(name_start..name_end).is_some_and(|there| same(there, name))
+        || input.get(name_end) != Some(&b'>')
+    {
+        return None;
+    }
+    if let Some(pieces) = pieces
+        && lt > text_start
+    {
+        pieces.push(Piece::Text {
+            span: Span::new(text_start, lt),
+            cdata: false,
+        });
+    }
+    Some(name_end + 1)
+}
+
+/// Reads one attribute of a cell's start tag into `cell`; whether it is
+/// one the reader knows.
+#[inline(always)]
+fn cell_attribute(
+    names: &Names,
+    cell: &mut CellAttributes,
+    key: &[u8],
+    value: Span,
+    input: &[u8],
+) -> Result<bool> {
+    if names.a_value_type.is(key) {
+        cell.kind = value_kind(value.of(input), value.start)?;
+    } else if names.a_value.is(key) {
+        cell.value = Some(value);
+    } else if names.a_calc_value_type.is(key) {
+        cell.error = same(value.of(input).trim_ascii(), b"error");
+    } else if names.a_style_name.is(key) {
+        cell.style = Some(value);
+    } else if names.a_date_value.is(key) {
+        cell.date = Some(value);
+    } else if names.a_time_value.is(key) {
+        cell.time = Some(value);
+    } else if names.a_boolean_value.is(key) {
+        cell.boolean = Some(value);
+    } else if names.a_string_value.is(key) {
+        cell.string = Some(value);
+    } else if names.a_columns_repeated.is(key) {
+        cell.repeat = parse_count(value.of(input), "number-columns-repeated", value.start)?;
+    } else if names.a_formula.is(key) {
+        cell.formula = Some(value);
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+impl CellAttributes {
+    /// The cell's value type: LibreOffice's error type over the office one.
+    fn kind(&self) -> Option<ValueKind> {
+        if self.error && self.kind.is_some() {
+            Some(ValueKind::Error)
+        } else {
+            self.kind
+        }
+    }
+
+    /// Whether the cell's value is its paragraphs' text.
+    fn wants_text(&self) -> bool {
+        match self.kind() {
+            Some(ValueKind::String) => self.string.is_none(),
+            Some(ValueKind::Error) => true,
+            _ => false,
+        }
+    }
+}
+
+impl<T> Fast<T> {
+    /// An unfinished result as another type's.
+    fn map_done<U>(self) -> Fast<U> {
+        match self {
+            Fast::Done(_) | Fast::Fallback => Fast::Fallback,
+            Fast::Incomplete => Fast::Incomplete,
+        }
+    }
+}
+
+/// Which paragraph text of a cell is being read: the element depths of
+/// the open paragraph and of an element whose text is none of the cell's
+/// (annotations, notes, ruby text, shapes, nested tables).
+#[derive(Debug, Default)]
+struct TextWalk {
+    paragraph: Option<usize>,
+    excluded: Option<usize>,
+    paragraphs: u32,
+}
+
+impl TextWalk {
+    /// Whether character data here is the cell's text.
+    #[inline(always)]
+    fn reading(&self) -> bool {
+        self.paragraph.is_some() && self.excluded.is_none()
+    }
+
+    /// An element starts at `depth` (the elements open around it);
+    /// `count` is a `text:s`'s count of spaces.
+    fn start(
+        &mut self,
+        names: &Names,
+        qname: &[u8],
+        self_closing: bool,
+        depth: usize,
+        count: u64,
+        pieces: &mut Vec<Piece>,
+    ) -> Result<()> {
+        if self.excluded.is_some() {
+            return Ok(());
+        }
+        if self.paragraph.is_some() {
+            if names.text_s.is(qname) {
+                pieces.push(Piece::Spaces(count as u32));
+            } else if names.text_tab.is(qname) {
+                pieces.push(Piece::Tab);
+            } else if names.text_line_break.is(qname) {
+                pieces.push(Piece::LineFeed);
+            }
+        }
+        if names.annotation.is(qname)
+            || names.text_note_body.is(qname)
+            || names.text_ruby_text.is(qname)
+            || names.table.is(qname)
+            || names.in_namespace(qname, Ns::Draw)
+        {
+            if !self_closing {
+                self.excluded = Some(depth);
+            }
+        } else if self.paragraph.is_none() && (names.text_p.is(qname) || names.text_h.is(qname)) {
+            if self.paragraphs > 0 {
+                pieces.push(Piece::LineFeed);
+            }
+            self.paragraphs += 1;
+            if !self_closing {
+                self.paragraph = Some(depth);
+            }
+        }
+        Ok(())
+    }
+
+    /// The element at `depth` ends.
+    fn end(&mut self, depth: usize) {
+        if self.paragraph == Some(depth) {
+            self.paragraph = None;
+        }
+        if self.excluded == Some(depth) {
+            self.excluded = None;
+        }
+    }
 }
 
 /// A value placed past the sheet's last row or column.

@@ -18,7 +18,7 @@
 
 use memchr::{memchr, memmem};
 
-use super::names::{Names, QName};
+use super::names::{Names, QName, same};
 use crate::xlsx::xml::{self, Step, Token, XmlError};
 
 /// Where a skim stopped.
@@ -197,14 +197,24 @@ impl Skim {
 /// Whether a start tag of `name` begins at `at` (`<` then the name, then
 /// whitespace, `>` or `/`); None when the input is cut off before that is
 /// known.
+#[inline(always)]
 fn start_tag_named(input: &[u8], at: usize, name: &QName) -> Option<bool> {
+    // The byte after the name first: it tells a table's tag from its
+    // rows' and cells' (`<table:table-row`) with one comparison.
+    let spelled = name.as_bytes();
+    if let Some(&after) = input.get(at + 1 + spelled.len())
+        && !(after == b'>' || after == b'/' || is_space(after))
+        && !name.has_second_spelling()
+    {
+        return Some(false);
+    }
     let mut undecided = false;
     for spelled in name.spellings() {
         let end = at + 1 + spelled.len();
         match input.get(end) {
             Some(&after) => {
-                if &input[at + 1..end] == spelled
-                    && (after == b'>' || after == b'/' || is_space(after))
+                if (after == b'>' || after == b'/' || is_space(after))
+                    && same(&input[at + 1..end], spelled)
                 {
                     return Some(true);
                 }
@@ -219,14 +229,22 @@ fn start_tag_named(input: &[u8], at: usize, name: &QName) -> Option<bool> {
 /// Whether an end tag of `name` begins at `at` (`</`, the name, then
 /// whitespace or `>`): the position after the name; None when the input
 /// is cut off before that is known.
+#[inline(always)]
 fn end_of_table_tag(input: &[u8], at: usize, name: &QName) -> Option<Option<usize>> {
+    let spelled = name.as_bytes();
+    if let Some(&after) = input.get(at + 2 + spelled.len())
+        && !(after == b'>' || is_space(after))
+        && !name.has_second_spelling()
+    {
+        return Some(None);
+    }
     let mut undecided = false;
     for spelled in name.spellings() {
         let start = at + 2;
         let end = start + spelled.len();
         match input.get(end) {
             Some(&after) => {
-                if &input[start..end] == spelled && (after == b'>' || is_space(after)) {
+                if (after == b'>' || is_space(after)) && same(&input[start..end], spelled) {
                     return Some(Some(end));
                 }
             }

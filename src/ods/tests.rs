@@ -89,6 +89,16 @@ struct Setup {
 
 /// The rows of `source`'s table as text, one line a row and a cell.
 fn digest(source: PartSource<'_>, chunk: Option<usize>, setup: &Setup) -> Result<String> {
+    digest_by(source, chunk, setup, true)
+}
+
+/// [`digest`], by the fast path first or (`fast` false) the general one only.
+fn digest_by(
+    source: PartSource<'_>,
+    chunk: Option<usize>,
+    setup: &Setup,
+    fast: bool,
+) -> Result<String> {
     let limits = Limits {
         max_row_bytes: setup.max_row_bytes.unwrap_or(1 << 20),
         ..Limits::default()
@@ -114,6 +124,9 @@ fn digest(source: PartSource<'_>, chunk: Option<usize>, setup: &Setup) -> Result
         &limits,
     )
     .with_formulas(setup.formulas);
+    if !fast {
+        rows = rows.without_fast_path();
+    }
     if let Some(chunk) = chunk {
         rows = rows.with_chunk_size(chunk, &limits);
     }
@@ -147,19 +160,25 @@ fn digest(source: PartSource<'_>, chunk: Option<usize>, setup: &Setup) -> Result
     Ok(out)
 }
 
-/// Reads `xml` in windows of 1, 7 and 4096 bytes and whole: the same
-/// rows, or the same error; returns them (the error as its message).
+/// Reads `xml` in windows of 1, 7 and 4096 bytes and whole, by the fast
+/// path and by the general one: the same rows, or the same error; returns
+/// them (the error as its message).
 fn read_with(xml: &str, setup: &Setup) -> std::result::Result<String, String> {
     let mut results = Vec::new();
-    for chunk in [Some(1), Some(7), Some(4096), None] {
-        let source = PartSource::Reader(Box::new(xml.as_bytes()));
-        let chunk = chunk.or(Some(xml.len().max(1)));
-        results.push(digest(source, chunk, setup).map_err(|err| err.to_string()));
+    for fast in [true, false] {
+        for chunk in [1, 7, 4096, xml.len().max(1)] {
+            let source = PartSource::Reader(Box::new(xml.as_bytes()));
+            let result = digest_by(source, Some(chunk), setup, fast);
+            results.push((chunk, fast, result.map_err(|err| err.to_string())));
+        }
     }
-    for (result, chunk) in results[1..].iter().zip([7, 4096, 0]) {
-        assert_eq!(result, &results[0], "window {chunk} against window 1");
+    for (chunk, fast, result) in &results[1..] {
+        assert_eq!(
+            result, &results[0].2,
+            "window {chunk} (fast path {fast}) against window 1 (fast path)"
+        );
     }
-    results.swap_remove(0)
+    results.swap_remove(0).2
 }
 
 fn read(xml: &str) -> std::result::Result<String, String> {
