@@ -362,8 +362,14 @@ mod tests {
     #[test]
     fn names_compare_a_word_at_a_time() {
         let names = [
-            &b""[..], b"a", b"text:p", b"table:ta", b"table:tab", b"table:table-cell",
-            b"table:covered-table-cell", b"office:value-type",
+            &b""[..],
+            b"a",
+            b"text:p",
+            b"table:ta",
+            b"table:tab",
+            b"table:table-cell",
+            b"table:covered-table-cell",
+            b"office:value-type",
         ];
         for a in names {
             for b in names {

@@ -96,9 +96,8 @@ impl<'a> OdsRows<'a> {
         self
     }
 
-    /// Reads every row the general way, token by token (for tests that
-    /// compare it with the fast path).
-    #[cfg(test)]
+    /// Reads every row the general way, token by token (for the tests
+    /// and the fuzz target that compare it with the fast path).
     pub(crate) fn without_fast_path(mut self) -> Self {
         self.scanner.fast = false;
         self

@@ -254,9 +254,8 @@ pub(crate) struct ContentScanner {
     /// a few styles over and over: no hashing for those).
     style_cache: [(Vec<u8>, u32); 4],
     style_cache_next: usize,
-    /// Whether rows are read by the fast path first (tests compare the
-    /// two paths).
-    #[cfg(test)]
+    /// Whether rows are read by the fast path first (tests and the fuzz
+    /// target compare the two paths).
     pub(crate) fast: bool,
 }
 
@@ -297,7 +296,6 @@ impl ContentScanner {
             max_row_bytes,
             style_cache: Default::default(),
             style_cache_next: 0,
-            #[cfg(test)]
             fast: true,
         }
     }
@@ -614,10 +612,7 @@ impl ContentScanner {
             }
         }
         let hidden = raw.hidden;
-        #[cfg(test)]
         let fast = self.fast;
-        #[cfg(not(test))]
-        let fast = true;
         let end = if self_closing {
             next
         } else {
@@ -748,7 +743,14 @@ impl ContentScanner {
                     }
                 };
                 let recorded = self.record_cell(
-                    input, &cell, lt, text_start, raw, &mut column, row_style, styles,
+                    input,
+                    &cell,
+                    lt,
+                    text_start,
+                    raw,
+                    &mut column,
+                    row_style,
+                    styles,
                 );
                 if let Err(err) = recorded {
                     return if forbidden_before(lt) {
@@ -902,7 +904,8 @@ impl ContentScanner {
                     self_closing,
                 } => {
                     let qname = name.of(input);
-                    let found = if self.names.table_cell.is(qname) || self.names.covered_cell.is(qname)
+                    let found = if self.names.table_cell.is(qname)
+                        || self.names.covered_cell.is(qname)
                     {
                         let mut cell = CellAttributes {
                             repeat: 1,
@@ -921,7 +924,14 @@ impl ContentScanner {
                         };
                         if end.is_some() {
                             self.record_cell(
-                                input, &cell, pos, text_start, raw, &mut column, row_style, styles,
+                                input,
+                                &cell,
+                                pos,
+                                text_start,
+                                raw,
+                                &mut column,
+                                row_style,
+                                styles,
                             )?;
                         }
                         end
@@ -939,8 +949,10 @@ impl ContentScanner {
                 }
                 Token::End { name } => {
                     if !self.names.table_row.is(name.of(input)) {
-                        return Err(Error::xml("an end tag does not close the element open here")
-                            .with_offset(pos as u64));
+                        return Err(
+                            Error::xml("an end tag does not close the element open here")
+                                .with_offset(pos as u64),
+                        );
                     }
                     return Ok(Some(after));
                 }
@@ -1139,7 +1151,9 @@ impl ContentScanner {
 fn name_at(input: &[u8], at: usize, one: &QName, other: &QName) -> Span {
     for expected in [one.as_bytes(), other.as_bytes()] {
         let end = at + expected.len();
-        if input.get(end).is_some_and(|&byte| !tags::is_name_byte(byte))
+        if input
+            .get(end)
+            .is_some_and(|&byte| !tags::is_name_byte(byte))
             && same(&input[at..end], expected)
         {
             return Span::new(at, end);
@@ -1163,13 +1177,19 @@ fn one_paragraph(
 ) -> Option<usize> {
     let open = names.paragraph_open.as_slice();
     let close = names.paragraph_close.as_slice();
-    if !input.get(from..from + open.len()).is_some_and(|there| same(there, open)) {
+    if !input
+        .get(from..from + open.len())
+        .is_some_and(|there| same(there, open))
+    {
         return None;
     }
     let text_start = from + open.len();
     let lt = find_byte(input, text_start, b'<')?;
     let after_close = lt + close.len();
-    if !input.get(lt..after_close).is_some_and(|there| same(there, close)) {
+    if !input
+        .get(lt..after_close)
+        .is_some_and(|there| same(there, close))
+    {
         return None;
     }
     // `</`, the cell's name, `>`.
@@ -1177,7 +1197,9 @@ fn one_paragraph(
     let name_start = after_close + 2;
     let name_end = name_start + name.len();
     if input.get(after_close..name_start) != Some(b"</")
-        || !input.get(name_start..name_end).is_some_and(|there| same(there, name))
+        || !input
+            .get(name_start..name_end)
+            .is_some_and(|there| same(there, name))
         || input.get(name_end) != Some(&b'>')
     {
         return None;

@@ -45,7 +45,8 @@ static NAME_BYTES: [bool; 256] = {
     let mut byte = 0;
     while byte < 256 {
         let b = byte as u8;
-        table[byte] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'-' | b'.') || b >= 0x80;
+        table[byte] =
+            b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'-' | b'.') || b >= 0x80;
         byte += 1;
     }
     table
@@ -247,24 +248,32 @@ mod tests {
 
     fn tag(xml: &str) -> (Fast<StartTag>, Vec<(String, String)>) {
         let mut found_attributes = Vec::new();
-        let found = attributes(xml.as_bytes(), name_end(xml.as_bytes(), 1), |name, value| {
-            found_attributes.push((
-                String::from_utf8_lossy(name).into_owned(),
-                String::from_utf8_lossy(value.of(xml.as_bytes())).into_owned(),
-            ));
-            Seen::Unknown
-        });
+        let found = attributes(
+            xml.as_bytes(),
+            name_end(xml.as_bytes(), 1),
+            |name, value| {
+                found_attributes.push((
+                    String::from_utf8_lossy(name).into_owned(),
+                    String::from_utf8_lossy(value.of(xml.as_bytes())).into_owned(),
+                ));
+                Seen::Unknown
+            },
+        );
         (found, found_attributes)
     }
 
     #[test]
     fn start_tags_read_as_the_general_tokenizer_reads_them() {
-        let (found, attributes) = tag(r#"<table:table-cell office:value-type="float"  x='1 > 0'/>tail"#);
+        let (found, attributes) =
+            tag(r#"<table:table-cell office:value-type="float"  x='1 > 0'/>tail"#);
         let Fast::Done(found) = found else {
             panic!("{found:?}")
         };
         assert!(found.self_closing);
-        assert_eq!(&r#"<table:table-cell office:value-type="float"  x='1 > 0'/>tail"#[found.next..], "tail");
+        assert_eq!(
+            &r#"<table:table-cell office:value-type="float"  x='1 > 0'/>tail"#[found.next..],
+            "tail"
+        );
         assert_eq!(
             attributes,
             [
@@ -308,7 +317,9 @@ mod tests {
             assert_eq!(value_end(value.as_bytes(), 0, b'"'), None);
         }
         for byte in 0..=255u8 {
-            let expected = byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b':' | b'-' | b'.') || byte >= 0x80;
+            let expected = byte.is_ascii_alphanumeric()
+                || matches!(byte, b'_' | b':' | b'-' | b'.')
+                || byte >= 0x80;
             assert_eq!(NAME_BYTES[usize::from(byte)], expected, "{byte}");
         }
     }
