@@ -41,7 +41,7 @@ use super::styles::StyleNames;
 use super::tags::{self, Fast, Seen};
 use crate::cell::{MAX_COLUMN, MAX_ROW};
 use crate::error::{Error, Result};
-use crate::xlsx::bytes::{find_byte, find_forbidden_control};
+use crate::xlsx::bytes::{find_byte, find_forbidden_control, has_byte_below_space};
 use crate::xlsx::xml::{self, Attributes, Span, Step, Token, XmlError};
 
 /// The deepest elements nest, outside rows and inside one.
@@ -672,7 +672,13 @@ impl ContentScanner {
         let mut column = 0;
         let mut spaces = 0;
         let mut pos = from;
-        let forbidden_before = |at: usize| find_forbidden_control(&input[start..at]).is_some();
+        // A row without a byte below 0x20 (most: writers put no line
+        // ends in rows) is looked at once, all its words or-ed together;
+        // one with tabs or line ends is searched for the forbidden ones.
+        let forbidden_before = |at: usize| {
+            let row = &input[start..at];
+            has_byte_below_space(row) && find_forbidden_control(row).is_some()
+        };
         loop {
             let Some(lt) = find_byte(input, pos, b'<') else {
                 return Ok(Fast::Incomplete);

@@ -223,9 +223,14 @@ fn section_code(style: &DataStyle) -> String {
                 min_denominator,
                 denominator,
             } => {
-                if *min_integers > 0 {
-                    out.push_str("# ");
+                // The whole part: `#` (shown when not zero) or that many
+                // zeros.
+                if *min_integers == 0 {
+                    out.push('#');
+                } else {
+                    out.extend(std::iter::repeat_n('0', (*min_integers).min(30) as usize));
                 }
+                out.push(' ');
                 out.extend(std::iter::repeat_n(
                     '?',
                     (*min_numerator).clamp(1, 8) as usize,
@@ -542,6 +547,17 @@ mod tests {
             }],
         );
         assert_eq!(code(&general, &[]), None);
+        let fraction = style(
+            "N8",
+            DataKind::Number,
+            vec![Part::Fraction {
+                min_integers: 0,
+                min_numerator: 1,
+                min_denominator: 2,
+                denominator: None,
+            }],
+        );
+        assert_eq!(code(&fraction, &[]).as_deref(), Some("# ?/??"));
         let boolean = style("N6", DataKind::Boolean, vec![]);
         assert_eq!(code(&boolean, &[]), None);
     }
