@@ -171,7 +171,7 @@ pub(crate) fn is_spreadsheet_package<R: Read + Seek>(
             // Neither says: a `content.xml` in a package that is no OOXML
             // package is read as one (the sheet list refuses any other
             // kind of document).
-            if !(archive.contains("content.xml") && !archive.contains("[Content_Types].xml")) {
+            if !archive.contains("content.xml") || archive.contains("[Content_Types].xml") {
                 return Ok(false);
             }
         }
