@@ -527,7 +527,10 @@ fn a_gigabyte_attribute_is_refused_at_the_row_limit_without_reading_it_all() {
             .starts_with("limit exceeded: row or string item size (maximum 1048576"),
         "{err}"
     );
-    assert!(err.location().offset.is_some(), "{err}");
+    // Refused at the limit: the offset is the row's, the part and sheet named.
+    assert_eq!(err.location().part.as_deref(), Some("content.xml"), "{err}");
+    assert_eq!(err.location().sheet.as_deref(), Some("S"), "{err}");
+    assert!(err.location().offset.is_some_and(|offset| offset < 4096), "{err}");
 }
 
 #[test]
