@@ -656,10 +656,28 @@ impl ContentScanner {
 
     /// The fast path of [`scan_row`](Self::scan_row): the row's content
     /// from `from`, read with the tags of `tags.rs`; the characters XML
-    /// forbids looked for once over the row. An error it meets is its own
-    /// only where the row before it holds none of those characters (the
-    /// general path would have reported that first).
+    /// forbids looked for once over the row. It reports no error of its
+    /// own: a row where it meets one (a bad count, an unknown value type,
+    /// a value past the grid) is read again by the general path, which
+    /// reports the first thing wrong in the row as it comes (a malformed
+    /// tag before the bad value in it, say), so that both paths give one
+    /// answer.
     fn fast_row(
+        &mut self,
+        input: &[u8],
+        start: usize,
+        from: usize,
+        raw: &mut RawRow,
+        row_style: Option<u32>,
+        styles: &StyleNames,
+    ) -> Result<Fast<usize>> {
+        Ok(self
+            .fast_row_or_error(input, start, from, raw, row_style, styles)
+            .unwrap_or(Fast::Fallback))
+    }
+
+    /// [`fast_row`](Self::fast_row), with the errors it meets.
+    fn fast_row_or_error(
         &mut self,
         input: &[u8],
         start: usize,

@@ -457,6 +457,17 @@ fn malformed_and_hostile_documents_are_errors_with_their_place() {
     );
     let err = read(&entity).unwrap_err();
     assert!(err.contains("unknown entity"), "{err}");
+    // A bad value type and, later in the same tag, attributes run
+    // together: the tag's form is wrong first, by both paths (found by
+    // the scan_ods fuzz target).
+    let both = document(
+        r#"<table:table table:name="S"><table:table-row><table:table-cell office:value-type="nope" office:value="1"table:style-name="ce1"/></table:table-row></table:table>"#,
+    );
+    let err = read(&both).unwrap_err();
+    assert!(
+        err.contains("attributes are not separated by whitespace"),
+        "{err}"
+    );
     // A mismatched end tag.
     let mismatched = document(
         r#"<table:table table:name="S"><table:table-row><table:table-cell office:value-type="string"><text:p>x</text:span></table:table-cell></table:table-row></table:table>"#,
@@ -530,7 +541,10 @@ fn a_gigabyte_attribute_is_refused_at_the_row_limit_without_reading_it_all() {
     // Refused at the limit: the offset is the row's, the part and sheet named.
     assert_eq!(err.location().part.as_deref(), Some("content.xml"), "{err}");
     assert_eq!(err.location().sheet.as_deref(), Some("S"), "{err}");
-    assert!(err.location().offset.is_some_and(|offset| offset < 4096), "{err}");
+    assert!(
+        err.location().offset.is_some_and(|offset| offset < 4096),
+        "{err}"
+    );
 }
 
 #[test]
