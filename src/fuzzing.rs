@@ -82,6 +82,92 @@ pub fn read_sheet_xml_with(xml: &[u8], chunk_size: usize, shapes: bool) -> Resul
     Ok((cells, digest))
 }
 
+/// Streams `xml` as an OpenDocument `content.xml` through the content
+/// scanner and the row reader with a window of `chunk_size` bytes, by the
+/// fast path first or (`fast` false) the general one only: its first two
+/// tables, against styles where `ce1` is a date style; and through the
+/// sheet list's pass. Returns the number of cells read, and a digest of
+/// what was read so that two runs can be compared.
+pub fn read_ods_xml(xml: &[u8], chunk_size: usize, fast: bool) -> Result<(usize, String)> {
+    use crate::ods::OdsLayout;
+    use crate::ods::catalog::{Document, read_catalog};
+    use crate::ods::rows::OdsRows;
+    use crate::ods::styles::{CellStyle, DataKind, DataStyle, Part, build_styles};
+    let limits = Limits {
+        max_row_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let (styles, style_names) = build_styles(
+        &[CellStyle {
+            name: "ce1".into(),
+            parent: None,
+            data_style: Some("N1".into()),
+        }],
+        &[DataStyle {
+            name: "N1".into(),
+            kind: DataKind::Date,
+            parts: vec![Part::Year { long: true }],
+            ..DataStyle::default()
+        }],
+        DateSystem::V1900,
+    );
+    let layout = OdsLayout {
+        style_names,
+        ..OdsLayout::default()
+    };
+    let context = SheetContext {
+        shared_strings: None,
+        styles: &styles,
+        date_system: DateSystem::V1900,
+        links: &crate::formula::NO_LINKS,
+    };
+    let mut cells = 0;
+    let mut digest = String::new();
+    for table in 0..2 {
+        let mut rows = OdsRows::new(
+            PartSource::Reader(Box::new(xml)),
+            context,
+            &layout,
+            table,
+            "Fuzz",
+            "content.xml",
+            &limits,
+        )
+        .with_chunk_size(chunk_size, &limits)
+        .with_formulas(true);
+        if !fast {
+            rows = rows.without_fast_path();
+        }
+        while let Some(row) = rows.next_row()? {
+            digest.push_str(&format!("row {} {}\n", row.index(), row.is_hidden()));
+            for cell in row.cells() {
+                cells += 1;
+                digest.push_str(&format!(
+                    "{} {} {:?} {:?}\n",
+                    cell.reference(),
+                    cell.style(),
+                    cell.value(),
+                    cell.formula()
+                ));
+            }
+        }
+    }
+    // The sheet list's pass: it must not panic; what it says is compared.
+    match read_catalog(
+        PartSource::Reader(Box::new(xml)),
+        &limits,
+        Document::Content,
+    ) {
+        Ok((catalog, _)) => {
+            for table in &catalog.tables {
+                digest.push_str(&format!("table {:?}\n", table.name));
+            }
+        }
+        Err(err) => digest.push_str(&format!("catalog: {}\n", err.kind())),
+    }
+    Ok((cells, digest))
+}
+
 /// Streams `bytes` as an `.xlsb` worksheet part (BIFF12 records) through
 /// the record stream and the row reader with a window of `chunk_size`
 /// bytes, against a shared strings table of three strings and styles

@@ -157,6 +157,7 @@ mod interop;
 mod limits;
 mod metadata;
 mod number_format;
+mod ods;
 mod opc;
 mod parallel;
 mod range;

@@ -57,6 +57,9 @@ fn xls_workbook(rows: u32) -> Vec<u8> {
 #[path = "../benches/support/xlsb_writer.rs"]
 mod xlsb_writer;
 
+#[path = "../benches/support/ods_writer.rs"]
+mod ods_writer;
+
 use xlsb_writer::{STYLE_BUILTIN_DATE, STYLE_FIXED, XlsbCell, XlsbWriter};
 
 const CONTENT_TYPES: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/></Types>"#;
@@ -142,6 +145,30 @@ fn xlsb_workbook(rows: u32) -> Vec<u8> {
         }
     }
     writer.to_bytes()
+}
+
+/// An `.ods` workbook of `rows` rows: the bench's mixed recipe (numbers,
+/// dates, date-times, booleans, text that needs entity decoding, sparse
+/// columns as repeated empty cells) and a duration and a two-line text
+/// (decoded into the arena), then a run of a value repeated over three
+/// columns every tenth row.
+fn ods_workbook(rows: u32) -> Vec<u8> {
+    use ods_writer::{OdsCell, OdsWriter};
+    let mut writer = OdsWriter::new(Cursor::new(Vec::new())).unwrap();
+    writer.begin_sheet("Data", 12).unwrap();
+    let mut strings = Vec::new();
+    for row in 0..rows {
+        let mut cells = ods_writer::mixed_row(row, 10, &mut strings);
+        cells.push(OdsCell::Duration("PT1H30M"));
+        cells.push(OdsCell::Text("two\nlines"));
+        writer.write_row(&cells).unwrap();
+        if row % 10 == 0 {
+            writer
+                .write_raw(r#"<table:table-row><table:table-cell table:number-columns-repeated="3" office:value-type="float" office:value="7"/></table:table-row>"#)
+                .unwrap();
+        }
+    }
+    writer.finish().unwrap().into_inner()
 }
 
 /// Streams the sheet, returning the counts and the allocations made while
@@ -418,6 +445,57 @@ fn allocations_do_not_grow_with_rows() {
         (SMALL.into(), LARGE.into()),
     );
     xlsb_allocations_do_not_grow_with_rows();
+    ods_allocations_do_not_grow_with_rows();
+}
+
+/// The same for an `.ods` sheet: the window, the raw row's runs and text
+/// pieces, the arena and the scanner's stacks are set up once; repeated
+/// cells and rows are expanded without allocating.
+fn ods_allocations_do_not_grow_with_rows() {
+    let small_bytes = ods_workbook(10_000);
+    let large_bytes = ods_workbook(100_000);
+    let (small, small_allocations) = stream(small_bytes.clone());
+    let (large, large_allocations) = stream(large_bytes.clone());
+    assert_eq!(small.rows, 11_000);
+    assert_eq!(large.rows, 110_000);
+    assert_eq!(
+        large.cells,
+        100_000 * 10 + 100_000 / 3 + 1 + 100_000 / 5 + 10_000 * 3
+    );
+    println!(
+        "allocations while streaming .ods: {small_allocations} for 10,000 rows, {large_allocations} for 100,000 rows"
+    );
+    assert!(
+        small_allocations < 64,
+        "{small_allocations} allocations for 10,000 .ods rows"
+    );
+    assert!(
+        large_allocations.abs_diff(small_allocations) <= 4,
+        ".ods: {small_allocations} allocations for 10,000 rows but {large_allocations} for 100,000"
+    );
+    let columns: ColumnSet = [0, 5, 11].into_iter().collect();
+    let (small_selected, small_selected_allocations) =
+        stream_columns(small_bytes.clone(), Some(columns.clone()));
+    let (large_selected, large_selected_allocations) =
+        stream_columns(large_bytes.clone(), Some(columns));
+    assert_eq!(small_selected.rows, 11_000);
+    assert_eq!(large_selected.cells, 100_000 * 3 + 10_000);
+    assert!(
+        large_selected_allocations.abs_diff(small_selected_allocations) <= 4,
+        ".ods, three columns: {small_selected_allocations} allocations for 10,000 rows but {large_selected_allocations} for 100,000"
+    );
+    let (small_piped, small_piped_allocations) = stream_pipelined(small_bytes);
+    let (large_piped, large_piped_allocations) = stream_pipelined(large_bytes);
+    assert_eq!(small_piped.cells, small.cells);
+    assert_eq!(large_piped.cells, large.cells);
+    println!(
+        "allocations while streaming .ods with an inflate thread: {small_piped_allocations} for 10,000 rows, \
+         {large_piped_allocations} for 100,000 rows"
+    );
+    assert!(
+        large_piped_allocations.abs_diff(small_piped_allocations) <= 4,
+        ".ods pipelined: {small_piped_allocations} allocations for 10,000 rows but {large_piped_allocations} for 100,000"
+    );
 }
 
 /// The same for an `.xlsb` sheet: the record window, the row's cell list,

@@ -250,6 +250,9 @@ fn zip_without_a_workbook() {
 
 #[test]
 fn opendocument_and_word_packages() {
+    // An OpenDocument spreadsheet reads (issue 44); this one has no
+    // spreadsheet in its body, so no sheets. An OpenDocument text file
+    // is refused as what it is.
     let ods = Package::new()
         .with("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
         .with(
@@ -258,16 +261,24 @@ fn opendocument_and_word_packages() {
         )
         .with("META-INF/manifest.xml", "<manifest/>")
         .build();
-    let err = read_err(&ods, "an .ods package");
+    assert_eq!(read(&ods, "an .ods package").unwrap(), 0);
+    let odt = Package::new()
+        .with("mimetype", "application/vnd.oasis.opendocument.text")
+        .with(
+            "content.xml",
+            r#"<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"/>"#,
+        )
+        .build();
+    let err = read_err(&odt, "an .odt package");
     assert!(matches!(err.kind(), ErrorKind::Package(_)), "{err:?}");
-    assert_mentions(&err, &["OpenDocument"]);
+    assert_mentions(&err, &["OpenDocument text"]);
     let docx = Package::new()
         .with("[Content_Types].xml", content_types())
         .with("word/document.xml", "<w:document/>")
         .build();
     let err = read_err(&docx, "a .docx package");
     assert!(matches!(err.kind(), ErrorKind::Package(_)), "{err:?}");
-    let run = run_cli("cells", "ods", &ods);
+    let run = run_cli("cells", "odt", &odt);
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("OpenDocument"), "{}", run.stderr);
 }

@@ -29,6 +29,7 @@ mod hostile_binary;
 mod metadata;
 mod namespaces;
 mod no_silent_loss;
+mod ods;
 mod parallel;
 mod serde_rows;
 mod shapes;

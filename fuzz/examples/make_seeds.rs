@@ -20,6 +20,9 @@ use zip::{CompressionMethod, ZipWriter};
 #[path = "../../benches/support/xlsb_writer.rs"]
 mod xlsb_writer;
 
+#[path = "../../benches/support/ods_writer.rs"]
+mod ods_writer;
+
 use xlsb_writer::{STYLE_DATE, XlsbCell, XlsbWriter};
 
 const MAIN_NS: &str = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
@@ -147,6 +150,56 @@ const SHEETS: &[(&str, u8, &str)] = &[
     ),
 ];
 
+/// `content.xml` documents for `scan_ods`, each with its window size.
+const ODS_CONTENTS: &[(&str, u8, &str)] = &[
+    (
+        "values",
+        6,
+        concat!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><office:document-content ",
+            "xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\" ",
+            "xmlns:table=\"urn:oasis:names:tc:opendocument:xmlns:table:1.0\" ",
+            "xmlns:text=\"urn:oasis:names:tc:opendocument:xmlns:text:1.0\" ",
+            "xmlns:calcext=\"urn:org:documentfoundation:names:experimental:calc:xmlns:calcext:1.0\">",
+            "<office:body><office:spreadsheet><table:table table:name=\"S\">",
+            "<table:table-column table:number-columns-repeated=\"3\" table:default-cell-style-name=\"ce1\"/>",
+            "<table:table-row><table:table-cell office:value-type=\"float\" office:value=\"1.5\"><text:p>1.5</text:p></table:table-cell>",
+            "<table:table-cell table:style-name=\"ce1\" office:value-type=\"date\" office:date-value=\"2024-03-01T12:00:00\"/>",
+            "<table:table-cell office:value-type=\"time\" office:time-value=\"-PT1H\"/>",
+            "<table:table-cell office:value-type=\"boolean\" office:boolean-value=\"1\"/>",
+            "<table:table-cell office:value-type=\"string\"><text:p>a<text:s text:c=\"2\"/>b<text:tab/></text:p><text:p>c</text:p></table:table-cell>",
+            "<table:table-cell office:value-type=\"string\" calcext:value-type=\"error\"><text:p>#DIV/0!</text:p></table:table-cell></table:table-row>",
+            "<table:table-row-group><table:table-row table:number-rows-repeated=\"2\" table:visibility=\"collapse\">",
+            "<table:table-cell table:number-columns-repeated=\"2\"/><table:covered-table-cell table:number-columns-repeated=\"2\" ",
+            "office:value-type=\"percentage\" office:value=\"0.5\" table:formula=\"of:=[.A1]/3\"/></table:table-row></table:table-row-group>",
+            "</table:table><table:table table:name=\"T\"><table:table-row><table:table-cell office:value-type=\"string\" ",
+            "office:string-value=\"x&amp;y\"/></table:table-row></table:table></office:spreadsheet></office:body></office:document-content>"
+        ),
+    ),
+    (
+        "markup",
+        1,
+        concat!(
+            "<office:document-content xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\">",
+            "<office:body><office:spreadsheet><table:table table:name=\"skipped\"><!-- </table:table> -->",
+            "<table:table-row><table:table-cell><table:table table:name=\"nested\"/></table:table-cell></table:table-row></table:table>",
+            "<table:table table:name=\"read\"><table:table-row><table:table-cell office:value-type=\"string\">",
+            "<text:p><![CDATA[<x>]]><text:span>s</text:span><office:annotation><text:p>no</text:p></office:annotation></text:p>",
+            "</table:table-cell></table:table-row></table:table></office:spreadsheet></office:body></office:document-content>"
+        ),
+    ),
+    (
+        "repeats",
+        63,
+        concat!(
+            "<office:document-content><office:body><office:spreadsheet><table:table table:name=\"S\">",
+            "<table:table-row table:number-rows-repeated=\"1048575\"><table:table-cell table:number-columns-repeated=\"16384\"/></table:table-row>",
+            "<table:table-row><table:table-cell table:number-columns-repeated=\"16383\"/><table:table-cell office:value-type=\"float\" office:value=\"1\"/>",
+            "</table:table-row></table:table></office:spreadsheet></office:body></office:document-content>"
+        ),
+    ),
+];
+
 fn main() {
     let root = std::env::args_os()
         .nth(1)
@@ -159,6 +212,14 @@ fn main() {
         let mut seed = vec![*chunk];
         seed.extend_from_slice(xml.as_bytes());
         write(&sheet_dir.join(format!("seed-{name}")), &seed);
+    }
+
+    let ods_dir = root.join("scan_ods");
+    fs::create_dir_all(&ods_dir).expect("create the scan_ods corpus folder");
+    for (name, chunk, xml) in ODS_CONTENTS {
+        let mut seed = vec![*chunk];
+        seed.extend_from_slice(xml.as_bytes());
+        write(&ods_dir.join(format!("seed-{name}")), &seed);
     }
 
     let xlsb_dir = root.join("read_sheet_xlsb");
@@ -178,6 +239,10 @@ fn main() {
         &workbook_dir.join("seed-every-cell.xlsb"),
         &xlsb_workbook().to_bytes(),
     );
+    let ods = ods_writer::write_mixed(Cursor::new(Vec::new()), 2, 30, 10)
+        .expect("write an .ods seed")
+        .into_inner();
+    write(&workbook_dir.join("seed-mixed.ods"), &ods);
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data/sales.xlsx");
     match fs::read(&sample) {
         Ok(bytes) => write(&workbook_dir.join("seed-sales.xlsx"), &bytes),

@@ -9,6 +9,7 @@ use super::detect::FileFormat;
 use crate::contract::{FormatBook, SheetContext, SheetRows};
 use crate::error::Result;
 use crate::metadata::{DefinedName, SheetInfo, SheetMetadata, Table};
+use crate::ods::OdsBook;
 use crate::range::CellRange;
 use crate::xls::XlsBook;
 use crate::xlsb::XlsbBook;
@@ -21,6 +22,7 @@ pub(crate) enum Book<R> {
     Xlsx(XlsxBook<R>),
     Xlsb(XlsbBook<R>),
     Xls(XlsBook<R>),
+    Ods(OdsBook<R>),
 }
 
 /// Runs `$body` with `$name` bound to the format's book, whatever the arm
@@ -31,6 +33,7 @@ macro_rules! each_format {
             Book::Xlsx($name) => $body,
             Book::Xlsb($name) => $body,
             Book::Xls($name) => $body,
+            Book::Ods($name) => $body,
         }
     };
 }
@@ -42,6 +45,7 @@ impl<R> Book<R> {
             Book::Xlsx(_) => FileFormat::Xlsx,
             Book::Xlsb(_) => FileFormat::Xlsb,
             Book::Xls(_) => FileFormat::Xls,
+            Book::Ods(_) => FileFormat::Ods,
         }
     }
 }
