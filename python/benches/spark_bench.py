@@ -88,6 +88,8 @@ import tempfile
 import threading
 import time
 from typing import Optional
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+import results  # noqa: E402  (python/benches/results.py)
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 COLUMNS = ["id", "x1", "x2", "x3", "city", "product", "day", "ok", "y1", "y2"]
@@ -857,4 +859,5 @@ def marginal(args: argparse.Namespace, paths: list) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with results.recorded("spark"):
+        main()
