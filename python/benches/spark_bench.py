@@ -675,7 +675,7 @@ def arrow_bound(path: str, batch_size: int = 65536) -> dict:
       part's compressed bytes, its inflater's input (up to 256 KiB) and
       window"): the shared strings part's compressed bytes, held until the
       table is parsed to its end, and its inflater; the sheet's inflater
-      and, on two cores, its pipe's four 576 KiB buffers (src/pipe.rs);
+      and, on two cores, its pipe's four 576 KiB buffers (src/archive/pipe.rs);
     - each row's own buffers (about twice its XML, under 1 KiB here) are
       left out.
     """

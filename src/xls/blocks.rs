@@ -24,6 +24,19 @@
 //! sheet is read serially from where the previous block stopped, with
 //! that state: the rows are the serial reader's either way. Formula text
 //! (shared formulas span blocks) is read serially.
+//!
+//! Blocks are read only from `MIN_THREADS` (4) threads: on 2 cores two workers
+//! and the reader measured no faster than the serial read
+//! (benches/results/xls.md). Where a block does not follow on (its rows not
+//! after the previous block's, its records not starting where the previous
+//! block's reader stopped, its own reader not stopping at its end, an error in
+//! it, over 16 MiB of copied text) the sheet's serial reader goes on from
+//! where the blocks stopped (`XlsRows::resume`). Known differences, in damaged
+//! files only: a row whose cells straddle two blocks of a file whose DBCELLs
+//! lie comes as two row events with one index; a block's last row, complete
+//! where its DBCELL ends it, is handed out where the serial reader would drop
+//! it with an error met in the next block (`tests/xls.rs`: random damage read
+//! both ways).
 
 use std::collections::VecDeque;
 use std::io::{Read, Seek, SeekFrom};

@@ -11,6 +11,15 @@
 //! arena as one slice of the exact length. The cell list, the text
 //! buffer and the arena are reused row after row: after the first rows
 //! have sized them, nothing here touches the heap.
+//!
+//! The common cells (numbers, booleans, shared strings, blanks) are read with
+//! one length check per record; anything else or out of the ordinary is read
+//! again field by field through `Fields` with its errors. A value converted
+//! per cell, or `RecordStream::next` not inlined, stalled on store forwarding
+//! (benches/results/xlsb.md). Rows going backwards, rows past 1,048,576 and
+//! columns past XFD are errors; with `with_formulas` each formula's tokens are
+//! decompiled into the row text buffer (a PtgExp to the shared or array
+//! formula `formulas.rs` kept).
 
 use bumpalo::Bump;
 
