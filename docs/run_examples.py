@@ -233,7 +233,7 @@ def run_console(block, work, shell_env, env, failures, edits, bless):
         command = lines[i][2:]
         while command.endswith("\\") and i + 1 < len(lines):
             i += 1
-            command = command[:-1] + "\n" + lines[i]
+            command += "\n" + lines[i]  # bash reads the backslash-newline
         i += 1
         first = i
         while i < len(lines) and not lines[i].startswith("$ "):
@@ -246,9 +246,12 @@ def run_console(block, work, shell_env, env, failures, edits, bless):
                              env=shell_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, errors="replace", timeout=600)
         actual = clean(run.stdout)
+        if any(ch < " " and ch != "\t" for line in actual for ch in line):
+            failures.append(f"{block.where()}: `{command}` printed control characters (binary output?)")
+            return
         if run.returncode != 0:
             actual.append(f"[exit {run.returncode}]")
-        new_lines += ["$ " + command.replace("\n", "\\\n")] + (expected if matches(expected, actual) else actual)
+        new_lines += ["$ " + command] + (expected if matches(expected, actual) else actual)
         if not matches(expected, actual):
             changed = True
             if not bless:
