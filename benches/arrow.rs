@@ -105,7 +105,7 @@ const READERS: [&str; 17] = [
 ];
 
 fn main() {
-    let mut record = results::Results::new("arrow");
+    let record = results::Results::new("arrow");
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child") {
         child(
@@ -142,11 +142,7 @@ fn main() {
     ] {
         if !path.exists() {
             std::fs::create_dir_all(&dir).expect("the bench data folder");
-            erecord.say(format!(
-                "writing {} ({})",
-                path.display(),
-                recipe.description
-            ));
+            eprintln!("writing {} ({})", path.display(), recipe.description);
             let partial = path.with_extension("partial");
             workbooks::write(recipe, &partial).expect("write the workbook");
             std::fs::rename(&partial, &path).expect("rename the workbook");
@@ -158,10 +154,7 @@ fn main() {
     }
     let late = path.with_file_name(LATE_MISFIT);
     if !late.exists() {
-        erecord.say(format!(
-            "writing {} (1M x 10, a text in A1000000)",
-            late.display()
-        ));
+        eprintln!("writing {} (1M x 10, a text in A1000000)", late.display());
         write_late_misfit(&late);
     }
     record.say(format!(

@@ -141,7 +141,7 @@ fn package(stream: &Arc<[u8]>, key: &PackageKey) -> DecryptedPackage<Cursor<Arc<
 }
 
 fn main() {
-    let mut record = results::Results::new("encryption");
+    let record = results::Results::new("encryption");
     let rounds = 3;
     let plain = workbook_bytes("one_sheet_1m_x10.xlsx");
     let (stream, info) = encrypted(&plain);

@@ -66,7 +66,7 @@ fn library(path: &str, formatted: bool) -> usize {
     total
 }
 
-fn report(record: &mut results::Results, label: &str, plain: &[Duration], formatted: &[Duration]) {
+fn report(record: &results::Results, label: &str, plain: &[Duration], formatted: &[Duration]) {
     let best = |times: &[Duration]| times.iter().min().copied().unwrap_or_default();
     let (plain, formatted) = (best(plain), best(formatted));
     record.say(format!(
@@ -83,7 +83,7 @@ fn main() {
         .into_iter()
         .find(|(_, recipe)| recipe.name == "one_sheet_1m_x10.xlsx")
         .expect("the 1M x 10 recipe");
-    let mut record = results::Results::new("formatted");
+    let record = results::Results::new("formatted");
     record.say(format!("{} ({})", path.display(), recipe.description));
     let path = path.to_str().expect("UTF-8 path").to_owned();
     let (mut plain, mut formatted) = (Vec::new(), Vec::new());
@@ -92,7 +92,7 @@ fn main() {
         formatted.push(time(|| cli(&path, true)));
     }
     report(
-        &mut record,
+        &record,
         "sheetstream csv of one_sheet_1m_x10",
         &plain,
         &formatted,
@@ -107,7 +107,7 @@ fn main() {
         }));
     }
     report(
-        &mut record,
+        &record,
         "library, every cell formatted_into",
         &plain,
         &formatted,

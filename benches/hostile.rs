@@ -94,13 +94,7 @@ fn best(bytes: &[u8], limits: Limits, pipelined: bool) -> Duration {
         .unwrap()
 }
 
-fn report(
-    record: &mut results::Results,
-    shape: &str,
-    small: &[u8],
-    large: &[u8],
-    limits: [Limits; 2],
-) {
+fn report(record: &results::Results, shape: &str, small: &[u8], large: &[u8], limits: [Limits; 2]) {
     for pipelined in [false, true] {
         let a = best(small, limits[0], pipelined);
         let b = best(large, limits[1], pipelined);
@@ -115,7 +109,7 @@ fn report(
 }
 
 fn main() {
-    let mut record = results::Results::new("hostile");
+    let record = results::Results::new("hostile");
     // A row never closed: refused at the row limit, which doubles with it.
     let unclosed = |limit: usize| {
         let xml = format!(
@@ -131,7 +125,7 @@ fn main() {
     let (small, small_limits) = unclosed(64 << 20);
     let (large, large_limits) = unclosed(128 << 20);
     report(
-        &mut record,
+        &record,
         "unclosed row (64/128 MiB)",
         &small,
         &large,
@@ -156,7 +150,7 @@ fn main() {
     let (small, small_limits) = shared(400);
     let (large, large_limits) = shared(800);
     report(
-        &mut record,
+        &record,
         "shared part (400/800 sheets)",
         &small,
         &large,

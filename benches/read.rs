@@ -67,7 +67,7 @@ struct Measurement {
 }
 
 fn main() {
-    let mut record = results::Results::new("read");
+    let record = results::Results::new("read");
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child") {
         child(

@@ -61,7 +61,7 @@ fn inflate_only(path: &std::path::Path, workbook: &Workbook) -> u64 {
 }
 
 fn main() {
-    let mut record = results::Results::new("scaling");
+    let record = results::Results::new("scaling");
     let filters: Vec<String> = std::env::args()
         .skip(1)
         .filter(|arg| !arg.starts_with("--"))

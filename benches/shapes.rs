@@ -93,7 +93,7 @@ fn main() {
             rows[at] = read;
         }
     }
-    let mut record = results::Results::new("shapes");
+    let record = results::Results::new("shapes");
     record.say(format!(
         "{}: Arrow batches on one thread, best of {runs}",
         path.display()

@@ -49,7 +49,7 @@ fn main() {
         child(&args[1], Path::new(&args[2]));
         return;
     }
-    let mut record = results::Results::new("xls");
+    let record = results::Results::new("xls");
     for (name, sheets, columns) in [
         ("xls-indexed-8x65535x10", 8, 10),
         ("xls-indexed-1x65535x50", 1, 50),

@@ -114,7 +114,7 @@ fn ensure(recipe: &'static workbooks::Recipe) -> (PathBuf, PathBuf) {
 }
 
 fn main() {
-    let mut record = results::Results::new("xlsb");
+    let record = results::Results::new("xlsb");
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child") {
         child(

@@ -8,6 +8,7 @@
 //! `SHEETSTREAM_BENCH_RESULTS=DIR` writes to `DIR/BENCH.md` instead;
 //! `SHEETSTREAM_BENCH_RESULTS=off` writes nothing.
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -18,7 +19,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub struct Results {
     bench: &'static str,
     load_before: String,
-    lines: Vec<String>,
+    lines: RefCell<Vec<String>>,
 }
 
 impl Results {
@@ -28,15 +29,16 @@ impl Results {
         Results {
             bench,
             load_before: load_average(),
-            lines: Vec::new(),
+            lines: RefCell::new(Vec::new()),
         }
     }
 
-    /// Prints a line and keeps it for the results file.
-    pub fn say(&mut self, line: impl Into<String>) {
+    /// Prints a line and keeps it for the results file (through a shared
+    /// reference, so that a bench's printing closures can all hold one).
+    pub fn say(&self, line: impl Into<String>) {
         let line = line.into();
         println!("{line}");
-        self.lines.push(line);
+        self.lines.borrow_mut().push(line);
     }
 
     /// Appends the run to its results file and says where.
@@ -57,7 +59,7 @@ impl Results {
         );
         let _ = writeln!(section, "- command: `cargo bench --bench {}`\n", self.bench);
         section.push_str("```text\n");
-        for line in &self.lines {
+        for line in self.lines.borrow().iter() {
             section.push_str(line);
             section.push('\n');
         }
