@@ -47,8 +47,12 @@ assert [row[:2] for row in xls] == [row[:2] for row in SALES], xls
 xlsb = rows(str(folder / "sample.xlsb"))  # examples/write_xlsb_sample.rs
 assert len(xlsb) > 2 and all(isinstance(name, str) for name in xlsb[0]), xlsb
 
-handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-handler.log_message = lambda *args: None  # type: ignore[method-assign]
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+handler = functools.partial(Quiet, directory=str(folder))
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 try:
