@@ -129,7 +129,9 @@ class Env:
     def s3_endpoint(self):
         if self.s3 is None:
             sys.path.insert(0, str(REPO / "python" / "tests"))
+            import logging
             from servers import S3Server
+            logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's request log
             self.s3 = S3Server()
             self.s3.create_bucket("reports")
             fs = self.s3.filesystem()
@@ -289,6 +291,7 @@ def main():
     parser.add_argument("--bless", action="store_true", help="rewrite the expected outputs")
     args = parser.parse_args()
     args.bin = str(pathlib.Path(args.bin).resolve())
+    args.python = os.path.abspath(args.python)  # not resolved: a venv's python is a link
     if not (pathlib.Path(args.bin) / "sheetstream").exists():
         sys.exit(f"error: no sheetstream in {args.bin} (cargo build --release)")
     pages = [REPO / "README.md"] + sorted((REPO / "docs" / "src").rglob("*.md"))
