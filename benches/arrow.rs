@@ -30,6 +30,8 @@
 mod calamine_batch;
 #[path = "support/inflate_floor.rs"]
 mod inflate_floor;
+#[path = "support/results.rs"]
+mod results;
 // `ensure_all` (every workbook) is for the other benches.
 #[path = "support/readers.rs"]
 mod readers;
@@ -100,6 +102,7 @@ const READERS: [&str; 17] = [
 ];
 
 fn main() {
+    let record = results::Results::new("arrow");
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child") {
         child(
@@ -151,10 +154,10 @@ fn main() {
         eprintln!("writing {} (1M x 10, a text in A1000000)", late.display());
         write_late_misfit(&late);
     }
-    println!(
+    record.say(format!(
         "{:<16} {:>9} {:>9} {:>10}",
         "reader", "seconds", "peak MB", "rows"
-    );
+    ));
     let mut results = Vec::new();
     for reader in READERS {
         if !chosen.is_empty() && !chosen.contains(&reader) {
@@ -166,10 +169,10 @@ fn main() {
             _ => 3,
         };
         let (seconds, peak, rows) = run_child(reader, &path, repetitions);
-        println!(
+        record.say(format!(
             "{reader:<16} {seconds:>9.3} {:>9.1} {rows:>10}",
             peak as f64 / 1e6
-        );
+        ));
         results.push((reader, seconds, peak));
     }
     if !chosen.is_empty() {
@@ -193,55 +196,56 @@ fn main() {
     let (_, files_1t, _) = get("files-8x125k-1t");
     let (_, table, table_peak) = get("table-1m");
     let (_, table_misfit, table_misfit_peak) = get("table-1m-misfit");
-    println!(
+    record.say(format!(
         "  arrow-1t/count-1t {:.2}x (target <= 1.5x); arrow-owned/count-1t {:.2}x",
         arrow / count,
         owned / count
-    );
-    println!(
+    ));
+    record.say(format!(
         "  calamine-arrow/arrow-1t {:.2}x (target >= 5x)",
         calamine / arrow
-    );
-    println!(
+    ));
+    record.say(format!(
         "  projection: 2 of 10 columns {:.3} s vs 10 of 10 {:.3} s ({:.0}% saved)",
         projected,
         arrow,
         (1.0 - projected / arrow) * 100.0
-    );
-    println!(
+    ));
+    record.say(format!(
         "  selection over two threads: arrow-owned/owned-2-of-10 {:.2}x; owned-2-of-10/inflate (the floor, one thread) {:.2}x",
         owned / owned_projected,
         owned_projected / inflate
-    );
-    println!(
+    ));
+    record.say(format!(
         "  parquet peak RSS: 200k rows {:.1} MB, 1M rows {:.1} MB; open alone (shared strings) {:.1} MB; 1M - open {:.1} MB (target <= 64 MiB = 67.1 MB)",
         rss_200k as f64 / 1e6,
         rss_1m as f64 / 1e6,
         strings as f64 / 1e6,
         rss_1m.saturating_sub(strings) as f64 / 1e6
-    );
-    println!(
+    ));
+    record.say(format!(
         "  corner-cell (A1 + XFD1048576) into batches: {corner_seconds:.3} s, {:.1} MB peak (target < 1 s, < 100 MB)",
         corner_peak as f64 / 1e6
-    );
-    println!(
+    ));
+    record.say(format!(
         "  many sheets (8 x 125k x 10, every sheet, 2 threads, read_files): {many_seconds:.3} s, {:.1} MB peak",
         many_peak as f64 / 1e6
-    );
-    println!(
+    ));
+    record.say(format!(
         "  many files (8 one-sheet workbooks of 125k x 10): one pool on 2 threads {files:.3} s ({:.1} MB peak), one file after another on 2 threads {files_serial:.3} s ({:.1} MB peak), 1 thread {files_1t:.3} s; after-another/pool {:.2}x, 1-thread/pool {:.2}x",
         files_peak as f64 / 1e6,
         files_serial_peak as f64 / 1e6,
         files_serial / files,
         files_1t / files
-    );
-    println!(
+    ));
+    record.say(format!(
         "  whole table of 1M x 10 (read_sheet_table): {table:.3} s ({:.1} MB peak); with a misfit in its last row, read again wider: {table_misfit:.3} s ({:.1} MB peak), {:.2}x",
         table_peak as f64 / 1e6,
         table_misfit_peak as f64 / 1e6,
         table_misfit / table
-    );
+    ));
     cli_comparison(&path);
+    record.write();
 }
 
 /// The 1M x 10 sheet, its last row's first cell a text instead of the

@@ -25,6 +25,8 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "support/results.rs"]
+mod results;
 #[allow(dead_code)]
 #[path = "support/workbooks.rs"]
 mod workbooks;
@@ -139,25 +141,26 @@ fn package(stream: &Arc<[u8]>, key: &PackageKey) -> DecryptedPackage<Cursor<Arc<
 }
 
 fn main() {
+    let record = results::Results::new("encryption");
     let rounds = 3;
     let plain = workbook_bytes("one_sheet_1m_x10.xlsx");
     let (stream, info) = encrypted(&plain);
-    println!(
+    record.say(format!(
         "one_sheet_1m_x10.xlsx: {:.1} MB plain, {} (spin count {})",
         plain.len() as f64 / 1e6,
         info.scheme(),
         info.spin_count()
-    );
+    ));
 
     // The key derivation: one try, and the unlock (default, then right).
     let (derive, key) = fastest(5, || info.try_password(PASSWORD).expect("the password"));
     let (unlock, _) = fastest(3, || info.unlock(&[PASSWORD.to_owned()]).expect("unlock"));
-    println!(
+    record.say(format!(
         "key derivation (one password try): {:.1} ms; unlock (VelvetSweatshop, then the \
          password): {:.1} ms",
         derive.as_secs_f64() * 1e3,
         unlock.as_secs_f64() * 1e3
-    );
+    ));
 
     // Decryption alone, and the HMAC pass.
     let mut buffer = vec![0u8; 64 * 1024];
@@ -177,7 +180,7 @@ fn main() {
             .verify_integrity()
             .expect("the HMAC matches")
     });
-    println!(
+    record.say(format!(
         "decrypt the whole package: {:.0} MB/s; dataIntegrity HMAC pass: {:.0} MB/s \
          ({:.1} ms and {:.1} ms for {:.1} MB)",
         mb_per_s(plain.len(), decrypt),
@@ -185,7 +188,7 @@ fn main() {
         decrypt.as_secs_f64() * 1e3,
         hmac.as_secs_f64() * 1e3,
         plain.len() as f64 / 1e6
-    );
+    ));
 
     // Every sheet, plain against encrypted, rounds taking turns.
     for threads in [1, 2] {
@@ -203,14 +206,14 @@ fn main() {
             best_encrypted = best_encrypted.min(start.elapsed());
         }
         assert_eq!(cells.0, cells.1, "the same cells");
-        println!(
+        record.say(format!(
             "read every sheet, {threads} thread(s): plain {:.0} ms, encrypted {:.0} ms: \
              ratio {:.3} ({} cells)",
             best_plain.as_secs_f64() * 1e3,
             best_encrypted.as_secs_f64() * 1e3,
             best_encrypted.as_secs_f64() / best_plain.as_secs_f64(),
             cells.0
-        );
+        ));
     }
 
     // One sheet of eight: bytes read.
@@ -237,7 +240,7 @@ fn main() {
         plain_read.load(Ordering::Relaxed),
         encrypted_read.load(Ordering::Relaxed),
     );
-    println!(
+    record.say(format!(
         "eight_sheets_125k_x10.xlsx, its last sheet only: {plain_read} bytes read from the \
          plain file ({:.1}% of {}), {encrypted_read} bytes of EncryptedPackage ({:.1}%): ratio \
          {:.4}",
@@ -245,5 +248,6 @@ fn main() {
         plain.len(),
         encrypted_read as f64 * 100.0 / stream.len() as f64,
         encrypted_read as f64 / plain_read as f64
-    );
+    ));
+    record.write();
 }

@@ -12,6 +12,8 @@
 //! cell of the sheet rendered with `Cell::formatted_into` into one reused
 //! `String`, against reading the sheet and touching each value.
 
+#[path = "support/results.rs"]
+mod results;
 #[path = "support/workbooks.rs"]
 mod workbooks;
 
@@ -64,15 +66,15 @@ fn library(path: &str, formatted: bool) -> usize {
     total
 }
 
-fn report(label: &str, plain: &[Duration], formatted: &[Duration]) {
+fn report(record: &results::Results, label: &str, plain: &[Duration], formatted: &[Duration]) {
     let best = |times: &[Duration]| times.iter().min().copied().unwrap_or_default();
     let (plain, formatted) = (best(plain), best(formatted));
-    println!(
+    record.say(format!(
         "{label}: plain {:.3} s, formatted {:.3} s, ratio {:.2} (best of {RUNS})",
         plain.as_secs_f64(),
         formatted.as_secs_f64(),
         formatted.as_secs_f64() / plain.as_secs_f64()
-    );
+    ));
 }
 
 fn main() {
@@ -81,14 +83,20 @@ fn main() {
         .into_iter()
         .find(|(_, recipe)| recipe.name == "one_sheet_1m_x10.xlsx")
         .expect("the 1M x 10 recipe");
-    println!("{} ({})", path.display(), recipe.description);
+    let record = results::Results::new("formatted");
+    record.say(format!("{} ({})", path.display(), recipe.description));
     let path = path.to_str().expect("UTF-8 path").to_owned();
     let (mut plain, mut formatted) = (Vec::new(), Vec::new());
     for _ in 0..RUNS {
         plain.push(time(|| cli(&path, false)));
         formatted.push(time(|| cli(&path, true)));
     }
-    report("sheetstream csv of one_sheet_1m_x10", &plain, &formatted);
+    report(
+        &record,
+        "sheetstream csv of one_sheet_1m_x10",
+        &plain,
+        &formatted,
+    );
     let (mut plain, mut formatted) = (Vec::new(), Vec::new());
     for _ in 0..RUNS {
         plain.push(time(|| {
@@ -98,5 +106,11 @@ fn main() {
             std::hint::black_box(library(&path, true));
         }));
     }
-    report("library, every cell formatted_into", &plain, &formatted);
+    report(
+        &record,
+        "library, every cell formatted_into",
+        &plain,
+        &formatted,
+    );
+    record.write();
 }

@@ -8,6 +8,9 @@
 //!
 //! `cargo bench --bench hostile`
 
+#[path = "support/results.rs"]
+mod results;
+
 use std::io::{Cursor, Write};
 use std::time::{Duration, Instant};
 
@@ -91,21 +94,22 @@ fn best(bytes: &[u8], limits: Limits, pipelined: bool) -> Duration {
         .unwrap()
 }
 
-fn report(shape: &str, small: &[u8], large: &[u8], limits: [Limits; 2]) {
+fn report(record: &results::Results, shape: &str, small: &[u8], large: &[u8], limits: [Limits; 2]) {
     for pipelined in [false, true] {
         let a = best(small, limits[0], pipelined);
         let b = best(large, limits[1], pipelined);
-        println!(
+        record.say(format!(
             "{shape:<28} {:<11} N: {:>8.1} ms  2N: {:>8.1} ms  ratio {:.2}",
             if pipelined { "pipelined" } else { "one thread" },
             a.as_secs_f64() * 1e3,
             b.as_secs_f64() * 1e3,
             b.as_secs_f64() / a.as_secs_f64()
-        );
+        ));
     }
 }
 
 fn main() {
+    let record = results::Results::new("hostile");
     // A row never closed: refused at the row limit, which doubles with it.
     let unclosed = |limit: usize| {
         let xml = format!(
@@ -121,6 +125,7 @@ fn main() {
     let (small, small_limits) = unclosed(64 << 20);
     let (large, large_limits) = unclosed(128 << 20);
     report(
+        &record,
         "unclosed row (64/128 MiB)",
         &small,
         &large,
@@ -145,9 +150,11 @@ fn main() {
     let (small, small_limits) = shared(400);
     let (large, large_limits) = shared(800);
     report(
+        &record,
         "shared part (400/800 sheets)",
         &small,
         &large,
         [small_limits, large_limits],
     );
+    record.write();
 }

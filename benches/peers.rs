@@ -37,8 +37,9 @@
 //! per reader and file, then sheetstream over ExcelReader (one thread, and
 //! default threads), the floor and sheetstream over the floor, with the
 //! issue's targets; the same text is written to
-//! `benches/results/peers-DATE.txt` with the machine, its load average
-//! before and after, and the commit.
+//! `benches/results/peers.md` (appended, under the date) with the
+//! machine, its load average before and after, and the commit
+//! (`SHEETSTREAM_BENCH_RESULTS` as for the other benches).
 
 #[path = "support/calamine_batch.rs"]
 mod calamine_batch;
@@ -276,14 +277,23 @@ fn main() {
     }
     let _ = writeln!(report, "\nload average after {}", load_average());
     println!("\nload average after {}", load_average());
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/results");
+    let folder = match std::env::var("SHEETSTREAM_BENCH_RESULTS") {
+        Ok(value) if value == "off" => return,
+        Ok(value) if !value.is_empty() => std::path::PathBuf::from(value),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/results"),
+    };
     std::fs::create_dir_all(&folder).expect("benches/results");
-    let out = folder.join(format!("peers-{}.txt", today().replace([' ', ':'], "-")));
-    std::fs::write(&out, report).expect("write the result file");
-    println!(
-        "written to benches/results/{}",
-        out.file_name().unwrap_or_default().to_string_lossy()
-    );
+    let out = folder.join("peers.md");
+    let section = format!("\n## {}\n\n```text\n{}```\n", today(), report);
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&out)
+        .and_then(|mut file| std::io::Write::write_all(&mut file, section.as_bytes()));
+    match appended {
+        Ok(()) => println!("results appended to {}", out.display()),
+        Err(err) => eprintln!("could not write {}: {err}", out.display()),
+    }
 }
 
 /// `[[a, b], [a, b]]` as `2 x [a, b]`: one line per distinct schema.

@@ -28,6 +28,8 @@
 mod inflate_floor;
 #[path = "support/readers.rs"]
 mod readers;
+#[path = "support/results.rs"]
+mod results;
 #[path = "support/workbooks.rs"]
 mod workbooks;
 
@@ -65,6 +67,7 @@ struct Measurement {
 }
 
 fn main() {
+    let record = results::Results::new("read");
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child") {
         child(
@@ -76,10 +79,10 @@ fn main() {
     }
     let filters: Vec<&String> = args.iter().filter(|arg| !arg.starts_with("--")).collect();
     let workbooks = workbooks::ensure_all().expect("write the benchmark workbooks");
-    println!(
+    record.say(format!(
         "{:<30} {:<15} {:>9} {:>9} {:>10} {:>9} {:>10} {:>9}",
         "workbook", "reader", "seconds", "MB/s", "Mcells/s", "peak MB", "allocs", "allocs/cell"
-    );
+    ));
     for (path, recipe) in workbooks {
         if !filters.is_empty()
             && !filters
@@ -103,7 +106,7 @@ fn main() {
         }
         let cells = results[1].1.cells;
         for (reader, measurement) in &results {
-            println!(
+            record.say(format!(
                 "{:<30} {:<15} {:>9.3} {:>9.1} {:>10.2} {:>9.1} {:>10} {:>9.3}",
                 recipe.name,
                 reader,
@@ -113,12 +116,12 @@ fn main() {
                 measurement.peak_rss_bytes as f64 / 1e6,
                 measurement.allocations,
                 measurement.allocations as f64 / cells.max(1) as f64,
-            );
+            ));
             if *reader != "inflate" && measurement.cells != cells {
-                println!(
+                record.say(format!(
                     "  note: {reader} saw {} cells, sheetstream {cells}",
                     measurement.cells
-                );
+                ));
             }
         }
         let time = |name: &str| {
@@ -128,20 +131,21 @@ fn main() {
                 .map(|(_, m)| m.seconds)
                 .unwrap_or(f64::NAN)
         };
-        println!(
+        record.say(format!(
             "  ratios: sheetstream-stream/inflate {:.2}x (scan-in-memory/inflate {:.2}x); calamine-cells/sheetstream {:.2}x; calamine-range/sheetstream {:.2}x",
             time("sheetstream-stream") / time("inflate"),
             time("scan-in-memory") / time("inflate"),
             time("calamine-cells") / time("sheetstream"),
             time("calamine-range") / time("sheetstream"),
-        );
-        println!(
+        ));
+        record.say(format!(
             "  two threads: sheetstream-2t/inflate {:.2}x; calamine-cells/sheetstream-2t {:.2}x; calamine-range/sheetstream-2t {:.2}x",
             time("sheetstream-2t") / time("inflate"),
             time("calamine-cells") / time("sheetstream-2t"),
             time("calamine-range") / time("sheetstream-2t"),
-        );
+        ));
     }
+    record.write();
 }
 
 /// Total inflated size of the workbook's worksheet parts.

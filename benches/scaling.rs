@@ -13,6 +13,8 @@
 
 #[path = "support/inflate_floor.rs"]
 mod inflate_floor;
+#[path = "support/results.rs"]
+mod results;
 #[path = "support/workbooks.rs"]
 mod workbooks;
 
@@ -59,6 +61,7 @@ fn inflate_only(path: &std::path::Path, workbook: &Workbook) -> u64 {
 }
 
 fn main() {
+    let record = results::Results::new("scaling");
     let filters: Vec<String> = std::env::args()
         .skip(1)
         .filter(|arg| !arg.starts_with("--"))
@@ -70,11 +73,11 @@ fn main() {
         "one_sheet_1m_x10.xlsx",
     ];
     let all = workbooks::ensure_all().expect("write the benchmark workbooks");
-    println!("{cores} cores");
-    println!(
+    record.say(format!("{cores} cores"));
+    record.say(format!(
         "{:<28} {:>8} {:>10} {:>9}",
         "workbook", "threads", "seconds", "speedup"
-    );
+    ));
     for (path, recipe) in all {
         if !shapes.contains(&recipe.name)
             || (!filters.is_empty() && !filters.iter().any(|f| recipe.name.contains(f.as_str())))
@@ -121,23 +124,24 @@ fn main() {
             if threads == 2 {
                 two_threads = time;
             }
-            println!(
+            record.say(format!(
                 "{:<28} {:>8} {:>10.3} {:>8.2}x",
                 recipe.name,
                 threads,
                 time.as_secs_f64(),
                 single.as_secs_f64() / time.as_secs_f64()
-            );
+            ));
         }
         let floor = best_of(runs, || {
             std::hint::black_box(inflate_only(&path, &workbook));
         });
-        println!(
+        record.say(format!(
             "{:<28} {:>8} {:>10.3}   (inflate only, 1 thread; 2 threads take {:.2}x this)",
             recipe.name,
             "-",
             floor.as_secs_f64(),
             two_threads.as_secs_f64() / floor.as_secs_f64()
-        );
+        ));
     }
+    record.write();
 }

@@ -17,6 +17,8 @@
 //! `SHAPES_ONLY=fill_merged` `SHAPES_RUNS=1` under
 //! `valgrind --tool=callgrind` reads one variant once.
 
+#[path = "support/results.rs"]
+mod results;
 #[path = "support/workbooks.rs"]
 mod workbooks;
 
@@ -91,17 +93,19 @@ fn main() {
             rows[at] = read;
         }
     }
-    println!(
+    let record = results::Results::new("shapes");
+    record.say(format!(
         "{}: Arrow batches on one thread, best of {runs}",
         path.display()
-    );
+    ));
     let base = best[0].as_secs_f64();
     for (at, (name, _)) in variants.iter().enumerate() {
         let seconds = best[at].as_secs_f64();
-        println!(
+        record.say(format!(
             "{name:<28} {seconds:>7.3} s  {:>5.2}x plain  ({} rows)",
             seconds / base,
             rows[at]
-        );
+        ));
     }
+    record.write();
 }

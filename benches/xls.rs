@@ -28,6 +28,8 @@
 
 #[path = "support/readers.rs"]
 mod readers;
+#[path = "support/results.rs"]
+mod results;
 #[path = "../tests/common/xls.rs"]
 mod xls;
 #[path = "support/xls_book.rs"]
@@ -49,6 +51,7 @@ fn main() {
         child(&args[1], Path::new(&args[2]));
         return;
     }
+    let record = results::Results::new("xls");
     for (name, sheets, columns) in [
         ("xls-indexed-8x65535x10", 8, 10),
         ("xls-indexed-1x65535x50", 1, 50),
@@ -71,22 +74,23 @@ fn main() {
                 "child {reader}: {text} {}",
                 String::from_utf8_lossy(&output.stderr)
             );
-            println!(
+            record.say(format!(
                 "{name:<16} {reader:<15} {:>8.3} s {:>10} cells {:>8.1} peak MB",
                 fields[0],
                 fields[1],
                 fields[2] / 1e6
-            );
+            ));
             results.push(fields);
         }
         let (one, two, calamine) = (&results[0], &results[1], &results[2]);
-        println!(
+        record.say(format!(
             "{name:<16} calamine/sheetstream time {:.2}x, peak memory {:.2}x; 2 threads over 1: {:.2}x",
             calamine[0] / one[0],
             calamine[2] / one[2],
             one[0] / two[0]
-        );
+        ));
     }
+    record.write();
 }
 
 /// One reader, three runs; prints the fastest run's seconds, the cells

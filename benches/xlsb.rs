@@ -22,6 +22,8 @@
 // The recipes and the .xlsx writer; not every helper is used here.
 #[path = "support/readers.rs"]
 mod readers;
+#[path = "support/results.rs"]
+mod results;
 #[allow(dead_code)]
 #[path = "support/workbooks.rs"]
 mod workbooks;
@@ -112,6 +114,7 @@ fn ensure(recipe: &'static workbooks::Recipe) -> (PathBuf, PathBuf) {
 }
 
 fn main() {
+    let record = results::Results::new("xlsb");
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child") {
         child(
@@ -127,12 +130,12 @@ fn main() {
             .find(|recipe| recipe.name == name)
             .expect("a recipe")
     };
-    println!(
+    record.say(format!(
         "{:<28} {:<15} {:>9} {:>10} {:>9} {:>10}",
         "workbook", "reader", "seconds", "Mcells/s", "peak MB", "cells"
-    );
+    ));
     let show = |name: &str, reader: &str, (seconds, cells, rss): (f64, u64, u64)| {
-        println!(
+        record.say(format!(
             "{:<28} {:<15} {:>9.3} {:>10.2} {:>9.1} {:>10}",
             name,
             reader,
@@ -140,7 +143,7 @@ fn main() {
             cells as f64 / seconds / 1e6,
             rss as f64 / 1e6,
             cells
-        );
+        ));
         seconds
     };
     let one = recipe("one_sheet_1m_x10.xlsx");
@@ -159,32 +162,33 @@ fn main() {
         "calamine-range",
         run_child("calamine-range", &xlsb, 2),
     );
-    println!(
+    record.say(format!(
         "  ratios: xlsb/xlsx {:.2}x (target <= 0.5); calamine-cells/xlsb {:.2}x (target >= 5); \
          calamine-range/xlsb {:.2}x (target >= 10); xlsb/xlsb-2t {:.2}x",
         xlsb_time / xlsx_time,
         cells / xlsb_time,
         range / xlsb_time,
         xlsb_time / piped,
-    );
+    ));
     // The ratios above are one thread against one; a lone sheet read
     // through `parallel()` with two threads or more (the CLI by default,
     // on two cores or more) is pipelined: inflated on one thread, its
     // records read on the other.
-    println!(
+    record.say(format!(
         "  pipelined (xlsb-2t): calamine-cells/xlsb-2t {:.2}x; calamine-range/xlsb-2t {:.2}x",
         cells / piped,
         range / piped,
-    );
+    ));
     let eight = recipe("eight_sheets_125k_x10.xlsx");
     let (_, xlsb) = ensure(eight);
     let name = eight.name.trim_end_matches(".xlsx");
     let one_thread = show(name, "xlsb", run_child("sheetstream", &xlsb, 5));
     let two_threads = show(name, "xlsb-2t", run_child("sheetstream-2t", &xlsb, 5));
-    println!(
+    record.say(format!(
         "  ratios: one thread/two threads {:.2}x (target >= 1.8 on two free cores)",
         one_thread / two_threads
-    );
+    ));
+    record.write();
 }
 
 /// Runs a reader in a child process: its best time, cells and peak RSS.

@@ -28,11 +28,14 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from typing import Any, Callable, Optional
 
 import duckdb
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python" / "benches"))
+import results  # noqa: E402  (python/benches/results.py)
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 DATA = REPO / "target" / "bench-data"
@@ -152,4 +155,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with results.recorded("duckdb"):
+        main()

@@ -1,4 +1,7 @@
 //! The borrowed row and cell events handed to the user.
+//!
+//! `Row` carries `is_hidden` (from the row's tag, header or ROW record),
+//! `Cell` its position, style and value; A1 references are parsed here.
 
 use std::fmt;
 

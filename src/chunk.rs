@@ -6,6 +6,13 @@
 //! to the front, and the next chunk is appended behind it. The buffer grows
 //! only when a single unit is larger than it, so memory follows the largest
 //! unit, never the part.
+//!
+//! A window is filled from a reader (64 KiB, or what one read gives, not a
+//! whole buffer, so the first row waits only for the start of the part), or by
+//! taking whole buffers from the pipe (`crate::archive::pipe`). A unit cut off
+//! by the window's end is scanned again only once the window has doubled
+//! (`rescan_target`), so a long row costs linear time on both paths; the
+//! buffer grows within the unit limit, never doubling past it.
 
 use std::io::Read;
 

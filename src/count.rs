@@ -1,5 +1,7 @@
 //! Counting what a sheet holds: the unit of work of `sheetstream count`
 //! and of the benchmarks, and a quick `wc` for workbooks.
+//!
+//! `SheetCounts` is the unit of work of `sheetstream count` and the benches.
 
 use std::fmt;
 

@@ -12,6 +12,10 @@
 //!
 //! Structs map by header name (the first row by default), or by position
 //! when there is no header; tuples and sequences always map by position.
+//!
+//! Each row is copied into one reused record first, so that rows can be
+//! skipped before one is handed out; with `DeserializeOptions::formatted`,
+//! each cell's displayed text too, for string fields.
 
 use std::any::type_name;
 use std::fmt;

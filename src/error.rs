@@ -4,6 +4,13 @@
 //! package part, the sheet, the row and column, and the byte offset inside the
 //! inflated part. Each layer fills in what it knows as the error travels up,
 //! so the message a user sees names the place precisely.
+//!
+//! Text from the file in a message is escaped and cut at 200 characters; a
+//! message the library composes of such text and advice (the many-sheet
+//! reader's union hint) cuts the pieces itself (`clip`, `clip_start`), so that
+//! its advice is never cut. An I/O error is `ErrorKind::Io` only when the
+//! operating system failed a read; anything the ZIP or inflate code finds
+//! wrong is `ErrorKind::Zip`.
 
 use std::any::Any;
 use std::fmt;

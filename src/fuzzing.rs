@@ -1,5 +1,8 @@
 //! Entry points for the fuzz targets in `fuzz/` and for tests that drive
 //! internal layers directly. Not part of the public API.
+//!
+//! `read_sheet_xml`, `read_sheet_xlsb`: a sheet part through a format's row
+//! reader with a window of any size.
 
 /// The decryption engine (feature `encryption`), for the tests that drive
 /// it on the encrypted corpus and for the fuzz targets of its parsers,

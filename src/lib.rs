@@ -195,3 +195,27 @@ pub use shared_strings::SharedStrings;
 pub use sheet::{OwnedValue, Sheet, SheetBuilder, SheetRow};
 pub use source::SharedFile;
 pub use workbook::{FileFormat, OpenOptions, RowFlow, SheetRef, SheetSelector, Workbook};
+
+// The guide's Rust examples (docs/src, an mdBook) and the README's run as
+// doctests: `cargo test --doc` compiles and runs every `rust` block of
+// these pages against the crate as built, so a page cannot drift from the
+// API. Compiled for doctests only (the published crate holds no docs/).
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../README.md")]
+    mod readme {}
+    #[doc = include_str!("../docs/src/library.md")]
+    mod library {}
+    #[doc = include_str!("../docs/src/formats.md")]
+    mod formats {}
+    #[doc = include_str!("../docs/src/display-text.md")]
+    mod display_text {}
+    #[doc = include_str!("../docs/src/typed-columns.md")]
+    mod typed_columns {}
+    #[doc = include_str!("../docs/src/hand-made-sheets.md")]
+    mod hand_made_sheets {}
+    #[doc = include_str!("../docs/src/encrypted.md")]
+    mod encrypted {}
+    #[doc = include_str!("../docs/src/faq.md")]
+    mod faq {}
+}

@@ -1,4 +1,7 @@
 //! Limits that keep hostile input from eating memory or time.
+//!
+//! Each limit has a default that reads every real workbook; `OpenOptions`
+//! changes them.
 
 /// Size limits applied while reading a workbook.
 ///

@@ -7,6 +7,12 @@
 //!
 //! Both functions here are allocation-free and never panic: they run once per
 //! format when styles are read, and may run per cell.
+//!
+//! `FormatKind` (date, date-time, time, duration, fractional) is what the
+//! Arrow layer's inference reads from a cell's style
+//! (`Workbook::format_kind`); the reader stamps a `DateTimeKind` on each
+//! `DateTime`. Each style's number format is parsed once per distinct format
+//! at open.
 
 /// Whether built-in number format `id` shows a date or time (ids 14-22, 27-36,
 /// 45-47, 50-58).

@@ -12,6 +12,14 @@
 //! or the global allocator. The only shared state while reading is a stop
 //! flag and the earliest failed sheet, checked once per row, and the slot
 //! for that sheet's failure.
+//!
+//! Sheets are taken biggest compressed part first, of any workbook. Besides
+//! `for_each_row` (a closure factory) and `fold`, `for_each_sheet` hands each
+//! sheet's `SheetRows` or the error opening it to a closure (the hook the
+//! layers build on) and `for_each_workbook_sheet` tells it the workbook's
+//! index. `open_workbooks` opens many workbooks on threads, results in order
+//! (the many-file readers: `read_files`, the CLI's columnar commands, Python's
+//! `read_excel`).
 
 use std::any::Any;
 use std::io::{Read, Seek};

@@ -2,6 +2,10 @@
 //!
 //! Used by the materialised [`Sheet`](crate::Sheet) (its used range) and by
 //! the sheet metadata (dimension, merged ranges, hyperlink anchors).
+//!
+//! `CellRange` and the A1 parsing of `CellRef`; `SheetRange`, the `range`
+//! option's language (`B3:F100`, `A5:`, `B:F`, `3:10`, `C5`, `'My
+//! Sheet'!B3:F100`: open-ended, with a sheet).
 
 use std::fmt;
 use std::str::FromStr;

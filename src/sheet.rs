@@ -19,6 +19,11 @@
 //!   repeats), so a column of repeated labels costs one copy of each.
 //!
 //! Lookups binary-search the rows, then the row's columns.
+//!
+//! `Workbook::load_sheet` and `load_all` (every worksheet, on
+//! `Parallel::fold`) build it; `OwnedValue` is a value that owns its text.
+//! `tests/sheet.rs` checks on the corpus that a sheet holds exactly what the
+//! stream gives.
 
 use std::io::{Read, Seek};
 

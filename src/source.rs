@@ -1,5 +1,12 @@
 //! Byte sources that clone cheaply, so that every worker thread can read
 //! its own sheet from the same archive.
+//!
+//! `SharedFile`, the file handle `Workbook::open` uses: positioned reads into
+//! a read-ahead buffer of its own per clone, 256 KiB when a read continues the
+//! last fetch (or starts at most 4 KiB past it) and one 512-byte sector
+//! otherwise (a compound file's scattered FAT sectors, `FIRST_FETCH`); a read
+//! of 32 KiB or more goes straight into the caller's buffer (`DIRECT_READ`);
+//! cheap clones for the workers, an optional byte counter for progress.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};

@@ -2,6 +2,9 @@
 //! a style's number format shows a date or time, what kind of number it
 //! shows (for the typed layers' inference), and each style's number format
 //! parsed for rendering (see `format`).
+//!
+//! `StylesBuilder` takes custom formats by id, then each cell style's format
+//! id, from any format's reader; `Styles` is read-only once built.
 
 use std::collections::HashMap;
 

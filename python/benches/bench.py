@@ -25,6 +25,8 @@ import resource
 import subprocess
 import sys
 import time
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import results  # noqa: E402  (python/benches/results.py)
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 DATA = REPO / "target" / "bench-data"
@@ -221,4 +223,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with results.recorded("python"):
+        main()

@@ -33,6 +33,8 @@ import sys
 import tempfile
 import time
 from typing import Any, Callable
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import results  # noqa: E402  (python/benches/results.py)
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 WORKBOOK = REPO / "target" / "bench-data" / "one_sheet_1m_x10.xlsx"
@@ -250,4 +252,5 @@ def run_once(case: str, workbook: str, timeout: float) -> dict[str, Any] | None:
 
 
 if __name__ == "__main__":
-    main()
+    with results.recorded("python"):
+        main()

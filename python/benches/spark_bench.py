@@ -88,6 +88,8 @@ import tempfile
 import threading
 import time
 from typing import Optional
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+import results  # noqa: E402  (python/benches/results.py)
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 COLUMNS = ["id", "x1", "x2", "x3", "city", "product", "day", "ok", "y1", "y2"]
@@ -673,7 +675,7 @@ def arrow_bound(path: str, batch_size: int = 65536) -> dict:
       part's compressed bytes, its inflater's input (up to 256 KiB) and
       window"): the shared strings part's compressed bytes, held until the
       table is parsed to its end, and its inflater; the sheet's inflater
-      and, on two cores, its pipe's four 576 KiB buffers (src/pipe.rs);
+      and, on two cores, its pipe's four 576 KiB buffers (src/archive/pipe.rs);
     - each row's own buffers (about twice its XML, under 1 KiB here) are
       left out.
     """
@@ -857,4 +859,5 @@ def marginal(args: argparse.Namespace, paths: list) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with results.recorded("spark"):
+        main()

@@ -5,7 +5,7 @@ This is the driver-side half of the Spark data source
 (:mod:`sheetstream.spark`), usable from plain Python too: Dask's
 ``dask.dataframe.from_map`` and Ray's remote tasks take the work items
 :func:`plan` yields, and each worker reads its item with
-``sheetstream.open(item.path).sheet(item.sheet)`` (the README has both
+``sheetstream.open(item.path).sheet(item.sheet)`` (docs/src/spark.md has both
 examples).
 
     >>> from sheetstream.planning import plan, pack

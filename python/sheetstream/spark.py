@@ -177,6 +177,20 @@ Float64 give Float64; Date32 and Timestamp give Timestamp; any other pair
 gives a string column. Without ``unionByName`` the names are those of the
 first sampled sheet, and a sheet with more columns adds its extra ones
 (under their own names, made unique as ``name_1``).
+
+On the executors: when the partitions give every core a task (Spark runs
+one a core), each task reads its sheets on its own thread
+(``SheetPartition.threads``, ``Workbook.sheet(threads=1)``: no inflate
+thread taking CPU from the other task). The read fixes glibc malloc's mmap
+threshold at its start value in the executor's Python worker
+(``_fix_mmap_threshold``; glibc raises it to each mapped block freed, and
+the freed column buffers of later batches then stay resident in the
+reader thread's arena), unless the environment sets it. A worker holds the
+shared strings, the sheet's inflater and pipe, and at most five batches:
+two in the reader's channel, one being built, the one the source conforms
+and hands to Spark, and the one before it, which Spark's loops hold until
+the next comes (``python/benches/spark_bench.py --big`` measures it
+against that bound: benches/results/spark.md).
 """
 
 from __future__ import annotations

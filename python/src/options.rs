@@ -1,5 +1,8 @@
 //! The keyword options of `Workbook.sheet` and `read_excel`, into the
 //! Arrow layer's [`ArrowOptions`]: the same options, named as there.
+//!
+//! `whole_table_batch_rows`: bigger batches for a read of a wide sheet into
+//! one table, since consumers keep a chunk per batch and column.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

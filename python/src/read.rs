@@ -4,6 +4,11 @@
 //! read on the engine's one pool (the Arrow layer's `ManySheetsReader`),
 //! without the GIL; the batches are put back in workbook order (files as
 //! given, then sheets) before the table is made.
+//!
+//! Workbooks are opened by `open_workbooks`, every (file, sheet) pair read on
+//! one pool by the Arrow layer's `ManySheetsReader`, batches put back in
+//! workbook order; `skip_unreadable`'s `SkippedWarning`; read again with wider
+//! types after a misfit.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,6 +1,10 @@
 //! `Workbook.sheet(..)`: one sheet as typed Arrow record batches, handed
 //! to Python through the Arrow PyCapsule interface, as pyarrow, polars or
 //! pandas objects, batch by batch, or row by row.
+//!
+//! `Sheet` is over the Arrow layer's owned `SheetBatchReader`: the PyCapsule
+//! stream, `to_arrow`/`to_polars`/`to_pandas` read without the GIL and widened
+//! by reading again (`ArrowOptions::widened_by`), `iter_batches`, `iter_rows`.
 
 use std::sync::{Arc, Mutex};
 

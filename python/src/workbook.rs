@@ -1,5 +1,7 @@
 //! `sheetstream.open` and the `Workbook` class: the sheet list and the
 //! defined names of an opened workbook.
+//!
+//! `open`, the sources it takes, the sheet list and the defined names.
 
 use std::sync::{Mutex, MutexGuard};
 

@@ -28,9 +28,14 @@ def unreadable_files(folder: pathlib.Path) -> dict[str, tuple[pathlib.Path, type
     (folder / "text.xlsx").write_text("Item,Amount\napples,10\n")
     (folder / "encrypted.xlsx").write_bytes(OLE2 + bytes(1024))
     (folder / "legacy.xls").write_bytes(OLE2 + bytes(1024))
-    with zipfile.ZipFile(folder / "calc.ods", "w") as ods:
-        ods.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
-        ods.writestr("content.xml", "<office:document-content/>")
+    # An OpenDocument text file (an .ods is read; an .odt is refused as
+    # what it is).
+    with zipfile.ZipFile(folder / "letter.ods", "w") as odt:
+        odt.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        odt.writestr(
+            "content.xml",
+            '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"/>',
+        )
     return {
         "missing": (folder / "absent.xlsx", sheetstream.FileNotFoundError, "No such file"),
         "directory": (folder / "folder.xlsx", sheetstream.IsADirectoryError, "directory"),
@@ -39,11 +44,11 @@ def unreadable_files(folder: pathlib.Path) -> dict[str, tuple[pathlib.Path, type
         "text": (folder / "text.xlsx", sheetstream.NotXlsxError, "ZIP signature"),
         "encrypted": (folder / "encrypted.xlsx", sheetstream.NotXlsxError, "encrypted"),
         "xls": (folder / "legacy.xls", sheetstream.NotXlsxError, "OLE2"),
-        "ods": (folder / "calc.ods", sheetstream.PackageError, "OpenDocument"),
+        "odt": (folder / "letter.ods", sheetstream.PackageError, "OpenDocument text"),
     }
 
 
-KINDS = ["missing", "directory", "empty", "truncated", "text", "encrypted", "xls", "ods"]
+KINDS = ["missing", "directory", "empty", "truncated", "text", "encrypted", "xls", "odt"]
 
 READS: dict[str, Callable[[pathlib.Path], Any]] = {
     "open": lambda path: sheetstream.open(path),

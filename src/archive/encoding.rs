@@ -1,6 +1,9 @@
 //! Text encodings other than UTF-8. XML allows UTF-16 parts; a few writers
 //! produce them. They are detected by their byte order mark or by the
 //! UTF-16 spelling of `<?` and transcoded to UTF-8 once.
+//!
+//! An unpaired surrogate, or a part of an odd number of bytes, is an error at
+//! its byte offset in the part.
 
 /// Whether a part starting with `head` is UTF-16: `Some(true)` for big
 /// endian, `Some(false)` for little endian, None for UTF-8.

@@ -7,9 +7,16 @@
 //! [`INPUT_CHUNK`] bytes of input at a time and inflates straight into the
 //! caller's buffer, which for the sheet readers is up to 512 KiB: the
 //! 1M x 10 sheet of the read bench inflates in about 10% less time
-//! (measured, see ARCHITECTURE.md). The checks stay what the zip crate
+//! (`cargo bench --bench read`, benches/results/read.md). The checks stay what the zip crate
 //! does: the CRC-32 of the whole part against the central directory's, and
 //! an error when the compressed data ends inside the deflate stream.
+//!
+//! The inflater takes its input through `CompressedInput`: any reader, or the
+//! pipe's `SharedInput` (`read_ahead.rs`). A small part's input buffer is no
+//! bigger than the part. Stored parts and other methods go through the zip
+//! crate. The backend is zlib-rs through flate2, chosen by measurement, with
+//! zlib-rs's `std` feature so that it detects AVX2 at run time
+//! (benches/results/read.md).
 
 use std::io::{self, Read};
 

@@ -1,6 +1,15 @@
 //! The ZIP container: the central directory read once, parts found by their
 //! OPC name (case-insensitively), and each part read through a guard that
 //! enforces the size and compression-ratio limits.
+//!
+//! Input that is no ZIP is told apart before the archive is tried (empty, XML;
+//! an OLE2 compound file goes to `crate::compound`), and the end records are
+//! checked here before the zip crate reads them: split or spanned (multi-disk)
+//! archives are refused, as is a ZIP64 end locator that points outside the
+//! file or at no ZIP64 end record. Entries may not overlap. `open_part_owned`
+//! reads a part's compressed bytes at once and inflates them as asked (the
+//! lazily parsed shared strings). Stored parts and compression methods other
+//! than deflate go through the zip crate; deflated ones through `inflate`.
 
 use std::collections::HashMap;
 use std::io::{self, Read, Seek, SeekFrom};

@@ -24,6 +24,10 @@
 //! The part's compressed bytes are read the same way: the scan thread,
 //! finding no buffer queued, reads the inflater's next input ahead
 //! (`src/archive/read_ahead.rs`).
+//!
+//! The inflate thread fills four recycled 512 KiB buffers that keep 64 KiB of
+//! headroom before the data; the part's CRC-32 is handed over from the
+//! inflater (`CrcCheck`) and combined in order.
 
 use std::io::{self, Read, Seek};
 use std::sync::Arc;

@@ -2,6 +2,13 @@
 //! caller's thread. Opening reads the header and the sample rows (kept in
 //! one small owned buffer, replayed into the first batch); after that each
 //! row goes from the row reader straight into the column builders.
+//!
+//! The builders get the last batch's capacity when the next batch's first row
+//! comes (an arrow builder's `finish` leaves it none; made when the batch was
+//! taken, that room was a fourth batch on `reader.rs`'s worker blocked handing
+//! the batch over). `output_columns` is a projection chosen after the prelude:
+//! the held rows and the row reader's selection narrowed to those columns.
+//! `BatchReport` counts the cells read and what did not arrive.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

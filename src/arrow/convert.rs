@@ -1,5 +1,9 @@
 //! One cell value into one Arrow column: the column builders and the
 //! conversions of the inference table.
+//!
+//! What fits each type is kept in step with inference, so that a column
+//! inferred from any values takes them all, and what fits a type fits every
+//! wider one: one read again per widened sheet suffices.
 
 use std::fmt::Write as _;
 use std::sync::Arc;

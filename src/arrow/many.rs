@@ -16,6 +16,14 @@
 //! plus one per worker (built, or waiting for room) exist at once, besides
 //! the one the caller holds. Every workbook stays open (its shared strings
 //! and styles) until the reader ends; no sheet is ever held whole.
+//!
+//! A union by position takes a sheet lacking trailing generated columns
+//! another gained by widening; each sheet's columns are matched to the united
+//! ones through a map, and every sheet's batches share the reader's schema.
+//! `output_columns` projects the united columns, each sheet's row reader
+//! selecting only the projected ones it has (a query engine's projection: the
+//! DuckDB extension's). Errors name the file in `Location::file`; with a
+//! table, each workbook's table and its sheet are found first.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;

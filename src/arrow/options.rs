@@ -1,4 +1,7 @@
 //! [`ArrowOptions`]: how a sheet becomes typed columns.
+//!
+//! `ArrowOptions`, `Header`, `ColumnType`, `OnMismatch`, `OnErrorValue`, and
+//! `widened_by` (the options a read again after a misfit uses).
 
 use std::sync::Arc;
 

@@ -1,6 +1,8 @@
 //! A sheet's prelude: the header row, the sample rows the types are
 //! inferred from (kept, to be replayed into the first batch), and the
 //! columns they make ([`SheetColumns`]).
+//!
+//! The first pass of `ALL_ROWS` and of the many-sheet reader holds no rows.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;

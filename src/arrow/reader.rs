@@ -5,6 +5,11 @@
 //! three batches exist at once (one being built, two waiting). It reads
 //! the header and the sample at once, then waits for the first
 //! `next_batch` (and the batch size then in force) to build batches.
+//!
+//! The header and sample are read at once, the batches from the first
+//! `next_batch`, so `set_batch_size` can still change their size.
+//! `sheet_schema` reads the same schema on the caller's thread, the part
+//! inflated only as far as the sample goes.
 
 use std::io::{Read, Seek};
 use std::panic;

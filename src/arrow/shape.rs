@@ -16,6 +16,13 @@
 //! ([`Sampled`]), with the filled cells added. What is held: the ranges,
 //! the numbers of the hidden rows read so far, and one owned value per
 //! merged range whose rows are being read.
+//!
+//! `SheetShape` is what the sheet's metadata, read before its rows, changes
+//! about them: merged ranges filled, hidden rows (told by `Row::is_hidden` as
+//! they stream) and columns left out, `HiddenRows` (the hidden rows read so
+//! far) for the gaps; the shaped prelude for headers of several rows or found
+//! past titles and `stop_at_empty_row`. A row it changes is copied into the
+//! held rows the batches replay; any other passes unchanged.
 
 use std::io::{Read, Seek};
 

@@ -7,6 +7,9 @@
 //! selected (a pushdown: other columns' cells are never resolved), and the
 //! row reader stopped after its last row
 //! ([`SheetRows::stop_after_row`](crate::SheetRows::stop_after_row)).
+//!
+//! The window's columns become the row readers' column window: only values
+//! inside it make a row exist.
 
 use std::borrow::Cow;
 

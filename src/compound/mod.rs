@@ -21,6 +21,12 @@
 //! parallel worker) shares the map and reads the file directly through
 //! [`StreamReader`] with its own clone of the reader: the FAT and
 //! directory are read once per workbook, with no lock between workers.
+//!
+//! `Fat` (the header's and DIFAT's list of FAT sectors and their bytes, at
+//! most the sectors that cover the file) is read once before the crate opens
+//! the file, and handed to it from memory by `Metered`, which also mends two
+//! header fields other readers ignore (the byte order mark; a MiniFAT the
+//! crate refuses, tried again without it).
 
 use std::collections::HashMap;
 use std::io::{self, Read, Seek, SeekFrom};

@@ -35,6 +35,14 @@
 //! Format codes come from the file: parsing never fails and never panics,
 //! and a rendered text is bounded by the code's length (codes past 1024
 //! bytes read as General).
+//!
+//! The files: `parse.rs` reads a code into at most four sections of tokens
+//! (never fails; codes past 1,024 bytes are General); `decimal.rs` a number's
+//! 15 significant digits on the stack, rounded half away from zero;
+//! `numbers.rs` digit placeholders, grouping, scaling, scientific and
+//! fractions; `dates.rs` dates, times and elapsed time; `general.rs` General
+//! in 11 characters. Rendering appends to the caller's `String` and allocates
+//! nothing else; the reader does not render, so the plain path is unchanged.
 
 mod dates;
 mod decimal;

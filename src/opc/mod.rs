@@ -4,6 +4,10 @@
 //! (`_rels/.rels`), the sheets, shared strings and styles through the
 //! workbook's relationships. Targets are resolved relative to their source
 //! part, and part names compare case-insensitively.
+//!
+//! Here too: `SheetInfo`, `SheetKind`, `SheetState` and `Layout`, what a
+//! format's workbook part gives; relationships are read once (external targets
+//! kept and flagged) and reused by the metadata readers.
 
 use std::io::{Read, Seek};
 

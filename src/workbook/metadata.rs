@@ -1,6 +1,9 @@
 //! `Workbook`'s metadata methods: defined names, a sheet's metadata,
 //! dimension and hidden rows, and the Excel tables, each asked of the
 //! workbook's format (`FormatBook`); the types are in `crate::metadata`.
+//!
+//! `metadata_handle` is a second handle for a workbook behind an `Arc` (Python
+//! reads metadata through it without the GIL).
 
 use std::io::{Read, Seek};
 

@@ -1,6 +1,12 @@
 //! BIFF records, read one at a time from the workbook stream through a
 //! window of [`WINDOW`] bytes (a record is at most 4 + 65,535 bytes), and
 //! the text encodings of BIFF5 and BIFF8 strings.
+//!
+//! `Records` reads one record at a time through a 192 KiB window (a record is
+//! at most 64 KiB; each refill a read of the file through `StreamReader`),
+//! limited to a sheet's span. Text: BIFF8 Latin-1/UTF-16 (`Chars`, over
+//! CONTINUE boundaries with the flags byte each repeats), BIFF5 code pages
+//! (`TextCodec`: `codepage` + `encoding_rs`, Mac Central European by table).
 
 use std::io::{Read, Seek, SeekFrom};
 

@@ -15,6 +15,15 @@
 //! A parallel worker reads one block of a sheet with a reader of its own
 //! (`super::blocks`); [`XlsRows::stopped`] tells what the block reader
 //! needs to decide whether the next block follows on from it.
+//!
+//! A formula's STRING and a LABEL continued over CONTINUE records are joined
+//! in the arena. Without formulas or a column selection, the common records
+//! (NUMBER, RK, LABELSST, BOOLERR, a FORMULA's cached value, a LABEL of 8-bit
+//! characters, ROW, DBCELL) are read straight from the window
+//! (`Records::ready`) with one length check each; anything else or out of the
+//! ordinary is read again by the record loop with its errors
+//! (benches/results/xlsb.md). With `with_formulas`, `formulas.rs` decompiles
+//! each FORMULA's tokens into the arena.
 
 use bumpalo::Bump;
 use bumpalo::collections::{String as BumpString, Vec as BumpVec};

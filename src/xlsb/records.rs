@@ -9,6 +9,15 @@
 //! whether it needs more. A body is handed out as a slice of the window
 //! (no copy, no allocation per record); records the caller does not want
 //! are skipped as their bytes arrive, never held whole.
+//!
+//! Framing: the type in 1-2 bytes, the size in 1-4, 7 bits each; a varint that
+//! goes on is an error. `Fields` reads inside one record with bounds checks (a
+//! field past its record is an error naming it); UTF-16 text (a lone surrogate
+//! becomes U+FFFD; ASCII checked and narrowed four units to a 64-bit word).
+//! `RecordStream` hands out a wanted record as a slice of the window (its size
+//! checked against `max_row_bytes` from the header, before any byte is waited
+//! for) and skips an unwanted one as its bytes arrive, never held. Unit tests
+//! feed records in chunks of 1, 7, 4096 bytes and whole.
 
 use crate::chunk::ChunkBuffer;
 use crate::contract::PartSource;

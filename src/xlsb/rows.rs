@@ -17,6 +17,16 @@
 //! BrtEndSheetData and end with BrtEndSheet: a part cut at a record
 //! boundary is refused, its row in progress not handed out. A NaN or
 //! infinite number is a damaged record.
+//!
+//! The common cells (numbers, booleans, shared strings, blanks) are read with
+//! one length check per record, runs of them in one pass over the window
+//! (`RowSink::plain_cells`); anything else or out of the ordinary is read
+//! again field by field through `Fields` with its errors. A value converted
+//! per cell, or `RecordStream::next` not inlined, stalled on store forwarding
+//! (benches/results/xlsb.md). Rows past 1,048,576 and columns past XFD are
+//! errors; with `with_formulas` each formula's tokens are decompiled into the
+//! row text buffer (a PtgExp to the shared or array formula `formulas.rs`
+//! kept).
 
 use bumpalo::Bump;
 

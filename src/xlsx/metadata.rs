@@ -11,6 +11,12 @@
 //! looks for `<row` start tags with a substring search and parses only
 //! those tags. Comments live in their own part, found through the sheet's
 //! relationships; defined names in the workbook part.
+//!
+//! Hidden rows tokenise the part outside rows (so that rows in foreign
+//! elements are skipped as the row reader skips them) and only tell tags apart
+//! inside a row to find its end (`skip_row_content`: comments, CDATA and
+//! quoted `>` handled), parsing just the row tags' attributes. What is skipped
+//! unread is not checked for control characters; the row reader checks it.
 
 use std::io::{Read, Seek};
 

@@ -15,6 +15,9 @@
 //!
 //! Everything else (exponents, longer mantissas) goes to the standard
 //! library's correctly rounded parser.
+//!
+//! Parsing numbers was about a fifth of scanning the 1M x 10 sheet
+//! (benches/results/read.md).
 
 /// Exact powers of ten as doubles (10^0 to 10^22 are all exact).
 const POWERS_OF_TEN: [f64; 23] = [

@@ -6,6 +6,12 @@
 //! bytes, dates by style, decoded text in a bumpalo arena that is reset
 //! before the next row. After the first rows have sized the buffers nothing
 //! here touches the heap.
+//!
+//! A row whose every value the scanner parsed (`RawRow::ascii_only`; a plain
+//! inline string, ASCII with nothing to decode, counts as parsed:
+//! `Parsed::Text`, its span checked as UTF-8 alone) is resolved in one pass
+//! into a slice of the exact length; other rows are UTF-8-checked and go
+//! through the text path (decoding, escapes, formulas).
 
 use bumpalo::Bump;
 

@@ -10,6 +10,22 @@
 //! from its start once more bytes are there, so the caller can feed chunks
 //! of any size. Positions in a [`RawRow`] are offsets into the window; the
 //! reader resolves them into values.
+//!
+//! A fast path reads the row and cell shapes every writer produces (`<c r=".."
+//! s=".." t=".."><v>..</v></c>`) with plain byte loops; anything else falls
+//! back to the general tokenizer path, which also checks nesting (the fast
+//! path's attribute loop gives up on anything but printable ASCII values
+//! without `<`, plain names and spaces, so that the general path reports
+//! malformed tags and control characters). A cell's reference is checked
+//! against its row's number with one word comparison (`RowReference`: the
+//! digits as the row's `r` spells them), and a cell is written straight into
+//! its slot of `RawRow::cells` (a cell assembled on the stack and moved
+//! stalled on store forwarding). With a column selection
+//! (`SheetScanner::select`) the cells of other columns are skipped where they
+//! are found: the cell's end found, its shape checked, nothing recorded, its
+//! value not parsed (`cargo bench --bench arrow`, benches/results/arrow.md).
+//! Unit tests feed it in chunks of 1, 7, 4096 bytes and whole and expect the
+//! same rows.
 
 use super::number;
 use crate::cell::{MAX_COLUMN, MAX_ROW, parse_reference, parse_row_number};

@@ -7,6 +7,10 @@
 //! by: one root element, end tags that close the element open there, and
 //! a proper end (a part cut short between two items, or after the last,
 //! is refused, not read as if it ended there).
+//!
+//! The part is read through `Archive::open_part_owned` (its compressed bytes
+//! at open, inflated as asked; a stored part is parsed at open). `.xlsb` and
+//! `.xls` tables are read whole at open.
 
 use std::io::Read;
 

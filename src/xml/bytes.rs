@@ -1,6 +1,12 @@
 //! Byte searches over short distances: the scanner's and the shared
 //! strings' inner loops look for a delimiter a few bytes ahead, where a
 //! word at a time beats setting up a SIMD search.
+//!
+//! `find_byte` and `find_byte_soon` (short distances, a word at a time), the
+//! plain-text check (which also flags every byte below 0x20 at no extra cost),
+//! the search for the control characters XML forbids, and the short-value
+//! check of `Piece::needs_decoding`: shared by the scanner, the tokenizer and
+//! the shared strings.
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;

@@ -19,6 +19,16 @@
 //! them, whatever the prefix is bound to. The one qualified attribute read,
 //! a relationship id (`r:id`), is found by its prefix's namespace URI
 //! ([`relationship_id`]), not by the spelling `r`.
+//!
+//! Each token is checked as it is read: tags against XML's grammar (names,
+//! whitespace between attributes, quoted values without `<`), every token for
+//! the control characters XML 1.0 forbids. `Attributes`; entity, line-end and
+//! `_xHHHH_` decoding (`Piece`, `decode_text`: XML-decoded first,
+//! `_xHHHH_`-unescaped second, over a value's whole text); `ElementScope`,
+//! which open elements are foreign, for `walk` and the streamed metadata
+//! readers. Every part read whole at open goes through `walk`, which checks
+//! that end tags close the open element and that the part does not end inside
+//! one.
 
 pub(crate) mod bytes;
 

@@ -1,4 +1,7 @@
 //! `csv` and `jsonl`: sheets out as CSV/TSV files or JSON lines.
+//!
+//! `csv` and `jsonl`, and `--formatted`; `Window`, a range or table made into
+//! their row options, columns and last row.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, BufWriter, Write};
@@ -50,7 +53,7 @@ pub struct CsvArgs {
     #[arg(long, value_name = "LIST", help = columns::HELP)]
     columns: Option<String>,
     /// Write each record with only the fields up to its last cell, instead
-    /// of every record of a sheet as wide as the sheet (see the README).
+    /// of every record of a sheet as wide as the sheet (see docs/src/cli/export.md).
     #[arg(long)]
     ragged: bool,
     /// Write each cell's text as Excel shows it through its number format

@@ -1,6 +1,11 @@
 //! The `sheetstream` command-line tool: xlsx to CSV, TSV and JSON lines,
 //! per-column statistics, counts and the conformance cell dump, streaming
 //! and in parallel.
+//!
+//! The commands and the exit codes (0 success, 1 the workbook could not be
+//! read, 2 bad usage, 3 the output could not be written). Inputs (globs, `-`,
+//! messages naming the path) go through `input.rs`: new commands open
+//! workbooks through it; every output file through `partial.rs`.
 
 mod columnar;
 mod columns;

@@ -3,6 +3,12 @@
 //! rows as records (`csv`, `jsonl`, `stats`, `parquet`, `arrow`, `schema`),
 //! with one meaning and one default everywhere, the typed commands' (the
 //! arrow layer's [`Header`]).
+//!
+//! Also `Roles`, which tells a sheet's rows apart as the arrow layer's
+//! `Header` does; `ShapeArgs`, the typed commands' `--fill-merged`,
+//! `--skip-hidden-*`, `--drop-empty-*` and `--stop-at-empty-row`; and
+//! `WindowArgs`: `--range`, `--table`, `--include-totals-row`, which `csv` and
+//! `jsonl` take too.
 
 use clap::Args;
 use sheetstream::arrow::{ArrowOptions, Header};
