@@ -193,4 +193,6 @@ pub use range::{CellRange, SheetRange};
 pub use shared_strings::SharedStrings;
 pub use sheet::{OwnedValue, Sheet, SheetBuilder, SheetRow};
 pub use source::SharedFile;
-pub use workbook::{FileFormat, OpenOptions, RowFlow, SheetRef, SheetSelector, Workbook};
+pub use workbook::{
+    FileFormat, Integrity, OpenOptions, RowFlow, SheetRef, SheetSelector, Workbook,
+};
