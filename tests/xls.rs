@@ -1343,7 +1343,7 @@ fn corpus_xls_comments_match_their_xlsx() {
 
 /// The INDEX/DBCELL tests read the process-wide count of blocks read in
 /// parallel: one at a time.
-static BLOCK_COUNTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+pub(crate) static BLOCK_COUNTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// A sheet of `rows` rows in blocks of 32 with INDEX and DBCELL records:
 /// numbers, shared strings, labels, RK numbers, booleans and errors; the
