@@ -50,7 +50,8 @@ def case(name: str) -> tuple[Path, str]:
 
 
 def rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[Any]:
-    return con.execute(sql).fetchall()
+    """The rows, sorted (DuckDB's threads hand sheets over in any order)."""
+    return sorted(con.execute(sql).fetchall(), key=repr)
 
 
 @pytest.mark.parametrize("name,plain", PAIRS, ids=[name for name, _ in PAIRS])
