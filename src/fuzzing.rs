@@ -5,8 +5,9 @@
 //! reader with a window of any size.
 
 /// The decryption engine (feature `encryption`), for the tests that drive
-/// it on the encrypted corpus and for the fuzz targets of its parsers,
-/// until the open path reads encrypted workbooks itself.
+/// it on the encrypted corpus below the workbook (the open path's own
+/// tests are `tests/encrypted_workbooks.rs`) and for the fuzz targets of
+/// its parsers.
 #[cfg(feature = "encryption")]
 pub mod encryption {
     pub use crate::encryption::*;

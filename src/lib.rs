@@ -194,8 +194,9 @@ pub use range::{CellRange, SheetRange};
 pub use shared_strings::SharedStrings;
 pub use sheet::{OwnedValue, Sheet, SheetBuilder, SheetRow};
 pub use source::SharedFile;
-pub use workbook::{FileFormat, OpenOptions, RowFlow, SheetRef, SheetSelector, Workbook};
-
+pub use workbook::{
+    FileFormat, Integrity, OpenOptions, RowFlow, SheetRef, SheetSelector, Workbook,
+};
 // The guide's Rust examples (docs/src, an mdBook) and the README's run as
 // doctests: `cargo test --doc` compiles and runs every `rust` block of
 // these pages against the crate as built, so a page cannot drift from the

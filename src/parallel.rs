@@ -35,7 +35,7 @@ use crate::columns::ColumnSet;
 use crate::contract::{FormatBook, SheetContext, SheetRows};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{SheetInfo, SheetKind};
-use crate::workbook::{Book, RowFlow, SheetSelector, Workbook};
+use crate::workbook::{Book, EncryptionState, RowFlow, SheetSelector, Workbook, integrity_step};
 
 /// A parallel read of a workbook, set up by [`Workbook::parallel`].
 ///
@@ -430,6 +430,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
                 .map(|workbook| Shared {
                     sheets: &workbook.sheets,
                     context: workbook.context(),
+                    encryption: workbook.encryption.as_ref(),
                 })
                 .collect(),
             columns: self.columns.as_ref(),
@@ -577,6 +578,9 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
 struct Shared<'w> {
     sheets: &'w [SheetInfo],
     context: SheetContext<'w>,
+    /// An encrypted workbook's state: its integrity check is due once
+    /// every worksheet was read to its end.
+    encryption: Option<&'w EncryptionState>,
 }
 
 /// What every worker of one run shares.
@@ -666,6 +670,7 @@ impl Job<'_> {
         let shared = &self.workbooks[index];
         let sheet = &shared.sheets[position];
         let context = shared.context;
+        let at_end = integrity_step(shared.encryption, archive, position);
         let rows = if self.pipelined {
             archive.pipelined_sheet_rows(scope, sheet, context, self.sheet_threads)
         } else {
@@ -674,6 +679,9 @@ impl Job<'_> {
         let rows = rows.map(|mut rows| {
             rows.select_columns(self.columns.cloned());
             rows.stop_after_row(self.last_row);
+            if let Some(step) = at_end {
+                rows.at_end(step);
+            }
             rows
         });
         visit(state, index, sheet, rows, stop)

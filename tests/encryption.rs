@@ -1,8 +1,9 @@
 //! The decryption engine (feature `encryption`) on the encrypted
 //! conformance corpus (`../shared/conformance/corpus-encrypted`, beside
 //! this repository), driven below the workbook through
-//! `sheetstream::fuzzing::encryption` until the open path reads encrypted
-//! workbooks itself.
+//! `sheetstream::fuzzing::encryption` (the open path reads the same corpus
+//! in `encrypted_workbooks.rs`, whose corpus test shares this file's cases
+//! and expectations).
 //!
 //! For every case: an encrypted package is opened with the `cfb` crate,
 //! unlocked with Excel's default password or `NAME.password`, read whole
@@ -33,14 +34,14 @@ use sheetstream::{ErrorKind, Workbook};
 use crate::common::encrypt::{self, AgileParams};
 use crate::common::{Rng, dump_difference, library_dump, parse_dump};
 
-fn corpus_root() -> Option<PathBuf> {
+pub(crate) fn corpus_root() -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/corpus-encrypted");
     root.is_dir().then_some(root)
 }
 
 /// What a case must give.
 #[derive(Debug)]
-enum Expect {
+pub(crate) enum Expect {
     /// This dump.
     Cells(PathBuf),
     /// A refusal, for the reason the line says.
@@ -49,15 +50,15 @@ enum Expect {
     Any(PathBuf),
 }
 
-struct Case {
-    name: String,
-    path: PathBuf,
-    expect: Expect,
-    passwords: Vec<String>,
+pub(crate) struct Case {
+    pub(crate) name: String,
+    pub(crate) path: PathBuf,
+    pub(crate) expect: Expect,
+    pub(crate) passwords: Vec<String>,
 }
 
 /// Every workbook of the corpus with its expectation, sorted by path.
-fn cases(root: &Path) -> Vec<Case> {
+pub(crate) fn cases(root: &Path) -> Vec<Case> {
     let mut found = Vec::new();
     let mut folders = vec![root.to_path_buf()];
     while let Some(folder) = folders.pop() {
@@ -106,7 +107,7 @@ fn cases(root: &Path) -> Vec<Case> {
         .collect()
 }
 
-fn read_dump(path: &Path) -> Vec<Json> {
+pub(crate) fn read_dump(path: &Path) -> Vec<Json> {
     let bytes = std::fs::read(path).unwrap();
     let text = if path.extension().is_some_and(|ext| ext == "gz") {
         let mut text = String::new();
@@ -142,7 +143,7 @@ enum Decrypted {
 
 type Outcome = (Family, Result<Decrypted, sheetstream::Error>);
 
-/// Decrypts a case the way the open path will, below the workbook.
+/// Decrypts a case below the workbook, as the open path does.
 fn decrypt(case: &Case) -> Outcome {
     let bytes = std::fs::read(&case.path).unwrap();
     if bytes.starts_with(b"PK") {
@@ -280,7 +281,7 @@ fn decrypt_ods(bytes: &[u8], passwords: &[String]) -> Result<Decrypted, sheetstr
 }
 
 /// The error kind a `.error` line asks for.
-fn kind_matches(line: &str, err: &sheetstream::Error) -> bool {
+pub(crate) fn kind_matches(line: &str, err: &sheetstream::Error) -> bool {
     let kind = err.kind();
     if line.contains("saying a password is required") {
         matches!(kind, ErrorKind::PasswordRequired(_))

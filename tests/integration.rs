@@ -19,6 +19,8 @@ mod cli_vocabulary;
 mod columns;
 mod corpus;
 #[cfg(feature = "encryption")]
+mod encrypted_workbooks;
+#[cfg(feature = "encryption")]
 mod encryption;
 mod errors;
 mod formats;

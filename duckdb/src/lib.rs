@@ -122,7 +122,11 @@ impl VTab for ReadSheet {
             Some(ColumnTypes::ByName(named)) => options.dtypes(named.iter().cloned()),
             _ => options,
         };
-        let workbooks = open(&files, threads)?;
+        let passwords = match bind.get_named_parameter("password").filter(|v| !v.is_null()) {
+            Some(value) => texts(&value),
+            None => Vec::new(),
+        };
+        let workbooks = open(&files, threads, &passwords)?;
         let mut reader = options.read_workbooks(workbooks.clone(), sheets.clone())?;
         let constants = usize::from(columns.file) + usize::from(columns.sheet);
         let options = match types {
@@ -311,6 +315,8 @@ impl VTab for ReadSheet {
             ("skip".into(), bigint()),
             ("nullstr".into(), any()),
             ("ignore_errors".into(), boolean()),
+            // Encrypted workbooks: a password or a list of them.
+            ("password".into(), any()),
             // read_csv's names for the column types: one option, three
             // spellings.
             ("types".into(), any()),
@@ -421,9 +427,15 @@ fn to_duckdb_array(array: &ArrayRef, target: &DataType) -> Result<ArrayRef, BoxE
     })
 }
 
-/// Opens the files on threads; an error names its file.
-fn open(files: &[String], threads: usize) -> Result<Vec<(String, Arc<Workbook>)>, BoxError> {
-    let opened = sheetstream::open_workbooks(files, threads, |file| OpenOptions::new().open(file));
+/// Opens the files on threads, an encrypted one with `passwords` (after
+/// Excel's default password); an error names its file.
+fn open(
+    files: &[String],
+    threads: usize,
+    passwords: &[String],
+) -> Result<Vec<(String, Arc<Workbook>)>, BoxError> {
+    let options = OpenOptions::new().passwords(passwords.iter().cloned());
+    let opened = sheetstream::open_workbooks(files, threads, |file| options.open(file));
     files
         .iter()
         .zip(opened)

@@ -8,7 +8,10 @@
 //! `decompile_formula` (or under the folder given as the first argument). Every seed is built here
 //! from scratch, except `sales.xlsx`, which is the crate's own sample
 //! workbook (`examples/data/sales.xlsx`, written by
-//! `cargo run --example write_sample`).
+//! `cargo run --example write_sample`). The encrypted seeds of
+//! `open_workbook` and `open_xls` (an Agile package and an RC4 CryptoAPI
+//! `.xls`) are encrypted with Excel's default password, which opens them
+//! without one, by the tests' encryptors (`tests/common/encrypt.rs`).
 
 use std::fs;
 use std::io::{Cursor, Write};
@@ -243,6 +246,50 @@ fn main() {
         .expect("write an .ods seed")
         .into_inner();
     write(&workbook_dir.join("seed-mixed.ods"), &ods);
+    // Encrypted with Excel's default password: the target opens them
+    // unasked and reaches the decrypting readers. (Few spin rounds: each
+    // open tries the password once.)
+    let params = encrypt::AgileParams {
+        spin_count: 10,
+        ..encrypt::AgileParams::default()
+    };
+    let package = zip(&[
+        part("[Content_Types].xml", content_types(), false),
+        part("_rels/.rels", package_rels("xl/workbook.xml"), false),
+        part(
+            "xl/workbook.xml",
+            workbook("", &[("Sheet1", "rId1", "")]),
+            false,
+        ),
+        part(
+            "xl/_rels/workbook.xml.rels",
+            relationships(&[(
+                "rId1",
+                &format!("{REL_NS}/worksheet"),
+                "worksheets/sheet1.xml",
+            )]),
+            false,
+        ),
+        part(
+            "xl/worksheets/sheet1.xml",
+            format!(
+                "<worksheet xmlns=\"{MAIN_NS}\"><sheetData><row r=\"1\"><c r=\"A1\"><v>1.5</v></c>\
+                 <c r=\"B1\" t=\"inlineStr\"><is><t>encrypted</t></is></c></row></sheetData>\
+                 </worksheet>"
+            ),
+            false,
+        ),
+    ]);
+    write(
+        &workbook_dir.join("seed-agile-velvet.xlsx"),
+        &encrypt::compound(&encrypt::agile(&package, "VelvetSweatshop", &params)),
+    );
+    let (_, stream) = &xls_streams()[0];
+    let rc4 = xls::compound(&[(
+        "Workbook",
+        &encrypt::xls_rc4_cryptoapi(stream, "VelvetSweatshop", 1),
+    )]);
+    write(&workbook_dir.join("seed-rc4-velvet.xls"), &rc4);
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data/sales.xlsx");
     match fs::read(&sample) {
         Ok(bytes) => write(&workbook_dir.join("seed-sales.xlsx"), &bytes),
@@ -250,6 +297,13 @@ fn main() {
     }
     let xls_dir = root.join("open_xls");
     fs::create_dir_all(&xls_dir).expect("create the open_xls corpus folder");
+    let mut encrypted = vec![0u8];
+    encrypted.extend(encrypt::xls_rc4_cryptoapi(
+        &xls_streams()[0].1,
+        "VelvetSweatshop",
+        2,
+    ));
+    write(&xls_dir.join("seed-biff8-rc4-velvet"), &encrypted);
     for (name, stream) in xls_streams() {
         // Mode byte 0: the rest is a Workbook stream.
         let mut seed = vec![0u8];
@@ -389,8 +443,27 @@ fn xls_streams() -> Vec<(&'static str, Vec<u8>)> {
     vec![("biff8", book.stream()), ("biff5", biff5.stream())]
 }
 
+#[path = "../../tests/common/encrypt.rs"]
+mod encrypt;
 #[path = "../../tests/common/xls.rs"]
 mod xls;
+
+/// The tests' generator (SplitMix64), for the encryptors' salts and keys.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next_u64() as u8).collect()
+    }
+}
 /// An `.xlsb` workbook with a cell of every kind, hidden rows and
 /// columns and a merged range.
 fn xlsb_workbook() -> XlsbWriter {

@@ -14,7 +14,7 @@ in memory; the GIL is released while it reads.
 import glob as _glob
 import os as _os
 from concurrent.futures import ThreadPoolExecutor as _ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Sequence, Union
 
 from . import _remote, _sheetstream
 from ._sheetstream import (
@@ -26,10 +26,14 @@ from ._sheetstream import (
     ColumnError,
     ConversionError,
     DefinedName,
+    EncryptionError,
     Error,
+    IntegrityError,
     LimitError,
     NotXlsxError,
     PackageError,
+    PasswordIncorrectError,
+    PasswordRequiredError,
     ReadError,
     RowIterator,
     Sheet,
@@ -37,6 +41,7 @@ from ._sheetstream import (
     SheetNotFoundError,
     TableNotFoundError,
     Table,
+    UnsupportedEncryptionError,
     CellRange,
     Hyperlink,
     Comment,
@@ -116,6 +121,10 @@ def read_excel_sheets(
     to: Literal["polars", "pyarrow", "pandas"] = "polars",
     threads: int = 0,
     storage_options: Optional[dict[str, Any]] = None,
+    password: Union[
+        str, Sequence[str], None, Callable[[Optional[str]], Union[str, Sequence[str], None]]
+    ] = None,
+    verify_integrity: bool = False,
     **options: Any,
 ) -> dict[str, Any]:
     """Sheets of one workbook, each into a frame of its own: a dict by sheet
@@ -125,7 +134,9 @@ def read_excel_sheets(
     sheets into one frame instead. ``source`` is one workbook (a path,
     bytes or a binary file object); the options are those of
     ``Workbook.sheet``; ``threads`` (0: one per core) sheets are read at
-    once."""
+    once. ``password`` and ``verify_integrity`` are ``open``'s (an
+    encrypted workbook: Excel's default password is tried first); reading
+    every worksheet checks an encrypted workbook's integrity."""
     if to not in ("polars", "pyarrow", "pandas"):
         raise ValueError(f'to must be "polars", "pyarrow" or "pandas", not {to!r}')
     if isinstance(source, (list, tuple)):
@@ -137,7 +148,12 @@ def read_excel_sheets(
         raise TypeError(f"threads must be an int (0 or more), not {type(threads).__name__}")
     if threads < 0:
         raise ValueError(f"threads must be 0 or more; 0 is one per core, not {threads}")
-    with open(source, storage_options=storage_options) as workbook:
+    with open(
+        source,
+        storage_options=storage_options,
+        password=password,
+        verify_integrity=verify_integrity,
+    ) as workbook:
         if sheet is None:
             chosen: list[Union[int, str]] = [
                 info.position for info in workbook.sheets if info.kind == "worksheet"
@@ -162,10 +178,14 @@ __all__ = [
     "ColumnError",
     "ConversionError",
     "DefinedName",
+    "EncryptionError",
     "Error",
+    "IntegrityError",
     "LimitError",
     "NotXlsxError",
     "PackageError",
+    "PasswordIncorrectError",
+    "PasswordRequiredError",
     "ReadError",
     "RowIterator",
     "Sheet",
@@ -173,6 +193,7 @@ __all__ = [
     "SheetNotFoundError",
     "TableNotFoundError",
     "Table",
+    "UnsupportedEncryptionError",
     "CellRange",
     "Hyperlink",
     "Comment",

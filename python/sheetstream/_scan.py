@@ -200,6 +200,8 @@ class _Scan:
         on_report: Optional[Callable[["BatchReport"], None]],
         options: dict[str, Any],
         skip_unreadable: bool = False,
+        password: Any = None,
+        verify_integrity: bool = False,
     ) -> None:
         self.skip_unreadable = skip_unreadable
         self.skipped: _Skipped = []
@@ -224,7 +226,9 @@ class _Scan:
             source, label = job
             skipped: _Skipped = []
             try:
-                workbook = _sheetstream.open(source)
+                workbook = _sheetstream.open(
+                    source, password=password, verify_integrity=verify_integrity
+                )
             except _sheetstream.Error as err:
                 if self.skip_unreadable:
                     skipped.append((label, None, _naming_file(err, label)))
@@ -610,6 +614,10 @@ def scan_excel(
     on_report: Optional[Callable[["BatchReport"], None]] = None,
     storage_options: Optional[dict[str, Any]] = None,
     skip_unreadable: bool = False,
+    password: Union[
+        str, Sequence[str], None, Callable[[Optional[str]], Union[str, Sequence[str], None]]
+    ] = None,
+    verify_integrity: bool = False,
     **options: "Unpack[_SheetOptions]",
 ) -> "polars.LazyFrame":
     """Sheets of one or many workbooks as a polars ``LazyFrame``, read only
@@ -645,7 +653,13 @@ def scan_excel(
     ``schema_sample_rows=None`` types from every row (read at this call),
     ``dtypes`` gives a type, ``on_mismatch="null"`` nulls such values with a
     ``CoercionWarning``. ``on_report`` is called with each batch's
-    ``BatchReport`` (rows and cells read, error cells, nulled values)."""
+    ``BatchReport`` (rows and cells read, error cells, nulled values).
+
+    An encrypted (password-protected) workbook opens with Excel's default
+    password unasked, else with ``password``: a str, a list of them tried
+    in order, or a callable given each file's path (None for bytes) that
+    returns either. ``verify_integrity=True`` checks an encrypted
+    workbook's integrity when it is opened (one pass over the file)."""
     from polars.io.plugins import register_io_source
 
     from . import _expand_sources
@@ -669,6 +683,8 @@ def scan_excel(
         on_report,
         dict(options),
         skip_unreadable,
+        password,
+        verify_integrity,
     )
     files = sorted({part.label for part in scan.parts})
     detail = f"{len(scan.parts)} sheet(s) of {len(files)} file(s)"

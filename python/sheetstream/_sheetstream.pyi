@@ -4,7 +4,7 @@ import builtins
 import datetime
 import os
 from collections.abc import Mapping, Sequence
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any, Literal, Optional, TypedDict, Union, final, overload
 
 from typing_extensions import Unpack
@@ -20,17 +20,22 @@ __all__ = [
     "ColumnError",
     "ConversionError",
     "DefinedName",
+    "EncryptionError",
     "Error",
     "FileNotFoundError",
+    "IntegrityError",
     "IsADirectoryError",
     "LimitError",
     "NotXlsxError",
     "PackageError",
+    "PasswordIncorrectError",
+    "PasswordRequiredError",
     "ReadError",
     "SheetInfo",
     "SheetNotFoundError",
     "TableNotFoundError",
     "Table",
+    "UnsupportedEncryptionError",
     "CellRange",
     "Hyperlink",
     "Comment",
@@ -53,6 +58,10 @@ __all__ = [
 ]
 
 _Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[bytes]]
+# A password, passwords tried in order, or a callable given the file's
+# path (None for bytes and file objects) that returns either (or None).
+_Passwords = Union[str, Sequence[str], None]
+_Password = Union[_Passwords, "Callable[[Optional[str]], _Passwords]"]
 _SheetRef = Union[int, str]
 _ColumnType = Union[
     Literal[
@@ -166,6 +175,27 @@ class SheetNotFoundError(Error): ...
 
 class TableNotFoundError(Error):
     """No Excel table of that name; the message lists the workbook's tables."""
+
+class EncryptionError(Error):
+    """An encrypted (password-protected) workbook that cannot be decrypted:
+    its encryption structures are damaged (the subclasses say the other
+    reasons)."""
+
+class PasswordRequiredError(EncryptionError):
+    """Encrypted, no password given, and Excel's default password does not
+    open it: pass ``password=``."""
+
+class PasswordIncorrectError(EncryptionError):
+    """Encrypted, and neither the passwords given nor Excel's default one
+    open it."""
+
+class UnsupportedEncryptionError(EncryptionError):
+    """Encrypted with a scheme sheetstream does not decrypt (the message
+    names it)."""
+
+class IntegrityError(EncryptionError):
+    """The password opened it, but its integrity check (Agile encryption's
+    HMAC) failed: the file was changed after it was encrypted."""
 
 @final
 class SheetInfo:
@@ -342,6 +372,10 @@ class BatchReport:
     def issues(self) -> list[CellIssue]:
         """The first issues, described (`issues_per_batch` a batch, 100 in a total)."""
     @property
+    def integrity(self) -> Optional[str]:
+        """`Sheet.report` only: `Workbook.integrity` when it was taken; None
+        in a batch's own report."""
+    @property
     def is_clean(self) -> bool: ...
     @property
     def hidden_rows_skipped(self) -> int:
@@ -412,6 +446,22 @@ class Workbook:
     def bytes_fetched(self) -> Optional[int]:
         """Bytes fetched so far from a URL or a seekable file object (None
         for a path or bytes)."""
+    @property
+    def encryption(self) -> Optional[str]:
+        """The scheme an encrypted workbook was decrypted with
+        ("Agile AES-256/SHA-512", ...); None when it is not encrypted."""
+    @property
+    def integrity(self) -> Literal["not encrypted", "not recorded", "not verified", "verified"]:
+        """What is known of an encrypted workbook's integrity (Agile
+        encryption's HMAC over the whole file): checked once every
+        worksheet has been read, by ``verify_integrity()``, or at open with
+        ``verify_integrity=True``."""
+    def verify_integrity(
+        self,
+    ) -> Literal["not encrypted", "not recorded", "not verified", "verified"]:
+        """Checks the integrity now (one pass over the file) unless it was
+        checked; raises IntegrityError when the file was changed after it
+        was encrypted."""
     def sheet(
         self, sheet: _SheetRef = 0, *, threads: int = 0, **options: Unpack[_SheetOptions]
     ) -> Sheet:
@@ -429,10 +479,23 @@ class Workbook:
     def __enter__(self) -> "Workbook": ...
     def __exit__(self, exc_type: object, exc_value: object, traceback: object) -> None: ...
 
-def open(source: _Source, *, storage_options: Optional[dict[str, Any]] = None) -> Workbook:
+def open(
+    source: _Source,
+    *,
+    storage_options: Optional[dict[str, Any]] = None,
+    password: _Password = None,
+    verify_integrity: bool = False,
+) -> Workbook:
     """Opens a workbook: a path, a URL (s3://, gs://, az://, https://, any
     fsspec protocol; with storage_options), bytes, or a binary file object
-    (read by ranges when seekable, else into memory)."""
+    (read by ranges when seekable, else into memory).
+
+    An encrypted workbook opens with Excel's default password unasked,
+    else with ``password``: a str, a list of them tried in order, or a
+    callable given the file's path (None for bytes) that returns one.
+    ``verify_integrity=True`` checks an encrypted workbook's integrity at
+    once (one pass over the file); reading every worksheet checks it
+    anyway."""
 
 # A glob pattern is a str or a path too (read_excel).
 _Sources = Union[_Source, Sequence[_Source]]
@@ -453,6 +516,8 @@ def read_excel(
     threads: int = 0,
     skip_unreadable: bool = False,
     storage_options: Optional[dict[str, Any]] = None,
+    password: _Password = None,
+    verify_integrity: bool = False,
     **options: Unpack[_SheetOptions],
 ) -> "polars.DataFrame": ...
 @overload
@@ -467,6 +532,8 @@ def read_excel(
     threads: int = 0,
     skip_unreadable: bool = False,
     storage_options: Optional[dict[str, Any]] = None,
+    password: _Password = None,
+    verify_integrity: bool = False,
     **options: Unpack[_SheetOptions],
 ) -> "pyarrow.Table": ...
 @overload
@@ -481,5 +548,7 @@ def read_excel(
     threads: int = 0,
     skip_unreadable: bool = False,
     storage_options: Optional[dict[str, Any]] = None,
+    password: _Password = None,
+    verify_integrity: bool = False,
     **options: Unpack[_SheetOptions],
 ) -> "pandas.DataFrame": ...

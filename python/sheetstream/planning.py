@@ -193,6 +193,7 @@ def plan(
     table: Optional[str] = None,
     storage_options: Optional[Dict[str, Any]] = None,
     keep_file: Optional[Callable[[str], bool]] = None,
+    password: Optional[str] = None,
 ) -> Iterator[WorkItem]:
     """Yields a :class:`WorkItem` for each selected sheet of each workbook
     :func:`list_files` finds, in file order, then sheet order.
@@ -210,7 +211,8 @@ def plan(
     is an error, as above).
     URLs are listed and opened through fsspec with ``storage_options``.
     A file that ``keep_file`` (given its path) rejects is left out before
-    it is opened.
+    it is opened. ``password`` opens encrypted workbooks (after Excel's
+    default password).
     """
     if on_error not in ("raise", "keep", "skip"):
         raise ValueError(f"on_error must be 'raise', 'keep' or 'skip', not {on_error!r}")
@@ -219,7 +221,9 @@ def plan(
             continue
         size = _size(path, storage_options)
         try:
-            with sheetstream.open(path, storage_options=storage_options) as workbook:
+            with sheetstream.open(
+                path, storage_options=storage_options, password=password
+            ) as workbook:
                 infos = workbook.sheets
                 if table is not None and sheet == 0:
                     chosen = [infos[workbook.table(table).sheet_position]]

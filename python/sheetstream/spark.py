@@ -105,7 +105,20 @@ option                      default      meaning
                                          table; rows and columns outside it
                                          never read)
 ``includeTotalsRow``        ``false``    with ``table``: keep its totals row
+``password``                none         opens encrypted workbooks (after
+                                         Excel's default password, always
+                                         tried first); like every option it
+                                         shows in the query plan and the
+                                         Spark UI: pass it from a secret
+                                         store, not from code
 =========================== ============ =====================================
+
+An encrypted workbook that no password opens fails the query
+(``sheetstream.PasswordRequiredError`` or ``PasswordIncorrectError``, the
+message naming the file) in ``FAILFAST``, gives an error row in
+``PERMISSIVE`` and is left out in ``DROPMALFORMED``, as any unreadable
+workbook. A task reads one sheet of a workbook at a time, so the integrity
+check of Agile encryption (an HMAC over the whole file) is not made.
 
 Modes, for a value that does not fit its column's type (a text in a number
 column of another file, say), a workbook that cannot be opened, and a sheet
@@ -454,6 +467,8 @@ class Settings:
         self.parallelism = max(1, default_parallelism or (os.cpu_count() or 1))
         self.min_partitions = max(1, self._count("minpartitions", self.parallelism))
         self.storage_options = _storage_options(options)
+        #: The password of encrypted workbooks (after Excel's default one).
+        self.password: Optional[str] = lowered.get("password")
         #: Filters on the file and sheet columns that Spark pushed down
         #: (``pushFilters``): work items they reject are never opened.
         self.item_filters: List[Any] = []
@@ -491,6 +506,7 @@ class Settings:
             storage_options=self.storage_options,
             keep_file=self.keeps_file,
             table=self.table,
+            password=self.password,
         )
         return [item for item in items if self.keeps(item)]
 
@@ -720,7 +736,7 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
                error_values: str = "null", shape: Optional[Dict[str, Any]] = None,
                window: Optional[Dict[str, Any]] = None,
                storage_options: Optional[Dict[str, Any]] = None,
-               threads: int = 0) -> Any:
+               threads: int = 0, password: Optional[str] = None) -> Any:
     """The Arrow layer's reader of the item's sheet (``workbook.sheet``),
     with the options spelled as the Python package spells them
     (``sample_rows`` None: every row). Returns (workbook, sheet reader);
@@ -731,10 +747,10 @@ def open_sheet(item: WorkItem, *, header: bool, skip_rows: int, columns: Optiona
     batch is described in its report and a damaged sheet hands out the
     rows before the damage. ``window``: the table or range options
     (``table``, ``include_totals_row``, ``range``). ``threads``: as
-    ``Workbook.sheet`` takes it."""
+    ``Workbook.sheet`` takes it. ``password``: an encrypted workbook's."""
     import sheetstream
 
-    workbook = sheetstream.open(item.path, storage_options=storage_options)
+    workbook = sheetstream.open(item.path, storage_options=storage_options, password=password)
     try:
         selector: Any = item.sheet if item.sheet is not None else item.position
         options: Dict[str, Any] = {
@@ -785,6 +801,7 @@ def infer_fields(settings: Settings, items: Sequence[WorkItem]) -> List[Tuple[st
                 shape=settings.shape,
                 window=settings.window(),
                 storage_options=settings.storage_options,
+                password=settings.password,
             )
             try:
                 schema = pa.schema(sheet.schema)
@@ -964,6 +981,7 @@ class BatchConformer:
                 window=settings.window(),
                 storage_options=settings.storage_options,
                 threads=threads,
+                password=settings.password,
             )
         except sheetstream.Error as error:
             message = _name_path(error, item.path)

@@ -7,7 +7,7 @@
 use arrow_schema::{DataType, Schema};
 use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyInt, PyString};
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
 use sheetstream::{ColumnSelector, ColumnSpec, SheetKind, SheetSelector};
 
 use crate::errors::{ColumnError, IntoPyResult, SheetNotFoundError};
@@ -257,4 +257,71 @@ fn column_letters(column: u32) -> String {
     }
     letters.reverse();
     String::from_utf8(letters).unwrap_or_default()
+}
+
+/// The options a workbook is opened with: the passwords `password=` gives
+/// for the workbook `label` (its path or URL; None for bytes and file
+/// objects), and `verify_integrity=`. `password` is None, a `str`, a list
+/// or tuple of them (tried in order, after Excel's default password), or
+/// a callable given `label` that returns one of those (for a glob of
+/// files with different passwords).
+pub(crate) fn open_options(
+    password: Option<&Bound<'_, PyAny>>,
+    verify_integrity: bool,
+    label: Option<&str>,
+) -> PyResult<sheetstream::OpenOptions> {
+    let options = sheetstream::OpenOptions::new().verify_integrity(verify_integrity);
+    let Some(password) = password.filter(|password| !password.is_none()) else {
+        return Ok(options);
+    };
+    let given = if password.is_callable()
+        && !password.is_instance_of::<PyString>()
+        && !password.is_instance_of::<PyList>()
+        && !password.is_instance_of::<PyTuple>()
+    {
+        password.call1((label,))?
+    } else {
+        password.clone()
+    };
+    Ok(options.passwords(password_list(&given)?))
+}
+
+/// A password (`str`), a list or tuple of them, or None (none).
+fn password_list(given: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if given.is_none() {
+        return Ok(Vec::new());
+    }
+    if let Ok(text) = given.cast::<PyString>() {
+        return Ok(vec![text.to_cow()?.into_owned()]);
+    }
+    if given.is_instance_of::<PyList>() || given.is_instance_of::<PyTuple>() {
+        return given
+            .try_iter()?
+            .map(|item| {
+                let item = item?;
+                item.cast::<PyString>()
+                    .map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "password: a list of passwords holds str, not {}",
+                            type_name(&item)
+                        ))
+                    })?
+                    .to_cow()
+                    .map(|text| text.into_owned())
+            })
+            .collect();
+    }
+    Err(PyTypeError::new_err(format!(
+        "password must be a str, a list of str (tried in order), or a callable given the \
+         file's path that returns one (or None), not {}",
+        type_name(given)
+    )))
+}
+
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value
+        .get_type()
+        .name()
+        .map(|name| name.to_string())
+        .unwrap_or_else(|_| "an object".into())
 }

@@ -85,6 +85,36 @@ create_exception!(
     Error,
     "The workbook has no Excel table of that name (the message lists those it has)."
 );
+create_exception!(
+    sheetstream,
+    EncryptionError,
+    Error,
+    "The workbook is encrypted (password-protected) and cannot be decrypted: its encryption structures are damaged (the subclasses say the other reasons)."
+);
+create_exception!(
+    sheetstream,
+    PasswordRequiredError,
+    EncryptionError,
+    "The workbook is encrypted, no password was given, and Excel's default password does not open it: pass password=."
+);
+create_exception!(
+    sheetstream,
+    PasswordIncorrectError,
+    EncryptionError,
+    "The workbook is encrypted, and neither the passwords given nor Excel's default one open it."
+);
+create_exception!(
+    sheetstream,
+    UnsupportedEncryptionError,
+    EncryptionError,
+    "The workbook is encrypted with a scheme sheetstream does not decrypt (the message names it: Extensible encryption, IRM/DRM, Agile with DES or RC2, ...)."
+);
+create_exception!(
+    sheetstream,
+    IntegrityError,
+    EncryptionError,
+    "The password opened the workbook, but its integrity check (Agile encryption's HMAC) failed: the file was changed after it was encrypted."
+);
 
 /// Adds the exception classes to the module.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -101,6 +131,20 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("LimitError", py.get_type::<LimitError>())?;
     module.add("SheetNotFoundError", py.get_type::<SheetNotFoundError>())?;
     module.add("TableNotFoundError", py.get_type::<TableNotFoundError>())?;
+    module.add("EncryptionError", py.get_type::<EncryptionError>())?;
+    module.add(
+        "PasswordRequiredError",
+        py.get_type::<PasswordRequiredError>(),
+    )?;
+    module.add(
+        "PasswordIncorrectError",
+        py.get_type::<PasswordIncorrectError>(),
+    )?;
+    module.add(
+        "UnsupportedEncryptionError",
+        py.get_type::<UnsupportedEncryptionError>(),
+    )?;
+    module.add("IntegrityError", py.get_type::<IntegrityError>())?;
     module.add("SkippedWarning", py.get_type::<SkippedWarning>())?;
     module.add(
         "FileNotFoundError",
@@ -239,6 +283,11 @@ pub(crate) fn to_py_err_hinted(
         ErrorKind::TableNotFound(_) => TableNotFoundError::new_err(message),
         ErrorKind::Conversion(_) | ErrorKind::Mismatch { .. } => ConversionError::new_err(message),
         ErrorKind::ColumnSelection(_) => ColumnError::new_err(message),
+        ErrorKind::Encrypted(_) => EncryptionError::new_err(message),
+        ErrorKind::PasswordRequired(_) => PasswordRequiredError::new_err(message),
+        ErrorKind::PasswordIncorrect(_) => PasswordIncorrectError::new_err(message),
+        ErrorKind::UnsupportedEncryption(_) => UnsupportedEncryptionError::new_err(message),
+        ErrorKind::IntegrityFailure(_) => IntegrityError::new_err(message),
         _ => Error::new_err(message),
     };
     let location = err.location();

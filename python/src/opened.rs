@@ -11,7 +11,7 @@ use std::sync::Arc;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyString};
-use sheetstream::SharedFile;
+use sheetstream::{OpenOptions, SharedFile};
 
 use crate::remote::{RangeReader, RemoteObject, WHOLE_BELOW};
 
@@ -115,30 +115,30 @@ impl Source {
         ))))
     }
 
-    /// Opens the workbook (without the GIL held by the caller).
-    pub(crate) fn open(&self) -> Result<Opened, sheetstream::Error> {
+    /// Opens the workbook (without the GIL held by the caller) with
+    /// `options` (the passwords of an encrypted one).
+    pub(crate) fn open(&self, options: &OpenOptions) -> Result<Opened, sheetstream::Error> {
         Ok(match self {
             Source::Remote(object) if object.len() < WHOLE_BELOW => {
                 let bytes: Arc<[u8]> = object.fetch_all()?.into();
-                Source::Bytes(bytes).open()?
+                Source::Bytes(bytes).open(options)?
             }
             Source::Remote(object) => {
-                let mut workbook =
-                    sheetstream::Workbook::from_reader(RangeReader::new(object.clone()))?;
+                let mut workbook = options.from_reader(RangeReader::new(object.clone()))?;
                 Opened {
                     defined_names: workbook.defined_names(),
                     workbook: OpenedWorkbook::Remote(Arc::new(workbook)),
                 }
             }
             Source::Path(path) => {
-                let mut workbook = sheetstream::Workbook::open(path)?;
+                let mut workbook = options.open(path)?;
                 Opened {
                     defined_names: workbook.defined_names(),
                     workbook: OpenedWorkbook::File(Arc::new(workbook)),
                 }
             }
             Source::Bytes(bytes) => {
-                let mut workbook = sheetstream::Workbook::from_bytes(bytes.clone())?;
+                let mut workbook = options.from_reader(Cursor::new(bytes.clone()))?;
                 Opened {
                     defined_names: workbook.defined_names(),
                     workbook: OpenedWorkbook::Bytes(Arc::new(workbook)),
@@ -148,8 +148,12 @@ impl Source {
     }
 
     /// Opens the workbook over an [`AnyReader`], so that workbooks from
-    /// files and from memory can be read together (`read_excel`).
-    pub(crate) fn open_any(&self) -> Result<sheetstream::Workbook<AnyReader>, sheetstream::Error> {
+    /// files and from memory can be read together (`read_excel`), with
+    /// `options`.
+    pub(crate) fn open_any(
+        &self,
+        options: &OpenOptions,
+    ) -> Result<sheetstream::Workbook<AnyReader>, sheetstream::Error> {
         let reader = match self {
             Source::Path(path) => AnyReader::File(SharedFile::open(path)?),
             Source::Bytes(bytes) => AnyReader::Bytes(Cursor::new(bytes.clone())),
@@ -158,7 +162,7 @@ impl Source {
             }
             Source::Remote(object) => AnyReader::Remote(RangeReader::new(object.clone())),
         };
-        sheetstream::Workbook::from_reader(reader)
+        options.from_reader(reader)
     }
 
     /// The path, as errors opening the file name it (None for bytes).
@@ -241,6 +245,12 @@ pub(crate) use with_workbook;
 impl OpenedWorkbook {
     pub(crate) fn sheets(&self) -> &[sheetstream::SheetInfo] {
         with_workbook!(self, workbook => workbook.sheets())
+    }
+
+    /// What is known of an encrypted workbook's integrity, in words
+    /// (`not encrypted`, `not recorded`, `not verified`, `verified`).
+    pub(crate) fn integrity(&self) -> &'static str {
+        with_workbook!(self, workbook => workbook.integrity().as_str())
     }
 }
 

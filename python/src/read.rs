@@ -161,6 +161,13 @@ fn warn_skipped(
 
 /// Reads sheets of one or many workbooks into one polars DataFrame (the
 /// default), pyarrow Table or pandas DataFrame.
+///
+/// An encrypted (password-protected) workbook opens with Excel's default
+/// password unasked, else with `password`: a `str`, a list of them tried
+/// in order, or a callable given each file's path (None for bytes) that
+/// returns either, for a glob of files with different passwords. Reading
+/// every worksheet checks an encrypted workbook's integrity;
+/// `verify_integrity=True` checks it whatever is read.
 #[pyfunction]
 #[pyo3(signature = (
     source,
@@ -173,6 +180,8 @@ fn warn_skipped(
     threads = 0,
     skip_unreadable = false,
     storage_options = None,
+    password = None,
+    verify_integrity = false,
     **options
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -187,6 +196,8 @@ pub(crate) fn read_excel<'py>(
     threads: i64,
     skip_unreadable: bool,
     storage_options: Option<&Bound<'py, PyAny>>,
+    password: Option<&Bound<'py, PyAny>>,
+    verify_integrity: bool,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let threads = crate::args::thread_count(threads)?;
@@ -222,10 +233,26 @@ pub(crate) fn read_excel<'py>(
     // Open every workbook (in parallel), then read the sheets on the Arrow
     // layer's pool: one schema, columns united by position or by name with
     // types promoted by its rules, file and sheet columns.
-    let opened = py.detach(|| sheetstream::open_workbooks(&sources, threads, Source::open_any));
+    // Each workbook's passwords (a callable is asked per file, here).
+    let sources: Vec<(Source, sheetstream::OpenOptions)> = sources
+        .into_iter()
+        .map(|source| {
+            let options = crate::args::open_options(
+                password,
+                verify_integrity,
+                source.path_label().as_deref(),
+            )?;
+            Ok((source, options))
+        })
+        .collect::<PyResult<_>>()?;
+    let opened = py.detach(|| {
+        sheetstream::open_workbooks(&sources, threads, |(source, options)| {
+            source.open_any(options)
+        })
+    });
     let mut workbooks = Vec::with_capacity(sources.len());
     let mut skipped = Vec::new();
-    let labels = unique_labels(sources.iter().map(Source::label));
+    let labels = unique_labels(sources.iter().map(|(source, _)| source.label()));
     for (label, result) in labels.into_iter().zip(opened) {
         match result.map_err(|err| err.with_file(&label)) {
             Ok(workbook) => workbooks.push((label, Arc::new(workbook))),

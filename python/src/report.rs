@@ -95,6 +95,20 @@ pub(crate) struct PyBatchReport {
     /// The 0-based sheet row the header was taken from (the last of a
     /// header of several rows); None without a header row.
     header_row: Option<u32>,
+    /// `Sheet.report` only: what is known of the workbook's integrity
+    /// (`Workbook.integrity`: "not encrypted", "not recorded", "not
+    /// verified", "verified"); None in a batch's own report.
+    integrity: Option<&'static str>,
+}
+
+impl PyBatchReport {
+    /// The same, saying what is known of the workbook's integrity.
+    pub(crate) fn with_integrity(self, integrity: &'static str) -> PyBatchReport {
+        PyBatchReport {
+            integrity: Some(integrity),
+            ..self
+        }
+    }
 }
 
 impl From<&BatchReport> for PyBatchReport {
@@ -111,6 +125,7 @@ impl From<&BatchReport> for PyBatchReport {
             issues: report.issues.iter().map(PyCellIssue::from).collect(),
             hidden_rows_skipped: report.hidden_rows_skipped,
             header_row: report.header_row,
+            integrity: None,
         }
     }
 }

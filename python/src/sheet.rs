@@ -212,6 +212,7 @@ impl PySheet {
     #[getter]
     fn report(&self) -> PyBatchReport {
         PyBatchReport::from(&*self.report.lock().unwrap_or_else(|p| p.into_inner()))
+            .with_integrity(self.workbook.integrity())
     }
 
     /// The Arrow schema, as a `pyarrow.Schema`.

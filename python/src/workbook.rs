@@ -11,7 +11,7 @@ use pyo3::types::PyDict;
 use sheetstream::{SheetKind, SheetState};
 
 use crate::args::SheetRef;
-use crate::opened::{Opened, OpenedWorkbook, Source};
+use crate::opened::{Opened, OpenedWorkbook, Source, with_workbook};
 use crate::sheet::PySheet;
 
 /// A sheet as the workbook lists it.
@@ -108,9 +108,13 @@ pub(crate) struct PyWorkbook {
 }
 
 impl PyWorkbook {
-    pub(crate) fn open_source(py: Python<'_>, source: Source) -> PyResult<PyWorkbook> {
+    pub(crate) fn open_source(
+        py: Python<'_>,
+        source: Source,
+        options: &sheetstream::OpenOptions,
+    ) -> PyResult<PyWorkbook> {
         let opened = py
-            .detach(|| source.open())
+            .detach(|| source.open(options))
             .map_err(|err| crate::errors::open_error(py, err, source.path_label().as_deref()))?;
         Ok(PyWorkbook {
             source,
@@ -143,6 +147,44 @@ impl PyWorkbook {
     fn sheets(&self) -> PyResult<Vec<PySheetInfo>> {
         let workbook = self.workbook()?;
         Ok(workbook.sheets().iter().map(PySheetInfo::new).collect())
+    }
+
+    /// The scheme an encrypted (password-protected) workbook was decrypted
+    /// with (`"Agile AES-256/SHA-512"`, `"xls RC4 CryptoAPI 128-bit"`);
+    /// None when it is not encrypted.
+    #[getter]
+    fn encryption(&self) -> PyResult<Option<String>> {
+        let workbook = self.workbook()?;
+        Ok(with_workbook!(&workbook, shared => shared.encryption_scheme().map(str::to_owned)))
+    }
+
+    /// What is known of an encrypted workbook's integrity (Agile
+    /// encryption's HMAC over the whole file): "not encrypted", "not
+    /// recorded" (the scheme has none), "not verified" (yet) or
+    /// "verified". Reading every worksheet checks it once the last one is
+    /// read (an `IntegrityError` if it fails); so do `verify_integrity()`
+    /// and `open(..., verify_integrity=True)`.
+    #[getter]
+    fn integrity(&self) -> PyResult<&'static str> {
+        Ok(self.workbook()?.integrity())
+    }
+
+    /// Checks an encrypted workbook's integrity now (one pass over the
+    /// file), unless it was checked before; returns `integrity`.
+    ///
+    /// Raises `IntegrityError` when the file was changed after it was
+    /// encrypted.
+    fn verify_integrity(&self, py: Python<'_>) -> PyResult<&'static str> {
+        let workbook = self.workbook()?;
+        py.detach(|| with_workbook!(&workbook, shared => shared.verify_integrity()))
+            .map_err(|err| {
+                let err = match self.source.path_label() {
+                    Some(label) => err.with_file(&label),
+                    None => err,
+                };
+                crate::errors::to_py_err(py, &err)
+            })
+            .map(|integrity| integrity.as_str())
     }
 
     /// The bytes fetched so far from a URL or a seekable file object, by
@@ -263,13 +305,24 @@ impl PyWorkbook {
 /// `gs://`, `az://`, `https://`, any fsspec protocol; with
 /// `storage_options`), `bytes`, or a binary file object (read by ranges
 /// when it is seekable, else whole).
+///
+/// An encrypted (password-protected) workbook opens with Excel's default
+/// password unasked, else with `password`: a `str`, a list of them (tried
+/// in order), or a callable given the file's path (None for bytes) that
+/// returns one. `verify_integrity=True` checks an encrypted workbook's
+/// integrity at once (one pass over the file); reading every worksheet
+/// checks it anyway.
 #[pyfunction]
-#[pyo3(signature = (source, *, storage_options = None))]
+#[pyo3(signature = (source, *, storage_options = None, password = None, verify_integrity = false))]
 pub(crate) fn open(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
     storage_options: Option<&Bound<'_, PyAny>>,
+    password: Option<&Bound<'_, PyAny>>,
+    verify_integrity: bool,
 ) -> PyResult<PyWorkbook> {
     let source = Source::extract_with(source, storage_options)?;
-    PyWorkbook::open_source(py, source)
+    let options =
+        crate::args::open_options(password, verify_integrity, source.path_label().as_deref())?;
+    PyWorkbook::open_source(py, source, &options)
 }

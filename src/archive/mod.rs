@@ -22,6 +22,7 @@ use zip::{CompressionMethod, ZipArchive};
 
 mod encoding;
 mod inflate;
+mod input;
 pub(crate) mod pipe;
 pub(crate) mod read_ahead;
 
@@ -30,6 +31,7 @@ use crate::limits::Limits;
 
 pub(crate) use inflate::CrcCheck;
 use inflate::{CompressedInput, Inflater, input_size};
+pub(crate) use input::PackageInput;
 use read_ahead::{AheadInput, SharedInput};
 
 /// A deflated part's compressed bytes read through a clone of the
@@ -265,6 +267,16 @@ impl<R: Read + Seek> Archive<R> {
             inflated: Arc::new(AtomicU64::new(0)),
             archive_bytes,
         })
+    }
+
+    /// Another handle on the input the archive reads, at its start (for
+    /// a pass over it outside the ZIP reader: an encrypted package's
+    /// integrity check).
+    pub(crate) fn input(&self) -> R
+    where
+        R: Clone,
+    {
+        self.zip.clone().into_inner()
     }
 
     /// Whether a part exists (`name` is a part name, any case).

@@ -138,6 +138,97 @@ impl<R: Read + Seek> Compound<R> {
     }
 }
 
+/// A compound file opened by the `cfb` crate (within the read budget, its
+/// FAT read once): what it holds, and the maps of the streams to read,
+/// before the crate's file is dropped and the reader handed on
+/// ([`OpenedCompound::into_reader`]).
+pub(crate) struct OpenedCompound<R> {
+    file: CompoundFile<Metered<Locked<R>>>,
+    locked: Locked<R>,
+    fat: Option<Arc<Fat>>,
+}
+
+impl<R: Read + Seek> OpenedCompound<R> {
+    /// Opens the compound file in `reader` (which starts with its magic).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotZip`] for a header that is no readable compound
+    /// file's, [`ErrorKind::Xls`] for a damaged container.
+    pub(crate) fn open(mut reader: R) -> Result<OpenedCompound<R>> {
+        if let Some(detail) = header_problem(&mut reader)? {
+            return Err(Error::new(ErrorKind::NotZip { detail }));
+        }
+        let locked = Locked::new(reader);
+        // The FAT read once, here; if it cannot be, the crate says why (or
+        // a stream's map, read without it).
+        let fat = Fat::read(&mut locked.clone()).ok().map(Arc::new);
+        let file = match open_compound(locked.clone(), false, fat.clone()) {
+            Ok(file) => file,
+            Err(err) if is_minifat_error(&err) => {
+                open_compound(locked.clone(), true, fat.clone()).map_err(compound_error)?
+            }
+            Err(err) => return Err(compound_error(err)),
+        };
+        Ok(OpenedCompound { file, locked, fat })
+    }
+
+    /// Every entry's path from the root (`/EncryptionInfo`,
+    /// `/\u{6}DataSpaces/...`), storages and streams: read from the
+    /// directory in memory.
+    #[cfg_attr(not(feature = "encryption"), allow(dead_code))]
+    pub(crate) fn paths(&self) -> Vec<String> {
+        self.file
+            .walk()
+            .map(|entry| entry.path().to_string_lossy().into_owned())
+            .collect()
+    }
+
+    /// What the file holds: a workbook stream, or what else.
+    pub(crate) fn contents(&self) -> Contents {
+        contents(&self.file)
+    }
+
+    /// The length of the stream `name` among the root's children, if
+    /// there is one.
+    #[cfg_attr(not(feature = "encryption"), allow(dead_code))]
+    pub(crate) fn stream_len(&self, name: &str) -> Option<u64> {
+        self.file
+            .read_root_storage()
+            .find(|entry| entry.is_stream() && entry.name() == name)
+            .map(|entry| entry.len())
+    }
+
+    /// The stream `name` among the root's children, read through the
+    /// crate (for a small one: an encryption header).
+    #[cfg_attr(not(feature = "encryption"), allow(dead_code))]
+    pub(crate) fn open_stream(&mut self, name: &str) -> Result<impl Read + '_> {
+        stream_at(&mut self.file, name, 0).map_err(|err| err.with_part(name))
+    }
+
+    /// Where the stream `name` (among the root's children, `len` bytes)
+    /// lies in the file.
+    pub(crate) fn map(&mut self, name: &str, len: u64) -> Result<StreamMap> {
+        let mut reader = self.locked.clone();
+        StreamMap::read(&mut reader, &mut self.file, self.fat.as_deref(), name, len)
+            .map_err(|err| err.with_part(name))
+    }
+
+    /// The reader back, the crate's file and the FAT dropped: from here on
+    /// the file is read directly through the maps, the compound file's FAT
+    /// and directory never again.
+    pub(crate) fn into_reader(self) -> Result<R> {
+        let OpenedCompound { file, locked, fat } = self;
+        drop(file);
+        drop(fat);
+        locked.into_inner().ok_or_else(|| {
+            Error::new(ErrorKind::Xls(
+                "the compound file's reader is still in use".into(),
+            ))
+        })
+    }
+}
+
 /// Sector ids at and above this are markers (free, end of chain, FAT and
 /// DIFAT sectors), not sectors.
 const MAX_REGULAR_SECTOR: u32 = 0xFFFF_FFFA;
@@ -244,54 +335,54 @@ impl StreamMap {
     }
 }
 
-/// A reader of the workbook stream through its [`StreamMap`], from the
-/// file directly (a read within one run is one read of the file).
-pub(crate) struct StreamReader<'a, R> {
-    reader: &'a mut R,
-    map: &'a StreamMap,
+/// Where a reader of a stream through its [`StreamMap`] stands: the
+/// position in the stream, the run it lies in, and where the file's reader
+/// stands. Shared by the borrowing [`StreamReader`] and the owning
+/// [`OwnedStream`].
+#[derive(Debug, Clone, Copy)]
+struct StreamCursor {
     position: u64,
     /// The run `position` lies in (the one last read, usually).
     run: usize,
-    /// Where `reader` stands, if known.
+    /// Where the file's reader stands, if known.
     at: Option<u64>,
 }
 
-impl<'a, R: Read + Seek> StreamReader<'a, R> {
-    /// The stream from `offset` on (at most its end).
-    pub(crate) fn new(
-        reader: &'a mut R,
-        map: &'a StreamMap,
-        offset: u64,
-    ) -> Result<StreamReader<'a, R>> {
+impl StreamCursor {
+    /// At `offset` in a stream mapped by `map` (at most its end).
+    fn new(map: &StreamMap, offset: u64) -> Result<StreamCursor> {
         if offset > map.len {
             return Err(Error::new(ErrorKind::Xls(format!(
-                "offset {offset} lies past the end of the workbook stream ({} bytes)",
+                "offset {offset} lies past the end of the stream ({} bytes)",
                 map.len
             ))));
         }
-        Ok(StreamReader {
-            reader,
-            map,
+        Ok(StreamCursor {
             position: offset,
             run: 0,
             at: None,
         })
     }
-}
 
-impl<R: Read + Seek> Read for StreamReader<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.position >= self.map.len || buf.is_empty() {
+    /// Reads from the stream at the cursor, through `reader` (a read within
+    /// one run is one read of the file).
+    fn read<R: Read + Seek>(
+        &mut self,
+        reader: &mut R,
+        map: &StreamMap,
+        buf: &mut [u8],
+    ) -> io::Result<usize> {
+        if self.position >= map.len || buf.is_empty() {
             return Ok(0);
         }
-        if let Some(small) = &self.map.small {
+        if let Some(small) = &map.small {
             let from = usize::try_from(self.position).unwrap_or(usize::MAX);
             let mut rest = small.get(from..).unwrap_or_default();
             let read = rest.read(buf)?;
             self.position += read as u64;
             return Ok(read);
         }
-        let runs = &self.map.runs;
+        let runs = &map.runs;
         let inside = |run: &Run| (run.stream..run.stream + run.len).contains(&self.position);
         if !runs.get(self.run).is_some_and(inside) {
             self.run = runs.partition_point(|run| run.stream + run.len <= self.position);
@@ -300,24 +391,24 @@ impl<R: Read + Seek> Read for StreamReader<'_, R> {
             // The chain ends before the stream does.
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                "the workbook stream's sector chain ends before the stream",
+                "the stream's sector chain ends before the stream",
             ));
         };
         let within = self.position - run.stream;
         let file_at = run.file + within;
         if self.at != Some(file_at) {
-            self.reader.seek(SeekFrom::Start(file_at))?;
+            reader.seek(SeekFrom::Start(file_at))?;
         }
         let wanted = buf
             .len()
             .min(usize::try_from(run.len - within).unwrap_or(usize::MAX));
-        let read = self.reader.read(&mut buf[..wanted]);
+        let read = reader.read(&mut buf[..wanted]);
         let read = match read {
             Ok(0) => {
                 self.at = None;
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
-                    "a sector of the workbook stream lies past the end of the file",
+                    "a sector of the stream lies past the end of the file",
                 ));
             }
             Ok(read) => read,
@@ -330,23 +421,112 @@ impl<R: Read + Seek> Read for StreamReader<'_, R> {
         self.at = Some(file_at + read as u64);
         Ok(read)
     }
-}
 
-impl<R: Read + Seek> Seek for StreamReader<'_, R> {
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+    /// Moves the cursor (no I/O).
+    fn seek(&mut self, map: &StreamMap, pos: SeekFrom) -> io::Result<u64> {
         let target = match pos {
             SeekFrom::Start(at) => Some(at),
             SeekFrom::Current(by) => self.position.checked_add_signed(by),
-            SeekFrom::End(by) => self.map.len.checked_add_signed(by),
+            SeekFrom::End(by) => map.len.checked_add_signed(by),
         };
         let Some(target) = target else {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                "a seek before the start of the workbook stream",
+                "a seek before the start of the stream",
             ));
         };
         self.position = target;
         Ok(target)
+    }
+}
+
+/// A reader of the workbook stream through its [`StreamMap`], from the
+/// file directly (a read within one run is one read of the file).
+pub(crate) struct StreamReader<'a, R> {
+    reader: &'a mut R,
+    map: &'a StreamMap,
+    cursor: StreamCursor,
+}
+
+impl<'a, R: Read + Seek> StreamReader<'a, R> {
+    /// The stream from `offset` on (at most its end).
+    pub(crate) fn new(
+        reader: &'a mut R,
+        map: &'a StreamMap,
+        offset: u64,
+    ) -> Result<StreamReader<'a, R>> {
+        Ok(StreamReader {
+            cursor: StreamCursor::new(map, offset)?,
+            reader,
+            map,
+        })
+    }
+}
+
+impl<R: Read + Seek> Read for StreamReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.cursor.read(self.reader, self.map, buf)
+    }
+}
+
+impl<R: Read + Seek> Seek for StreamReader<'_, R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.cursor.seek(self.map, pos)
+    }
+}
+
+/// A stream of a compound file that owns its reader of the file and
+/// shares its [`StreamMap`]: the `EncryptedPackage` stream an encrypted
+/// package is decrypted from. Clone it (when the reader clones) for
+/// another reader of the same stream, with a position of its own (a
+/// parallel worker's): the map is shared, nothing of the compound file is
+/// read again.
+#[cfg_attr(not(feature = "encryption"), allow(dead_code))]
+pub(crate) struct OwnedStream<R> {
+    reader: R,
+    map: Arc<StreamMap>,
+    cursor: StreamCursor,
+}
+
+impl<R: Clone> Clone for OwnedStream<R> {
+    fn clone(&self) -> OwnedStream<R> {
+        OwnedStream {
+            reader: self.reader.clone(),
+            map: Arc::clone(&self.map),
+            // The clone's reader stands wherever it stands: seek first.
+            cursor: StreamCursor {
+                at: None,
+                ..self.cursor
+            },
+        }
+    }
+}
+
+#[cfg_attr(not(feature = "encryption"), allow(dead_code))]
+impl<R: Read + Seek> OwnedStream<R> {
+    /// The stream `map` maps in the file `reader` reads, from its start.
+    pub(crate) fn new(reader: R, map: Arc<StreamMap>) -> OwnedStream<R> {
+        OwnedStream {
+            reader,
+            map,
+            cursor: StreamCursor {
+                position: 0,
+                run: 0,
+                at: None,
+            },
+        }
+    }
+}
+
+impl<R: Read + Seek> Read for OwnedStream<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.cursor.read(&mut self.reader, &self.map, buf)
+    }
+}
+
+impl<R: Read + Seek> Seek for OwnedStream<R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.cursor.seek(&self.map, pos)
     }
 }
 
@@ -427,6 +607,17 @@ impl Fat {
                 places.entry(fat_sector).or_insert(place);
             }
         }
+        // The entries past the file's last sector describe no sector; MS-CFB
+        // fills them with FREESECT, excelize with ENDOFCHAIN, which the
+        // `cfb` crate refuses ("Malformed FAT"): they are handed to it as
+        // free, which they are. (Only the bytes of the last FAT sector that
+        // covers the file are past it; no chain can reach those sectors.)
+        let past_end = usize::try_from(count)
+            .unwrap_or(usize::MAX)
+            .saturating_mul(4);
+        if let Some(tail) = bytes.get_mut(past_end..) {
+            tail.fill(0xFF);
+        }
         Ok(Fat {
             sector_len,
             count,
@@ -447,7 +638,6 @@ impl Fat {
         self.bytes.get(from..to)
     }
 
-    /// The sector after `sector` in its chain.
     /// How many sectors from `sector` on (at most `most`, at least one)
     /// its chain takes in file order, each followed by the next one.
     fn consecutive(&self, sector: u32, most: u64) -> Result<u64> {
@@ -460,6 +650,7 @@ impl Fat {
         Ok(taken)
     }
 
+    /// The sector after `sector` in its chain.
     #[inline]
     fn next(&self, sector: u32) -> Result<u32> {
         // Entry `sector` lies at byte `4 * sector` of the FAT's bytes, in
@@ -538,7 +729,9 @@ impl Fat {
                 return Ok(u32_at(&entry, 0x74));
             }
         }
-        Err(damaged("its workbook stream has no directory entry"))
+        Err(damaged(&format!(
+            "its {name} stream has no directory entry"
+        )))
     }
 }
 
@@ -733,6 +926,10 @@ pub(crate) fn compound_error(err: io::Error) -> Error {
 pub(crate) enum Contents {
     /// The name of the stream holding a workbook and its length.
     Workbook(&'static str, u64),
+    /// An encrypted package (`EncryptionInfo`, `EncryptedPackage`): an
+    /// encrypted `.xlsx`/`.xlsb`, read only with the `encryption` feature.
+    #[cfg_attr(feature = "encryption", allow(dead_code))]
+    EncryptedPackage,
     /// Not a workbook: why, for the message.
     Other(&'static str),
 }
@@ -762,10 +959,7 @@ pub(crate) fn contents<F>(file: &CompoundFile<F>) -> Contents {
         }
     }
     if encrypted {
-        return Contents::Other(
-            "it is an encrypted (password-protected) workbook: an OLE2 file holding an \
-             EncryptedPackage stream; save it without a password to read it",
-        );
+        return Contents::EncryptedPackage;
     }
     if let Some(len) = workbook {
         return Contents::Workbook("Workbook", len);

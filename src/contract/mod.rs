@@ -28,8 +28,8 @@ use std::thread::Scope;
 
 pub(crate) use context::SheetContext;
 pub(crate) use part_source::PartSource;
-pub(crate) use rows::RowSource;
 pub use rows::SheetRows;
+pub(crate) use rows::{AtEnd, RowSource};
 
 use crate::date::DateSystem;
 use crate::error::Result;

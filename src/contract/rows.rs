@@ -3,7 +3,9 @@
 //!
 //! `SheetRows` holds the format's reader behind the trait (one dynamic
 //! call per row, not per cell) and adds what is the same for every
-//! format: stopping after a range's last row.
+//! format: stopping after a range's last row, and a step run once the
+//! sheet was read to its end (an encrypted workbook's integrity check,
+//! due once every sheet was).
 
 use crate::cell::Row;
 use crate::columns::ColumnSet;
@@ -36,6 +38,9 @@ pub(crate) trait RowSource {
     }
 }
 
+/// What runs once a sheet was read to its end; its error is the read's.
+pub(crate) type AtEnd<'a> = Box<dyn FnOnce() -> Result<()> + 'a>;
+
 /// Rows of one sheet, read one at a time.
 ///
 /// Each [`Row`] borrows the reader, so it must be dropped before the next
@@ -60,6 +65,8 @@ pub struct SheetRows<'a> {
     last_row: u32,
     /// A row past `last_row` was met: no more rows.
     stopped: bool,
+    /// Run when the reader ends (not when `last_row` stops it).
+    at_end: Option<AtEnd<'a>>,
 }
 
 impl<'a> SheetRows<'a> {
@@ -69,7 +76,15 @@ impl<'a> SheetRows<'a> {
             reader: Box::new(reader),
             last_row: u32::MAX,
             stopped: false,
+            at_end: None,
         }
+    }
+
+    /// Runs `step` once the reader has handed out its last row (not when
+    /// [`stop_after_row`](Self::stop_after_row) stops it first): its
+    /// error is returned instead of the end.
+    pub(crate) fn at_end(&mut self, step: AtEnd<'a>) {
+        self.at_end = Some(step);
     }
 
     /// Replaces the window with one of `chunk_size` bytes (for tests and
@@ -201,7 +216,20 @@ impl<'a> SheetRows<'a> {
                 self.stopped = true;
                 Ok(None)
             }
+            Ok(None) if self.at_end.is_some() => {
+                self.stopped = true;
+                run_at_end(self.at_end.take()).map(|()| None)
+            }
             row => row,
         }
+    }
+}
+
+/// The sheet was read to its end: the step waiting for it runs.
+#[cold]
+fn run_at_end(step: Option<AtEnd<'_>>) -> Result<()> {
+    match step {
+        Some(step) => step(),
+        None => Ok(()),
     }
 }

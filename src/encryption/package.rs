@@ -82,6 +82,13 @@ impl PackageKey {
         &self.scheme
     }
 
+    /// Whether the header records an integrity check (Agile's
+    /// `dataIntegrity`), which [`verify_integrity`](Self::verify_integrity)
+    /// would check.
+    pub fn records_integrity(&self) -> bool {
+        matches!(&*self.inner, KeyKind::Agile(key) if key.integrity.is_some())
+    }
+
     /// Decrypts segment `index` in place; `data` is whole AES blocks.
     fn decrypt_segment(&self, index: u64, data: &mut [u8]) {
         match &*self.inner {

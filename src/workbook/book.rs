@@ -1,11 +1,16 @@
 //! [`Book`]: the workbook's format, one arm per format, each a
 //! [`FormatBook`]. The only place above the formats that names them; every
 //! method asks the arm's format ([`each_format!`]).
+//!
+//! The ZIP formats read a [`PackageInput`]: the input itself, or an
+//! encrypted workbook's package decrypted as it is read, so an encrypted
+//! `.xlsx` is the same arm as a plain one.
 
 use std::io::{Read, Seek};
 use std::thread::Scope;
 
 use super::detect::FileFormat;
+use crate::archive::PackageInput;
 use crate::contract::{FormatBook, SheetContext, SheetRows};
 use crate::error::Result;
 use crate::metadata::{DefinedName, SheetInfo, SheetMetadata, Table};
@@ -19,10 +24,10 @@ use crate::xlsx::XlsxBook;
 /// worker: cheap, what was read at open is shared).
 #[derive(Clone)]
 pub(crate) enum Book<R> {
-    Xlsx(XlsxBook<R>),
-    Xlsb(XlsbBook<R>),
+    Xlsx(XlsxBook<PackageInput<R>>),
+    Xlsb(XlsbBook<PackageInput<R>>),
     Xls(XlsBook<R>),
-    Ods(OdsBook<R>),
+    Ods(OdsBook<PackageInput<R>>),
 }
 
 /// Runs `$body` with `$name` bound to the format's book, whatever the arm
@@ -46,6 +51,19 @@ impl<R> Book<R> {
             Book::Xlsb(_) => FileFormat::Xlsb,
             Book::Xls(_) => FileFormat::Xls,
             Book::Ods(_) => FileFormat::Ods,
+        }
+    }
+
+    /// Another handle on a ZIP format's input (an encrypted package's, for
+    /// its integrity check); None for `.xls`.
+    pub(crate) fn package_input(&self) -> Option<PackageInput<R>>
+    where
+        R: Read + Seek + Clone,
+    {
+        match self {
+            Book::Xlsx(book) => Some(book.archive().input()),
+            Book::Xlsb(book) => Some(book.archive().input()),
+            Book::Xls(_) | Book::Ods(_) => None,
         }
     }
 }

@@ -6,8 +6,9 @@
 use std::io::{Read, Seek, SeekFrom};
 
 use super::book::Book;
-use crate::archive::Archive;
-use crate::compound;
+use super::encryption::{EncryptionState, Integrity, Passwords};
+use crate::archive::{Archive, PackageInput};
+use crate::compound::{self, OpenedCompound};
 use crate::contract::Opened;
 use crate::error::Result;
 use crate::limits::Limits;
@@ -94,24 +95,64 @@ impl Head {
 }
 
 /// Opens `reader` as the workbook its bytes say it is: an OLE2 compound
-/// file is a `.xls` workbook; an XML document whose root is
-/// `office:document` a flat OpenDocument spreadsheet; anything else is
-/// tried as a ZIP package (the archive says what the input is when it is
-/// none): an OpenDocument spreadsheet by its `mimetype` (or manifest),
-/// else an OPC package whose workbook part, found through the package
-/// relationships, is an `.xlsb` record stream or `.xlsx` XML.
-pub(crate) fn open_book<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Opened<Book<R>>> {
+/// file is an encrypted package (an encrypted `.xlsx`/`.xlsb`: its
+/// `EncryptionInfo` and `EncryptedPackage` streams) or a `.xls` workbook
+/// (encrypted when its globals hold a FILEPASS record); an XML document
+/// whose root is `office:document` a flat OpenDocument spreadsheet;
+/// anything else is tried as a ZIP package (the archive says what the input
+/// is when it is none): an OpenDocument spreadsheet by its `mimetype` (or
+/// manifest), else an OPC package whose workbook part, found through the
+/// package relationships, is an `.xlsb` record stream or `.xlsx` XML. `passwords` open an
+/// encrypted workbook (after Excel's default password); with `verify`,
+/// an encrypted package's integrity is checked before anything is read.
+pub(crate) fn open_book<R: Read + Seek>(
+    mut reader: R,
+    limits: Limits,
+    passwords: &Passwords,
+    verify: bool,
+) -> Result<(Opened<Book<R>>, Option<EncryptionState>)> {
     let head = Head::read(&mut reader)?;
     if head.is_compound_file() {
-        return Ok(xls::open(reader, limits)?.map_book(Book::Xls));
+        let compound = OpenedCompound::open(reader)?;
+        #[cfg(feature = "encryption")]
+        {
+            use crate::encryption::{CompoundEncryption, compound_encryption};
+            match compound_encryption(compound.paths().iter().map(String::as_str)) {
+                CompoundEncryption::Package => {
+                    let (opened, state) = super::encryption::open_encrypted_package(
+                        compound, limits, passwords, verify,
+                    )?;
+                    return Ok((opened, Some(state)));
+                }
+                CompoundEncryption::Refused(err) => return Err(err),
+                CompoundEncryption::None => {}
+            }
+        }
+        #[cfg(not(feature = "encryption"))]
+        let _ = verify;
+        let opened = xls::open(compound, limits, &passwords.0)?;
+        let state = opened.book.encryption_scheme().map(|scheme| {
+            EncryptionState::new(scheme.to_owned(), Integrity::NotRecorded, Vec::new())
+        });
+        return Ok((opened.map_book(Book::Xls), state));
     }
     if head.may_be_xml() && ods::package::is_flat_document(&mut reader)? {
-        return Ok(ods::open_flat(reader, limits)?.map_book(Book::Ods));
+        let opened = ods::open_flat(PackageInput::Plain(reader), limits)?;
+        return Ok((opened.map_book(Book::Ods), None));
     }
-    let mut archive = Archive::new(reader)?;
+    let mut archive = Archive::new(PackageInput::Plain(reader))?;
     if ods::package::is_spreadsheet_package(&mut archive, &limits)? {
-        return Ok(ods::open_package(archive, limits)?.map_book(Book::Ods));
+        return Ok((ods::open_package(archive, limits)?.map_book(Book::Ods), None));
     }
+    Ok((open_package(archive, limits)?, None))
+}
+/// Opens a ZIP package (plain, or an encrypted workbook's decrypted
+/// package) as the workbook its workbook part says: an `.xlsb` record
+/// stream or `.xlsx` XML.
+pub(crate) fn open_package<R: Read + Seek>(
+    mut archive: Archive<PackageInput<R>>,
+    limits: Limits,
+) -> Result<Opened<Book<R>>> {
     let workbook_part = find_workbook_part(&mut archive, &limits)?;
     if xlsb::is_binary_workbook(&mut archive, &workbook_part, &limits)? {
         return Ok(XlsbBook::open(archive, &workbook_part, limits)?.map_book(Book::Xlsb));

@@ -59,6 +59,7 @@ impl<R: Read + Seek> Workbook<R> {
             date_system: self.date_system,
             limits: self.limits,
             links: crate::formula::Links::default(),
+            encryption: None,
         }
     }
 

@@ -1,12 +1,14 @@
 //! The entry point: an opened workbook, whatever its format.
 //!
 //! `detect` finds the format from the bytes and opens it; `book` holds
-//! the opened format ([`Book`], one arm per format); this file is
-//! [`Workbook`] itself (opening, the sheet list, rows), `metadata` its
+//! the opened format ([`Book`], one arm per format); `encryption` an
+//! encrypted workbook's opening, passwords and integrity check; this file
+//! is [`Workbook`] itself (opening, the sheet list, rows), `metadata` its
 //! metadata methods.
 
 mod book;
 mod detect;
+mod encryption;
 mod metadata;
 
 use std::io::{Cursor, Read, Seek};
@@ -18,9 +20,12 @@ use std::thread::Scope;
 
 pub(crate) use book::Book;
 pub use detect::FileFormat;
+pub(crate) use encryption::EncryptionState;
+pub use encryption::Integrity;
+use encryption::Passwords;
 
 use crate::cell::Row;
-use crate::contract::{FormatBook, SheetContext, SheetRows};
+use crate::contract::{AtEnd, FormatBook, SheetContext, SheetRows};
 use crate::date::DateSystem;
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::NumberFormats;
@@ -66,6 +71,8 @@ pub struct Workbook<R = SharedFile> {
     pub(crate) limits: Limits,
     /// What formulas refer to by index (`.xlsb`, `.xls`; empty for `.xlsx`).
     pub(crate) links: Links,
+    /// An encrypted workbook's scheme and integrity check.
+    pub(crate) encryption: Option<EncryptionState>,
 }
 
 /// Names a sheet: by position in [`Workbook::sheets`] (`usize`, 0-based)
@@ -361,9 +368,27 @@ impl<B> RowFlow for ControlFlow<B> {
 }
 
 /// Options for opening a workbook.
+///
+/// An encrypted (password-protected) workbook opens with Excel's default
+/// password (`VelvetSweatshop`, what Excel encrypts with when no one gave
+/// a password) whatever the options, then with each password given here,
+/// in order:
+///
+/// ```no_run
+/// # fn main() -> Result<(), sheetstream::Error> {
+/// let workbook = sheetstream::OpenOptions::new()
+///     .password("first guess")
+///     .password("s3cret")
+///     .open("protected.xlsx")?;
+/// println!("{:?}", workbook.encryption_scheme());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct OpenOptions {
     limits: Limits,
+    passwords: Passwords,
+    verify_integrity: bool,
 }
 
 impl OpenOptions {
@@ -375,6 +400,42 @@ impl OpenOptions {
     /// Use these limits instead of the defaults.
     pub fn limits(mut self, limits: Limits) -> OpenOptions {
         self.limits = limits;
+        self
+    }
+
+    /// A password to open an encrypted workbook with: tried after Excel's
+    /// default password and the passwords given before it. A workbook
+    /// that is not encrypted opens as it would without one.
+    ///
+    /// None opens it: [`ErrorKind::PasswordRequired`] when none was
+    /// given, [`ErrorKind::PasswordIncorrect`] otherwise.
+    pub fn password(mut self, password: impl Into<String>) -> OpenOptions {
+        self.passwords.0.push(password.into());
+        self
+    }
+
+    /// Several passwords, tried in order (after those given before).
+    pub fn passwords<I, S>(mut self, passwords: I) -> OpenOptions
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.passwords
+            .0
+            .extend(passwords.into_iter().map(Into::into));
+        self
+    }
+
+    /// Checks an encrypted workbook's integrity (Agile encryption's
+    /// `dataIntegrity` HMAC over the whole encrypted package) at open, in
+    /// one pass over the file before anything else is read: a workbook
+    /// changed after it was encrypted is refused
+    /// ([`ErrorKind::IntegrityFailure`]). Off by default: a read of every
+    /// worksheet checks it anyway once the last one is read (see
+    /// [`Workbook::integrity`]), and a read of one sheet or a range should
+    /// not pay a pass over the whole file.
+    pub fn verify_integrity(mut self, verify: bool) -> OpenOptions {
+        self.verify_integrity = verify;
         self
     }
 
@@ -393,7 +454,7 @@ impl OpenOptions {
     ///
     /// As [`Workbook::open`].
     pub fn from_reader<R: Read + Seek>(&self, reader: R) -> Result<Workbook<R>> {
-        Workbook::with_limits(reader, self.limits)
+        Workbook::with_options(reader, self)
     }
 }
 
@@ -403,10 +464,14 @@ impl Workbook {
     /// # Errors
     ///
     /// The file cannot be read, is neither a ZIP archive nor a `.xls`
-    /// compound file (an encrypted workbook is an OLE2 file too:
-    /// [`ErrorKind::NotZip`] or [`ErrorKind::Encrypted`]), is not a
-    /// spreadsheet package, or its workbook, styles or shared strings (the
-    /// `.xls` globals) are malformed.
+    /// compound file ([`ErrorKind::NotZip`]), is not a spreadsheet
+    /// package, or its workbook, styles or shared strings (the `.xls`
+    /// globals) are malformed. An encrypted workbook that Excel's default
+    /// password does not open: [`ErrorKind::PasswordRequired`] (give one
+    /// with [`OpenOptions::password`]); one the passwords given do not
+    /// open: [`ErrorKind::PasswordIncorrect`]; a scheme this reader does
+    /// not decrypt: [`ErrorKind::UnsupportedEncryption`]; damaged
+    /// encryption structures: [`ErrorKind::Encrypted`].
     pub fn open(path: impl AsRef<Path>) -> Result<Workbook> {
         OpenOptions::new().open(path)
     }
@@ -476,6 +541,29 @@ impl<R> Workbook<R> {
         }
     }
 
+    /// The scheme an encrypted (password-protected) workbook was
+    /// decrypted with, as messages name it (`Agile AES-256/SHA-512`,
+    /// `Standard AES-128`, `xls RC4 CryptoAPI 128-bit`); None for a
+    /// workbook that is not encrypted.
+    pub fn encryption_scheme(&self) -> Option<&str> {
+        self.encryption.as_ref().map(EncryptionState::scheme)
+    }
+
+    /// What is known of an encrypted workbook's integrity so far: Agile
+    /// encryption's HMAC over the whole encrypted package is checked when
+    /// the whole package is read anyway, once every worksheet has been
+    /// read to its end by the parallel engine ([`Workbook::parallel`],
+    /// [`Workbook::load_all`]) or the Arrow readers (a read that fails
+    /// the check fails with [`ErrorKind::IntegrityFailure`]), or on
+    /// request ([`Workbook::verify_integrity`],
+    /// [`OpenOptions::verify_integrity`]). A read of some sheets, of a
+    /// range, or through [`Workbook::rows`] does not check it.
+    pub fn integrity(&self) -> Integrity {
+        self.encryption
+            .as_ref()
+            .map_or(Integrity::NotEncrypted, EncryptionState::integrity)
+    }
+
     /// How many shared strings have been parsed so far (a read that stops
     /// early parses only a prefix of the table).
     #[doc(hidden)]
@@ -493,11 +581,13 @@ impl<R: Read + Seek> Workbook<R> {
     ///
     /// As [`Workbook::open`].
     pub fn from_reader(reader: R) -> Result<Workbook<R>> {
-        Workbook::with_limits(reader, Limits::default())
+        Workbook::with_options(reader, &OpenOptions::default())
     }
 
-    fn with_limits(reader: R, limits: Limits) -> Result<Workbook<R>> {
-        let opened = detect::open_book(reader, limits)?;
+    fn with_options(reader: R, options: &OpenOptions) -> Result<Workbook<R>> {
+        let limits = options.limits;
+        let (opened, encryption) =
+            detect::open_book(reader, limits, &options.passwords, options.verify_integrity)?;
         Ok(Workbook {
             book: opened.book,
             sheets: opened.sheets,
@@ -506,6 +596,7 @@ impl<R: Read + Seek> Workbook<R> {
             date_system: opened.date_system,
             limits,
             links: opened.links,
+            encryption,
         })
     }
 
@@ -581,10 +672,15 @@ impl<R: Read + Seek> Workbook<R> {
         'env: 'a,
     {
         let info = &self.sheets[position];
-        match scope {
+        let at_end = integrity_step(self.encryption.as_ref(), book, position);
+        let mut rows = match scope {
             Some(scope) => book.pipelined_sheet_rows(scope, info, self.context(), 2),
             None => book.sheet_rows(info, self.context()),
+        }?;
+        if let Some(step) = at_end {
+            rows.at_end(step);
         }
+        Ok(rows)
     }
 
     /// Calls `f` with each row of a sheet, in file order, until it asks to
@@ -608,4 +704,54 @@ impl<R: Read + Seek> Workbook<R> {
         }
         Ok(T::finished())
     }
+}
+
+impl<R: Read + Seek + Clone> Workbook<R> {
+    /// Checks an encrypted workbook's integrity now (Agile encryption's
+    /// `dataIntegrity` HMAC over the whole encrypted package: one
+    /// sequential pass over it), unless it was checked before; see
+    /// [`Workbook::integrity`]. A workbook that is not encrypted, or
+    /// whose scheme records nothing to check, has nothing to check.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::IntegrityFailure`] when the HMAC does not match (the
+    /// file was changed after it was encrypted), or the file cannot be
+    /// read.
+    pub fn verify_integrity(&self) -> Result<Integrity> {
+        let Some(state) = &self.encryption else {
+            return Ok(Integrity::NotEncrypted);
+        };
+        state.verify(|| verify_book(&self.book))
+    }
+}
+
+/// The step a sheet's reader runs at its end while an encrypted
+/// workbook's integrity check is due (`state`): sheet `position` is
+/// marked read, and the last worksheet's reader runs the check through a
+/// clone of `book`'s input.
+pub(crate) fn integrity_step<'a, R: Read + Seek + Clone + 'a>(
+    state: Option<&'a EncryptionState>,
+    book: &Book<R>,
+    position: usize,
+) -> Option<AtEnd<'a>> {
+    let state = state.filter(|state| state.is_due())?;
+    let input = book.package_input();
+    Some(Box::new(move || {
+        state.sheet_read(position, || verify_input(input))
+    }))
+}
+
+/// The integrity check's pass over `book`'s encrypted package.
+fn verify_book<R: Read + Seek + Clone>(book: &Book<R>) -> Result<Integrity> {
+    verify_input(book.package_input())
+}
+
+#[cfg(feature = "encryption")]
+use encryption::verify_input;
+
+/// Without the `encryption` feature no workbook is encrypted.
+#[cfg(not(feature = "encryption"))]
+fn verify_input<R>(_input: Option<crate::archive::PackageInput<R>>) -> Result<Integrity> {
+    Ok(Integrity::NotRecorded)
 }

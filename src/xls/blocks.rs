@@ -53,6 +53,7 @@ use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::metadata::SheetInfo;
 
+use super::decrypt::StreamDecryptor;
 use super::records::{BOF, ROW, Records, TextCodec};
 use super::rows::XlsRows;
 use crate::compound::Compound;
@@ -94,8 +95,14 @@ pub(crate) fn blocks_read() -> u64 {
 /// to `end`: their boundaries, from the record after the BOF to `end`
 /// (each block's first ROW record in between); None when the sheet has
 /// no INDEX, fewer than [`MIN_BLOCKS`] blocks, or anything in INDEX and
-/// the DBCELLs does not check.
-pub(crate) fn plan(source: &mut (impl Read + Seek), start: u64, end: u64) -> Option<Vec<u64>> {
+/// the DBCELLs does not check. In an encrypted workbook, INDEX and each
+/// DBCELL are read whole and decrypted with `decryptor`.
+pub(crate) fn plan(
+    source: &mut (impl Read + Seek),
+    start: u64,
+    end: u64,
+    mut decryptor: Option<StreamDecryptor>,
+) -> Option<Vec<u64>> {
     let mut header = [0u8; 4];
     read_at(source, start, &mut header)?;
     let (kind, len) = split_header(header);
@@ -122,6 +129,9 @@ pub(crate) fn plan(source: &mut (impl Read + Seek), start: u64, end: u64) -> Opt
     }
     let mut index = vec![0u8; index_len];
     read_at(source, at + 4, &mut index)?;
+    if let Some(decryptor) = decryptor.as_mut() {
+        decryptor.decrypt_record(at, INDEX, &mut index);
+    }
     let count = (index_len - 16) / 4;
     if count < MIN_BLOCKS {
         return None;
@@ -140,6 +150,13 @@ pub(crate) fn plan(source: &mut (impl Read + Seek), start: u64, end: u64) -> Opt
         let (kind, len) = split_header([record[0], record[1], record[2], record[3]]);
         if kind != DBCELL || len < 4 {
             return None;
+        }
+        if let Some(decryptor) = decryptor.as_mut() {
+            // The whole body: the XOR scheme's key depends on its length.
+            let mut body = vec![0u8; usize::from(len)];
+            read_at(source, dbcell + 4, &mut body)?;
+            decryptor.decrypt_record(dbcell, DBCELL, &mut body);
+            record[4..].copy_from_slice(&body[..4]);
         }
         let back = u64::from(u32::from_le_bytes([
             record[4], record[5], record[6], record[7],
@@ -326,6 +343,9 @@ pub(crate) struct SheetJob<'env, R> {
     pub info: &'env SheetInfo,
     pub context: SheetContext<'env>,
     pub codec: TextCodec,
+    /// An encrypted workbook's decryptor (each worker decrypts with a
+    /// clone).
+    pub decryptor: Option<StreamDecryptor>,
     pub limits: Limits,
     pub worksheet_bof: bool,
     /// Whether the sheet's span ends before the stream does.
@@ -363,6 +383,7 @@ where
         let sender = sender.clone();
         let job = SheetJob {
             compound: job.compound.clone(),
+            decryptor: job.decryptor.clone(),
             ..job
         };
         scope.spawn(move || work(job, &shared, &bounds, &sender));
@@ -420,7 +441,8 @@ fn work<R: Read + Seek>(
         Ok(source) => source,
         Err(_) => return,
     };
-    let records = Records::new(Box::new(source), bounds[0], bounds[0]);
+    let records =
+        Records::new(Box::new(source), bounds[0], bounds[0]).decrypting(job.decryptor.clone());
     let mut rows = XlsRows::new(
         Some(records),
         job.worksheet_bof,

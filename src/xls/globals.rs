@@ -1,6 +1,7 @@
 //! The workbook globals: the substream at the start of the workbook stream,
-//! read record by record at open. BOF (the BIFF version), FILEPASS
-//! (refused), CODEPAGE, DATEMODE, FORMAT and XF (into the neutral styles:
+//! read record by record at open. BOF (the BIFF version), FILEPASS (the
+//! workbook is encrypted: unlocked with the passwords, and every record
+//! after it decrypted from then on, see `decrypt`), CODEPAGE, DATEMODE, FORMAT and XF (into the neutral styles:
 //! cells name any XF by index, so every XF is a style, in order),
 //! BOUNDSHEET (the sheet list and each sheet's offset) and SST with its
 //! CONTINUE records (into the shared strings); SUPBOOK, EXTERNSHEET and
@@ -14,6 +15,7 @@ use crate::metadata::{SheetInfo, SheetKind, SheetState};
 use crate::shared_strings::{SharedStrings, SharedStringsBuilder};
 use crate::styles::{Styles, StylesBuilder};
 
+use super::decrypt::{self, StreamDecryptor};
 use super::records::{
     BOF, BOUNDSHEET, Biff, CODEPAGE, CONTINUE, Chars, DATEMODE, EOF, FILEPASS, FORMAT, NAME,
     OLD_BOFS, Records, SST, TextCodec, XF, read_string, short_record, u16_at, u32_at,
@@ -39,6 +41,9 @@ pub(crate) struct Globals {
     pub date_system: DateSystem,
     /// What formulas refer to by index (BIFF8: SUPBOOK, EXTERNSHEET, NAME).
     pub links: Links,
+    /// An encrypted workbook's decryptor (every reader of the stream
+    /// decrypts with a clone) and its scheme's name.
+    pub encryption: Option<(StreamDecryptor, String)>,
 }
 
 /// The BIFF version a BOF record names.
@@ -57,8 +62,13 @@ pub(crate) fn bof_version(kind: u16, data: &[u8]) -> Result<Biff> {
     })
 }
 
-/// Reads the globals substream, which `records` start at.
-pub(crate) fn read_globals(records: &mut Records<'_>, limits: &Limits) -> Result<Globals> {
+/// Reads the globals substream, which `records` start at; `passwords`
+/// open an encrypted one (after Excel's default password).
+pub(crate) fn read_globals(
+    records: &mut Records<'_>,
+    limits: &Limits,
+    passwords: &[String],
+) -> Result<Globals> {
     let biff = match records.next()? {
         Some((header, data)) if header.kind == BOF || OLD_BOFS.contains(&header.kind) => {
             bof_version(header.kind, data)?
@@ -88,6 +98,7 @@ pub(crate) fn read_globals(records: &mut Records<'_>, limits: &Limits) -> Result
     let mut addin_books: Vec<bool> = Vec::new();
     let mut extern_sheets: Vec<(u16, i16, i16)> = Vec::new();
     let mut links = Links::default();
+    let mut encryption = None;
     while let Some(header) = records.peek()? {
         let locate = |err: Error| err.with_offset(header.offset);
         if header.kind == SST {
@@ -106,12 +117,20 @@ pub(crate) fn read_globals(records: &mut Records<'_>, limits: &Limits) -> Result
                 end = records.offset();
                 break;
             }
+            FILEPASS if encryption.is_some() => {
+                return Err(locate(Error::new(ErrorKind::Encrypted(
+                    "the workbook globals hold a second FILEPASS record".into(),
+                ))));
+            }
             FILEPASS => {
-                return Err(Error::new(ErrorKind::Encrypted(
-                    "the .xls workbook is encrypted (it has a FILEPASS record), whatever its \
-                     password; save it without a password to read it"
-                        .into(),
-                )));
+                let from = header.offset + 4 + header.len as u64;
+                let (decryptor, scheme) =
+                    decrypt::unlock(data, biff, from, passwords).map_err(locate)?;
+                records.consume(&header);
+                records.start_decrypting(Some(decryptor.clone()));
+                encryption = Some((decryptor, scheme));
+                end = records.offset();
+                continue;
             }
             CODEPAGE => codec = TextCodec::new(biff, Some(u16_at(data, 0).map_err(locate)?)),
             DATEMODE if u16_at(data, 0).map_err(locate)? == 1 => {
@@ -232,6 +251,7 @@ pub(crate) fn read_globals(records: &mut Records<'_>, limits: &Limits) -> Result
         shared_strings,
         date_system,
         links,
+        encryption,
     })
 }
 
@@ -458,7 +478,7 @@ mod tests {
             0,
             stream.len() as u64,
         );
-        let globals = read_globals(&mut records, &Limits::default()).unwrap();
+        let globals = read_globals(&mut records, &Limits::default(), &[]).unwrap();
         assert_eq!(globals.date_system, DateSystem::V1904);
         assert_eq!(globals.offsets, [1234]);
         assert_eq!(globals.end, stream.len() as u64);
@@ -479,7 +499,7 @@ mod tests {
             0,
             stream.len() as u64,
         );
-        let err = read_globals(&mut records, &Limits::default())
+        let err = read_globals(&mut records, &Limits::default(), &[])
             .err()
             .expect("refused");
         assert!(matches!(err.kind(), ErrorKind::Encrypted(_)), "{err}");
@@ -489,7 +509,7 @@ mod tests {
             0,
             stream.len() as u64,
         );
-        let err = read_globals(&mut records, &Limits::default())
+        let err = read_globals(&mut records, &Limits::default(), &[])
             .err()
             .expect("refused");
         assert!(err.to_string().contains("BIFF2, BIFF3 or BIFF4"), "{err}");

@@ -61,7 +61,7 @@ impl<R: Read + Seek> XlsBook<R> {
             ));
         }
         let source = compound.open_at(start).map_err(located)?;
-        let mut records = Records::new(Box::new(source), start, end);
+        let mut records = Records::new(Box::new(source), start, end).decrypting(layout.decryptor());
         let mut depth = 0u32;
         while let Some((header, data)) = records.next().map_err(located)? {
             if header.kind == BOF || OLD_BOFS.contains(&header.kind) {
@@ -174,9 +174,10 @@ impl<R: Read + Seek> XlsBook<R> {
         let part = self.compound.stream;
         let codec = self.layout.codec;
         let end = self.layout.globals_end;
+        let decryptor = self.layout.decryptor();
         let compound = &mut self.compound;
         let source = compound.open_at(0).map_err(|err| err.with_part(part))?;
-        let mut records = Records::new(Box::new(source), 0, end);
+        let mut records = Records::new(Box::new(source), 0, end).decrypting(decryptor);
         // EXTERNSHEET's sheet of each XTI (BIFF8), or None for another book.
         let mut externs: Vec<Option<usize>> = Vec::new();
         let mut names = Vec::new();

@@ -9,10 +9,13 @@
 //! code page, date system, formats and XFs into the neutral styles, the
 //! SST into the shared strings); `rows` (`XlsRows`) reads a sheet's
 //! substream from its BOF into the public row events; `metadata` the
-//! records the cell reader skips; `blocks` one sheet on several threads.
+//! records the cell reader skips; `blocks` one sheet on several threads;
+//! `decrypt` an encrypted workbook's FILEPASS and the decryptor every
+//! reader of the stream decrypts its records with.
 //! [`XlsBook`] is the format's opened workbook (`contract::FormatBook`).
 
 pub(crate) mod blocks;
+mod decrypt;
 mod formulas;
 pub(crate) mod globals;
 pub(crate) mod metadata;
@@ -23,16 +26,14 @@ use std::io::{Read, Seek, SeekFrom};
 use std::sync::Arc;
 use std::thread::Scope;
 
-use crate::compound::{
-    Compound, Contents, Fat, Locked, StreamMap, StreamReader, compound_error, contents,
-    is_minifat_error, open_compound,
-};
+use crate::compound::{Compound, Contents, OpenedCompound, StreamReader, compound_error};
 use crate::contract::{FormatBook, Opened, SheetContext, SheetRows};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 use crate::metadata::{DefinedName, SheetInfo, SheetKind, SheetMetadata, Table};
 use crate::range::CellRange;
 
+use decrypt::StreamDecryptor;
 use records::{BOF, OLD_BOFS, Records, TextCodec, u16_at};
 use rows::XlsRows;
 
@@ -75,48 +76,61 @@ pub(crate) struct XlsLayout {
     pub(crate) codec: TextCodec,
     /// The offset after the globals: no sheet starts before it.
     pub(crate) globals_end: u64,
+    /// An encrypted workbook's decryptor (each reader of the stream
+    /// decrypts with a clone) and its scheme's name.
+    pub(crate) encryption: Option<(StreamDecryptor, String)>,
 }
 
-/// Opens a compound file as a `.xls` workbook: the globals are read here,
-/// sheets when asked for.
-pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Opened<XlsBook<R>>> {
-    if let Some(detail) = crate::compound::header_problem(&mut reader)? {
-        return Err(Error::new(ErrorKind::NotZip { detail }));
+impl XlsLayout {
+    /// A decryptor for a new reader of the stream (None: a plain workbook).
+    pub(crate) fn decryptor(&self) -> Option<StreamDecryptor> {
+        self.encryption
+            .as_ref()
+            .map(|(decryptor, _)| decryptor.clone())
     }
-    let locked = Locked::new(reader);
-    // The FAT read once, here; if it cannot be, the crate says why (or
-    // the map below, read without it).
-    let fat = Fat::read(&mut locked.clone()).ok().map(Arc::new);
-    let mut file = match open_compound(locked.clone(), false, fat.clone()) {
-        Ok(file) => file,
-        Err(err) if is_minifat_error(&err) => {
-            open_compound(locked.clone(), true, fat.clone()).map_err(compound_error)?
-        }
-        Err(err) => return Err(compound_error(err)),
-    };
-    let (stream, stream_len) = match contents(&file) {
+}
+
+impl<R> XlsBook<R> {
+    /// The scheme an encrypted workbook was decrypted with
+    /// (`xls RC4 CryptoAPI 128-bit`); None for a plain one.
+    pub(crate) fn encryption_scheme(&self) -> Option<&str> {
+        self.layout
+            .encryption
+            .as_ref()
+            .map(|(_, scheme)| scheme.as_str())
+    }
+}
+
+/// Opens a compound file as a `.xls` workbook: the globals are read here
+/// (an encrypted workbook's FILEPASS unlocked with `passwords`, after
+/// Excel's default password), sheets when asked for.
+pub(crate) fn open<R: Read + Seek>(
+    mut compound: OpenedCompound<R>,
+    limits: Limits,
+    passwords: &[String],
+) -> Result<Opened<XlsBook<R>>> {
+    let (stream, stream_len) = match compound.contents() {
         Contents::Workbook(name, len) => (name, len),
+        Contents::EncryptedPackage => {
+            return Err(Error::new(ErrorKind::Encrypted(
+                "an encrypted (password-protected) workbook: an OLE2 file holding an \
+                 EncryptedPackage stream, and this build of sheetstream has no \
+                 `encryption` feature to decrypt it"
+                    .into(),
+            )));
+        }
         Contents::Other(detail) => return Err(Error::new(ErrorKind::NotZip { detail })),
     };
     // Where the stream lies, read once: from here on the file is read
     // directly, the compound file's FAT and directory never again.
-    let map = {
-        let mut reader = locked.clone();
-        StreamMap::read(&mut reader, &mut file, fat.as_deref(), stream, stream_len)
-            .map_err(|err| err.with_part(stream))?
-    };
-    drop(file);
-    drop(fat);
-    let mut reader = locked.into_inner().ok_or_else(|| {
-        Error::new(ErrorKind::Xls(
-            "the compound file's reader is still in use".into(),
-        ))
-    })?;
+    let map = compound.map(stream, stream_len)?;
+    let mut reader = compound.into_reader()?;
     let globals = {
         let source =
             StreamReader::new(&mut reader, &map, 0).map_err(|err| err.with_part(stream))?;
         let mut records = Records::new(Box::new(source), 0, stream_len);
-        globals::read_globals(&mut records, &limits).map_err(|err| err.with_part(stream))?
+        globals::read_globals(&mut records, &limits, passwords)
+            .map_err(|err| err.with_part(stream))?
     };
     let offsets = {
         let source =
@@ -129,6 +143,7 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Open
         offsets,
         codec: globals.codec,
         globals_end: globals.end,
+        encryption: globals.encryption,
     };
     let mut sheets = globals.sheets;
     {
@@ -141,7 +156,9 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Open
                 .spans
                 .get(sheet.position)
                 .map_or(u64::MAX, |span| span.0);
-            if sheet.kind == SheetKind::Worksheet && is_dialog_sheet(&mut source, start) {
+            if sheet.kind == SheetKind::Worksheet
+                && is_dialog_sheet(&mut source, start, layout.decryptor())
+            {
                 sheet.kind = SheetKind::Dialogsheet;
             }
         }
@@ -271,7 +288,7 @@ where
                 && end > start =>
         {
             match compound.open_at(0) {
-                Ok(mut source) => blocks::plan(&mut source, start, end),
+                Ok(mut source) => blocks::plan(&mut source, start, end, layout.decryptor()),
                 Err(_) => None,
             }
         }
@@ -285,6 +302,7 @@ where
         info,
         context,
         codec: layout.codec,
+        decryptor: layout.decryptor(),
         limits: *limits,
         worksheet_bof: true,
         bounded: bounds
@@ -346,7 +364,8 @@ fn open_xls_rows<'a, R: Read + Seek>(
             Error::new(ErrorKind::Xls(problem)).with_offset(start),
         ));
     }
-    let Some((records, worksheet_bof)) = sheet_records(compound, start, end).map_err(located)?
+    let Some((records, worksheet_bof)) =
+        sheet_records(compound, start, end, layout.decryptor()).map_err(located)?
     else {
         return Err(located(
             Error::new(ErrorKind::Xls(format!(
@@ -368,14 +387,16 @@ fn open_xls_rows<'a, R: Read + Seek>(
 }
 
 /// The records of a substream from `start`, after its BOF, and whether the
-/// BOF says it is a worksheet; None when `start` holds no BOF.
+/// BOF says it is a worksheet; None when `start` holds no BOF. An
+/// encrypted workbook's records are decrypted with `decryptor`.
 fn sheet_records<R: Read + Seek>(
     compound: &mut Compound<R>,
     start: u64,
     end: u64,
+    decryptor: Option<StreamDecryptor>,
 ) -> Result<Option<(Records<'_>, bool)>> {
     let source = compound.open_at(start)?;
-    let mut records = Records::new(Box::new(source), start, end);
+    let mut records = Records::new(Box::new(source), start, end).decrypting(decryptor);
     let worksheet_bof = match records.next()? {
         Some((header, data)) if header.kind == BOF || OLD_BOFS.contains(&header.kind) => {
             u16_at(data, 2).unwrap_or(0x0010) == 0x0010
@@ -442,9 +463,14 @@ fn checked_offsets(
 /// Whether the substream at `offset` is a dialog sheet's: its BOF says
 /// worksheet (0x0010) and its WSBOOL record, among the first records
 /// before any row or cell, sets fDialog. Reads record headers only (and
-/// WSBOOL's first byte); anything unreadable is no dialog sheet (the row
-/// reader reports it).
-fn is_dialog_sheet(source: &mut (impl Read + Seek), offset: u64) -> bool {
+/// WSBOOL's first byte; its whole body, decrypted, in an encrypted
+/// workbook); anything unreadable is no dialog sheet (the row reader
+/// reports it).
+fn is_dialog_sheet(
+    source: &mut (impl Read + Seek),
+    offset: u64,
+    mut decryptor: Option<StreamDecryptor>,
+) -> bool {
     let mut header = [0u8; 4];
     let mut read_header = |source: &mut dyn ReadSeek| -> Option<(u16, u16)> {
         source.read_exact(&mut header).ok()?;
@@ -475,8 +501,21 @@ fn is_dialog_sheet(source: &mut (impl Read + Seek), offset: u64) -> bool {
         };
         match kind {
             records::WSBOOL => {
-                let mut flags = [0u8; 1];
-                return len > 0 && source.read_exact(&mut flags).is_ok() && flags[0] & 0x10 != 0;
+                let Some(decryptor) = decryptor.as_mut() else {
+                    let mut flags = [0u8; 1];
+                    return len > 0
+                        && source.read_exact(&mut flags).is_ok()
+                        && flags[0] & 0x10 != 0;
+                };
+                let Ok(at) = source.stream_position() else {
+                    return false;
+                };
+                let mut body = vec![0u8; usize::from(len)];
+                if len == 0 || source.read_exact(&mut body).is_err() {
+                    return false;
+                }
+                decryptor.decrypt_record(at - 4, kind, &mut body);
+                return body[0] & 0x10 != 0;
             }
             records::EOF | records::ROW | records::DIMENSIONS | BOF => return false,
             _ => {

@@ -7,12 +7,20 @@
 //! limited to a sheet's span. Text: BIFF8 Latin-1/UTF-16 (`Chars`, over
 //! CONTINUE boundaries with the flags byte each repeats), BIFF5 code pages
 //! (`TextCodec`: `codepage` + `encoding_rs`, Mac Central European by table).
+//!
+//! In an encrypted workbook the window decrypts each record once, when it
+//! first lies whole in the window (`plain_end` marks how far the window
+//! is decrypted), so that [`Records::peek`] and the fast path's
+//! [`Records::ready`] see plain bodies; a plain workbook's window is
+//! plain to its end.
 
 use std::io::{Read, Seek, SeekFrom};
 
 use encoding_rs::Encoding;
 
 use crate::error::{Error, ErrorKind, Result};
+
+use super::decrypt::StreamDecryptor;
 
 pub(crate) const FORMULA: u16 = 0x0006;
 pub(crate) const EOF: u16 = 0x000A;
@@ -82,6 +90,12 @@ pub(crate) struct Records<'a> {
     /// The offset the records must end before (a sheet's substream ends
     /// before the next sheet's begins).
     limit: u64,
+    /// How far `buf` holds plain records (from `start`): `end` but for an
+    /// encrypted stream, where it stops before the first record not yet
+    /// whole in the window.
+    plain_end: usize,
+    /// The decryptor of an encrypted workbook stream.
+    decryptor: Option<Box<StreamDecryptor>>,
 }
 
 impl<'a> Records<'a> {
@@ -94,7 +108,45 @@ impl<'a> Records<'a> {
             base: offset,
             eof: false,
             limit,
+            plain_end: 0,
+            decryptor: None,
         }
+    }
+
+    /// Decrypts every record from the next one on with `decryptor` (an
+    /// encrypted workbook's; None: a plain one).
+    pub(crate) fn decrypting(mut self, decryptor: Option<StreamDecryptor>) -> Records<'a> {
+        self.start_decrypting(decryptor);
+        self
+    }
+
+    /// As [`decrypting`](Self::decrypting), in place: from the next record
+    /// on (the globals' reader, from the record after the FILEPASS).
+    pub(crate) fn start_decrypting(&mut self, decryptor: Option<StreamDecryptor>) {
+        self.decryptor = decryptor.map(Box::new);
+        self.plain_end = self.start;
+        self.decrypt_window();
+    }
+
+    /// Decrypts the records from `plain_end` on that lie whole in the
+    /// window, and moves `plain_end` past them (to `end` for a plain
+    /// stream).
+    fn decrypt_window(&mut self) {
+        let Some(decryptor) = self.decryptor.as_deref_mut() else {
+            self.plain_end = self.end;
+            return;
+        };
+        let mut at = self.plain_end;
+        while let Some(&[a, b, c, d]) = self.buf.get(at..self.end).and_then(|w| w.first_chunk()) {
+            let body_end = at + 4 + usize::from(u16::from_le_bytes([c, d]));
+            if body_end > self.end {
+                break;
+            }
+            let kind = u16::from_le_bytes([a, b]);
+            decryptor.decrypt_record(self.base + at as u64, kind, &mut self.buf[at + 4..body_end]);
+            at = body_end;
+        }
+        self.plain_end = at;
     }
 
     /// Reads the records from `offset` up to `limit` instead, keeping the
@@ -105,6 +157,7 @@ impl<'a> Records<'a> {
             .map_err(|err| crate::compound::compound_error(err).with_offset(offset))?;
         self.start = 0;
         self.end = 0;
+        self.plain_end = 0;
         self.base = offset;
         self.eof = false;
         self.limit = limit;
@@ -129,11 +182,11 @@ impl<'a> Records<'a> {
         }
         if let Some(&[a, b, c, d]) = self
             .buf
-            .get(self.start..self.end)
+            .get(self.start..self.plain_end)
             .and_then(|w| w.first_chunk())
         {
             let len = usize::from(u16::from_le_bytes([c, d]));
-            if self.end - self.start >= 4 + len {
+            if self.plain_end - self.start >= 4 + len {
                 let kind = u16::from_le_bytes([a, b]);
                 return Ok(Some(Header { kind, len, offset }));
             }
@@ -180,10 +233,11 @@ impl<'a> Records<'a> {
     /// The window from the next record on, for a caller that reads the
     /// records it holds whole itself and moves past them with
     /// [`advance`](Self::advance), and how far into it a record may start
-    /// (the span's limit).
+    /// (the span's limit). (In an encrypted stream, the records decrypted
+    /// so far: every one the window holds whole.)
     #[inline(always)]
     pub(crate) fn ready(&self) -> (&[u8], usize) {
-        let window = self.buf.get(self.start..self.end).unwrap_or(&[]);
+        let window = self.buf.get(self.start..self.plain_end).unwrap_or(&[]);
         let before =
             usize::try_from(self.limit.saturating_sub(self.offset())).unwrap_or(usize::MAX);
         (window, before.min(window.len()))
@@ -220,6 +274,7 @@ impl<'a> Records<'a> {
                 self.buf.copy_within(self.start..self.end, 0);
                 self.base += self.start as u64;
                 self.end -= self.start;
+                self.plain_end = self.plain_end.saturating_sub(self.start);
                 self.start = 0;
             }
             // Nothing past the span is read (a sheet's window would read
@@ -237,6 +292,7 @@ impl<'a> Records<'a> {
                 self.eof = true;
             }
             self.end += read;
+            self.decrypt_window();
         }
         Ok(true)
     }

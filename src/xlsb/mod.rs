@@ -124,6 +124,12 @@ impl<R: Read + Seek> XlsbBook<R> {
     fn package(&mut self) -> Result<&mut Archive<R>> {
         Ok(&mut self.archive)
     }
+
+    /// The package, read-only (the workbook layer clones its input for an
+    /// encrypted package's integrity check).
+    pub(crate) fn archive(&self) -> &Archive<R> {
+        &self.archive
+    }
 }
 
 impl<R: Read + Seek> FormatBook<R> for XlsbBook<R> {

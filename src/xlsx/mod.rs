@@ -98,6 +98,12 @@ impl<R: Read + Seek> XlsxBook<R> {
     fn package(&mut self) -> Result<&mut Archive<R>> {
         Ok(&mut self.archive)
     }
+
+    /// The package, read-only (the workbook layer clones its input for an
+    /// encrypted package's integrity check).
+    pub(crate) fn archive(&self) -> &Archive<R> {
+        &self.archive
+    }
 }
 
 impl<R: Read + Seek> FormatBook<R> for XlsxBook<R> {

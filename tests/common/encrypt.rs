@@ -252,3 +252,132 @@ pub fn compound(encrypted: &Encrypted) -> Vec<u8> {
     file.flush().unwrap();
     file.into_inner().into_inner()
 }
+
+/// The record types whose bodies an encrypted `.xls` keeps plain
+/// (MS-XLS 2.2.10): BOF, FILEPASS, UsrExcl, FileLock, InterfaceHdr,
+/// RRDInfo, RRDHead.
+const XLS_PLAIN: [u16; 7] = [0x0809, 0x002F, 0x0194, 0x0195, 0x00E1, 0x0196, 0x0138];
+
+/// RC4 CryptoAPI's key stream of an `.xls` workbook stream (MS-OFFCRYPTO
+/// 2.3.5): block `b` of 1024 stream bytes is keyed SHA-1(H₀ ‖ LE32(b)),
+/// H₀ = SHA-1(salt ‖ UTF-16LE(password)); 128-bit keys. Keeps the key
+/// stream of the block last asked for.
+struct XlsKeyStream {
+    h0: Vec<u8>,
+    block: Option<u64>,
+    bytes: Vec<u8>,
+}
+
+impl XlsKeyStream {
+    fn new(password: &str, salt: &[u8]) -> XlsKeyStream {
+        let utf16: Vec<u8> = password.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        XlsKeyStream {
+            h0: hash("SHA1", &[salt, &utf16]),
+            block: None,
+            bytes: vec![0; 1024],
+        }
+    }
+
+    fn cipher(&self, block: u32) -> rc4::Rc4 {
+        use rc4::KeyInit;
+        let key = hash("SHA1", &[&self.h0, &block.to_le_bytes()]);
+        rc4::Rc4::new_from_slice(&key[..16]).unwrap()
+    }
+
+    /// XORs `data` with the key stream from stream offset `at`.
+    fn apply(&mut self, at: u64, data: &mut [u8]) {
+        use rc4::StreamCipher;
+        for (i, byte) in data.iter_mut().enumerate() {
+            let position = at + i as u64;
+            let block = position / 1024;
+            if self.block != Some(block) {
+                self.bytes.fill(0);
+                self.cipher(block as u32).apply_keystream(&mut self.bytes);
+                self.block = Some(block);
+            }
+            *byte ^= self.bytes[(position % 1024) as usize];
+        }
+    }
+}
+
+/// A BIFF8 FILEPASS body of RC4 CryptoAPI (version 4.2, 128-bit keys),
+/// its verifier made for `password`.
+fn xls_filepass(password: &str, salt: &[u8], verifier: &[u8]) -> Vec<u8> {
+    let csp: Vec<u8> = "Microsoft Enhanced Cryptographic Provider v1.0\0"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let mut header = Vec::new();
+    for word in [0x04u32, 0, 0x6801, 0x8004, 128, 1, 0, 0] {
+        header.extend_from_slice(&word.to_le_bytes());
+    }
+    header.extend_from_slice(&csp);
+    let mut body = vec![1, 0, 4, 0, 2, 0];
+    body.extend_from_slice(&0x04u32.to_le_bytes());
+    body.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    body.extend_from_slice(&header);
+    // The verifier and its SHA-1, encrypted together with block 0's key.
+    let mut secret = verifier.to_vec();
+    secret.extend(hash("SHA1", &[verifier]));
+    let mut stream = XlsKeyStream::new(password, salt);
+    stream.apply(0, &mut secret);
+    body.extend_from_slice(&16u32.to_le_bytes());
+    body.extend_from_slice(salt);
+    body.extend_from_slice(&secret[..16]);
+    body.extend_from_slice(&20u32.to_le_bytes());
+    body.extend_from_slice(&secret[16..]);
+    body
+}
+
+/// A plain BIFF8 workbook stream encrypted as Excel 2003+ encrypts it
+/// (RC4 CryptoAPI, 128-bit): a FILEPASS record inserted after the
+/// globals' BOF, every stream offset after it (BOUNDSHEET's lbPlyPos,
+/// INDEX's DBCELL offsets) moved past it, and every record body after it
+/// encrypted by its stream offset, but for the records Excel keeps plain
+/// and BOUNDSHEET's first four bytes; headers stay plain.
+pub fn xls_rc4_cryptoapi(stream: &[u8], password: &str, seed: u64) -> Vec<u8> {
+    let mut rng = Rng(seed);
+    let (salt, verifier) = (rng.bytes(16), rng.bytes(16));
+    let filepass = super::xls::record(0x002F, &xls_filepass(password, &salt, &verifier));
+    let shift = filepass.len() as u32;
+    let u16_at = |bytes: &[u8], at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+    let bof_len = 4 + usize::from(u16_at(stream, 2));
+    let mut out = stream[..bof_len].to_vec();
+    out.extend_from_slice(&filepass);
+    let mut keys = XlsKeyStream::new(password, &salt);
+    let mut at = bof_len;
+    while at + 4 <= stream.len() {
+        let kind = u16_at(stream, at);
+        let len = usize::from(u16_at(stream, at + 2));
+        let offset = out.len() as u64;
+        let mut body = stream[at + 4..at + 4 + len].to_vec();
+        let moved = |word: &mut [u8]| {
+            let value = u32::from_le_bytes(word[..4].try_into().unwrap());
+            if value != 0 {
+                word[..4].copy_from_slice(&(value + shift).to_le_bytes());
+            }
+        };
+        match kind {
+            0x0085 => moved(&mut body[0..4]),
+            0x020B => {
+                moved(&mut body[12..16]);
+                for entry in (16..len).step_by(4) {
+                    moved(&mut body[entry..entry + 4]);
+                }
+            }
+            _ => {}
+        }
+        let plain = if XLS_PLAIN.contains(&kind) {
+            len
+        } else if kind == 0x0085 {
+            4
+        } else {
+            0
+        };
+        keys.apply(offset + 4 + plain as u64, &mut body[plain..]);
+        out.extend_from_slice(&stream[at..at + 4]);
+        out.extend_from_slice(&body);
+        at += 4 + len;
+    }
+    out
+}

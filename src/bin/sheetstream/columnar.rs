@@ -17,7 +17,7 @@ use sheetstream::arrow::{
     ALL_ROWS, ArrowOptions, BatchReport, ColumnType, ManySheetsReader, OnErrorValue, OnMismatch,
     SheetChoice,
 };
-use sheetstream::{ColumnSpec, OpenOptions, SheetRef, Workbook};
+use sheetstream::{ColumnSpec, SheetRef, Workbook};
 
 use crate::input;
 use crate::partial::{Outputs, PartialFile};
@@ -332,7 +332,7 @@ impl TableArgs {
             .map(|(_, file)| file.clone().with_progress(progress.counter()))
             .collect();
         let opened = sheetstream::open_workbooks(&counted, self.threads, |file| {
-            OpenOptions::new().from_reader(file.clone())
+            crate::passwords::open_options().from_reader(file.clone())
         });
         let mut workbooks = Vec::new();
         for ((input, _), workbook) in files.into_iter().zip(opened) {

@@ -8,7 +8,7 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use sheetstream::{Limits, OpenOptions, SharedFile, Workbook};
+use sheetstream::{Limits, SharedFile, Workbook};
 
 use crate::progress::Progress;
 use crate::{Common, Failure};
@@ -37,7 +37,7 @@ impl Input {
     pub fn open(&self, quiet: bool) -> Result<(Workbook, Progress), Failure> {
         let file = self.file()?;
         let progress = Progress::new(file.len(), quiet);
-        let workbook = OpenOptions::new()
+        let workbook = crate::passwords::open_options()
             .from_reader(file.with_progress(progress.counter()))
             .map_err(|err| self.locate(err))?;
         Ok((workbook, progress))

@@ -13,6 +13,7 @@ mod export;
 mod format;
 mod input;
 mod partial;
+mod passwords;
 mod progress;
 mod rows;
 mod stats;
@@ -33,10 +34,17 @@ use crate::format::DateStyle;
 use crate::input::{Input, inputs};
 
 const EXIT_CODES: &str = "\
+Encrypted (password-protected) workbooks open with Excel's default password
+(VelvetSweatshop) unasked, else with a password from --password-file FILE or
+the environment variable SHEETSTREAM_PASSWORD (each tried in turn). A password
+on the command line (--password) can be read by other users in the process list
+and stays in the shell's history: prefer the file or the variable.
+
 Exit status:
   0  success
   1  the workbook could not be read (missing, not a workbook, damaged,
-     malformed, or over a safety limit); the message says where
+     malformed, encrypted and no password opens it, or over a safety limit);
+     the message says where
   2  bad usage
   3  the output could not be written";
 
@@ -47,6 +55,8 @@ Exit status:
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    passwords: passwords::PasswordArgs,
 }
 
 /// Options every command that reads sheets takes.
@@ -253,6 +263,9 @@ impl From<io::Error> for Failure {
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
+    if let Err(failure) = cli.passwords.install() {
+        return report(Err(failure));
+    }
     let result = match cli.command {
         Command::Sheets { files } => sheets(files),
         Command::Tables(args) => tables::tables(&args),
@@ -277,6 +290,11 @@ fn main() -> ExitCode {
     {
         let _ = std::fs::remove_file(path);
     }
+    report(result)
+}
+
+/// The exit status of a command's result, its failure on stderr.
+fn report(result: Result<(), Failure>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(message)) => {
