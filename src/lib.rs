@@ -181,7 +181,7 @@ pub use count::SheetCounts;
 pub use date::{CivilDateTime, DateSystem, DateTime, DateTimeKind};
 #[cfg(feature = "serde")]
 pub use de::{DeserializeOptions, Records};
-pub use error::{Error, ErrorKind, Location, Result};
+pub use error::{Error, ErrorClass, ErrorKind, Location, Result};
 pub use format::{NumberFormat, NumberFormats};
 pub use limits::Limits;
 pub use metadata::{
@@ -193,4 +193,7 @@ pub use range::{CellRange, SheetRange};
 pub use shared_strings::SharedStrings;
 pub use sheet::{OwnedValue, Sheet, SheetBuilder, SheetRow};
 pub use source::SharedFile;
-pub use workbook::{FileFormat, OpenOptions, RowFlow, SheetRef, SheetSelector, Workbook};
+pub use workbook::{
+    FileFormat, OpenOptions, RowFlow, SheetRef, SheetSelector, WORKBOOK_EXTENSIONS, Workbook,
+    workbooks_in,
+};

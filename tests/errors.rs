@@ -259,14 +259,18 @@ fn opendocument_and_word_packages() {
         .with("META-INF/manifest.xml", "<manifest/>")
         .build();
     let err = read_err(&ods, "an .ods package");
-    assert!(matches!(err.kind(), ErrorKind::Package(_)), "{err:?}");
+    assert!(
+        matches!(err.kind(), ErrorKind::UnsupportedFormat(_)),
+        "{err:?}"
+    );
     assert_mentions(&err, &["OpenDocument"]);
     let docx = Package::new()
         .with("[Content_Types].xml", content_types())
         .with("word/document.xml", "<w:document/>")
         .build();
     let err = read_err(&docx, "a .docx package");
-    assert!(matches!(err.kind(), ErrorKind::Package(_)), "{err:?}");
+    assert!(matches!(err.kind(), ErrorKind::NotZip { .. }), "{err:?}");
+    assert_mentions(&err, &["Word document"]);
     let run = run_cli("cells", "ods", &ods);
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("OpenDocument"), "{}", run.stderr);

@@ -727,6 +727,9 @@ pub(crate) fn compound_error(err: io::Error) -> Error {
 pub(crate) enum Contents {
     /// The name of the stream holding a workbook and its length.
     Workbook(&'static str, u64),
+    /// An encrypted OOXML workbook (`EncryptionInfo`, `EncryptedPackage`):
+    /// what it is, for the message.
+    Encrypted(&'static str),
     /// Not a workbook: why, for the message.
     Other(&'static str),
 }
@@ -756,9 +759,9 @@ pub(crate) fn contents<F>(file: &CompoundFile<F>) -> Contents {
         }
     }
     if encrypted {
-        return Contents::Other(
-            "it is an encrypted (password-protected) workbook: an OLE2 file holding an \
-             EncryptedPackage stream; save it without a password to read it",
+        return Contents::Encrypted(
+            "an OOXML workbook (.xlsx, .xlsm or .xlsb) in an OLE2 file holding EncryptionInfo \
+             and EncryptedPackage streams; save it without a password to read it",
         );
     }
     if let Some(len) = workbook {

@@ -7,6 +7,7 @@
 
 mod book;
 mod detect;
+mod folder;
 mod metadata;
 
 use std::io::{Cursor, Read, Seek};
@@ -17,7 +18,8 @@ use std::sync::Arc;
 use std::thread::Scope;
 
 pub(crate) use book::Book;
-pub use detect::FileFormat;
+pub use detect::{FileFormat, WORKBOOK_EXTENSIONS};
+pub use folder::workbooks_in;
 
 use crate::cell::Row;
 use crate::contract::{FormatBook, SheetContext, SheetRows};

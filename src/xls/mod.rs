@@ -96,6 +96,7 @@ pub(crate) fn open<R: Read + Seek>(mut reader: R, limits: Limits) -> Result<Open
     };
     let (stream, stream_len) = match contents(&file) {
         Contents::Workbook(name, len) => (name, len),
+        Contents::Encrypted(found) => return Err(Error::new(ErrorKind::Encrypted(found.into()))),
         Contents::Other(detail) => return Err(Error::new(ErrorKind::NotZip { detail })),
     };
     // Where the stream lies, read once: from here on the file is read
