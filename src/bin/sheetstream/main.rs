@@ -28,6 +28,13 @@ use crate::format::DateStyle;
 use crate::input::{Input, inputs};
 
 const EXIT_CODES: &str = "\
+Counting: rows and columns as Excel numbers them, from 1 (--header-row 2,
+  --skip-rows 3 leaves out rows 1-3, --columns 2-4 or B:D); sheets by
+  position as `sheets` lists them, from 0 (--sheet 0 is the first sheet).
+
+Inputs: files, globs, folders (every workbook in them, by name; with
+  --recursive, in their subfolders too) and `-` for standard input.
+
 Exit status:
   0  success
   1  the workbook could not be read (missing, not a workbook, damaged,
@@ -48,10 +55,15 @@ struct Cli {
 #[derive(Args, Clone)]
 struct Common {
     /// The workbooks (.xlsx, .xlsm, .xlsb, .xls): files, globs (expanded by sheetstream
-    /// when quoted), or `-` for standard input (copied into a temporary
-    /// file first: a ZIP is read from its end).
+    /// when quoted), folders (their workbooks, by name: files ending in
+    /// .xlsx, .xlsm, .xltx, .xltm, .xlsb, .xls, .xlt, .ods or .fods), or `-`
+    /// for standard input (copied into a temporary file first: a ZIP is
+    /// read from its end).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
+    /// A folder given as FILE is read with its subfolders, at any depth.
+    #[arg(short = 'r', long)]
+    recursive: bool,
     /// Threads: 0 for one per core. Sheets are read in parallel; a lone
     /// sheet inflates on one thread while it is scanned on another.
     #[arg(short = 't', long, default_value_t = 0, value_name = "N")]
@@ -174,9 +186,12 @@ enum Command {
     /// kind and dimension (as the sheet declares it). With several files,
     /// a first column names the file.
     Sheets {
-        /// The workbooks (files, globs, `-` for standard input).
+        /// The workbooks (files, globs, folders, `-` for standard input).
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
+        /// A folder given as FILE is read with its subfolders, at any depth.
+        #[arg(short = 'r', long)]
+        recursive: bool,
     },
     /// List the Excel tables (Insert > Table): name, sheet, range, header
     /// and totals row counts, column names (a JSON array). Read from the
@@ -249,7 +264,7 @@ fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit());
     let result = match cli.command {
-        Command::Sheets { files } => sheets(files),
+        Command::Sheets { files, recursive } => sheets(files, recursive),
         Command::Tables(args) => tables::tables(&args),
         Command::Csv(args) => export::csv(&args),
         Command::Jsonl(args) => export::jsonl(&args),
@@ -299,10 +314,12 @@ fn main() -> ExitCode {
 
 /// A library error's message in the tool's words: advice naming an
 /// [`ArrowOptions`](sheetstream::arrow::ArrowOptions) option (and Python's
-/// keyword), `union_by_name`, names the flag, `--union-by-name`.
+/// keyword), `union_by_name`, `skip_unreadable`, names the flag,
+/// `--union-by-name`, `--skip-unreadable`.
 pub fn in_cli_words(err: &sheetstream::Error) -> String {
     err.to_string()
         .replace("read with union_by_name", "read with --union-by-name")
+        .replace("(skip_unreadable)", "(--skip-unreadable)")
 }
 
 /// Text from a file (a sheet name, a value, a path) made safe to print on
@@ -350,9 +367,10 @@ fn file_column(input: &Input, several: bool) -> String {
     }
 }
 
-fn sheets(files: Vec<PathBuf>) -> Result<(), Failure> {
+fn sheets(files: Vec<PathBuf>, recursive: bool) -> Result<(), Failure> {
     let common = Common {
         files,
+        recursive,
         threads: 1,
         quiet: true,
     };
