@@ -75,9 +75,12 @@ struct Head {
 }
 
 impl Head {
-    /// The first bytes: the magic number's 8, then (for anything but a
-    /// compound file, whose next sector may be one its opening reads as
-    /// the FAT: it is read once, there) up to [`HEAD_BYTES`].
+    /// The first bytes: the magic number's 8, then, for anything but a
+    /// ZIP or a compound file, up to [`HEAD_BYTES`] (a text file's root
+    /// element). A package's or compound file's next bytes are left to
+    /// its reader: a compound file's next sector may be one its opening
+    /// reads as the FAT, and a package read by ranges (a URL) would fetch
+    /// the start of the part after the first.
     fn read(reader: &mut (impl Read + Seek)) -> Result<Head> {
         let mut head = Head {
             bytes: [0u8; HEAD_BYTES],
@@ -85,7 +88,7 @@ impl Head {
         };
         reader.seek(SeekFrom::Start(0))?;
         head.fill(reader, compound::MAGIC.len())?;
-        if !head.is_compound_file() {
+        if !head.is_compound_file() && !head.bytes.starts_with(b"PK") {
             head.fill(reader, HEAD_BYTES)?;
         }
         reader.seek(SeekFrom::Start(0))?;
