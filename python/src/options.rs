@@ -161,6 +161,13 @@ fn unknown_option(name: &str) -> PyErr {
             "unexpected option {name:?}: {advice} (sheetstream.pandas.read_excel takes pandas' names)"
         ));
     }
+    if ENTRY_KEYWORDS.contains(&name) {
+        return PyTypeError::new_err(format!(
+            "unexpected option {name:?}: it is a keyword of read_excel (or of another entry \
+             that takes it), not of this one; the options are {}",
+            SHEET_OPTIONS.join(", ")
+        ));
+    }
     let aliases = POLARS_ALIASES.iter().map(|(alias, _)| alias);
     let known = SHEET_OPTIONS
         .iter()

@@ -81,7 +81,10 @@ def test_polars_options(write_workbook: WriteWorkbook) -> None:
     assert frame.columns == ["column_1", "column_2"] and frame.height == 3
     frame = sheetstream.read_excel(path, schema_overrides={"amount": polars.Float64})
     assert frame.schema["amount"] == polars.Float64
-    frame = sheetstream.read_excel(path, schema_overrides={"amount": polars.Datetime("us")}, on_mismatch="null")
+    with pytest.warns(sheetstream.CoercionWarning):
+        frame = sheetstream.read_excel(
+            path, schema_overrides={"amount": polars.Datetime("us")}, on_mismatch="null"
+        )
     assert frame.schema["amount"] == polars.Datetime("ms")
     with pytest.raises(ValueError, match="cast"):
         sheetstream.read_excel(path, schema_overrides={"amount": polars.Int32})
@@ -114,6 +117,9 @@ def test_unknown_options_name_the_nearest_one(write_workbook: WriteWorkbook) -> 
             sheetstream.read_excel(path, **{wrong: 1})
     with pytest.raises(TypeError, match=r"the options are header_row, skip_rows"):
         sheetstream.open(path).sheet(0, something_else=1)
+    # read_excel's own keyword given where it is none.
+    with pytest.raises(TypeError, match="keyword of read_excel"):
+        sheetstream.scan_excel(path, sheet_name="Data")
     # pandas' and polars' names taken under another name, or not at all.
     for theirs, advice in [
         ("nrows", "n_rows"),
