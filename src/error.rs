@@ -142,6 +142,83 @@ pub enum ErrorKind {
     /// A column selection ([`ColumnSpec`](crate::ColumnSpec)) cannot be
     /// parsed, or names a column the header row does not have.
     ColumnSelection(String),
+    /// A workbook of a format or version this reader does not read: an
+    /// Excel 2.x-4.0 file (BIFF2-4, not in a compound file), an
+    /// OpenDocument spreadsheet, an Excel 2003 XML spreadsheet. The
+    /// message names what was found.
+    UnsupportedFormat(String),
+    /// A reader of many files and sheets told to skip the unreadable ones
+    /// (`ArrowOptions::skip_unreadable`) skipped every one: nothing was
+    /// read. The message counts them and names the first; the reader's
+    /// `skipped` lists them all.
+    NothingRead(String),
+}
+
+/// What kind of failure an error is, by what happened rather than where:
+/// the classes every interface sorts errors into (the Python package's
+/// exception classes, the CLI's words). [`ErrorKind::class`] says which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorClass {
+    /// The operating system failed to read the input.
+    Io,
+    /// The input is no workbook: empty, a text file, another kind of
+    /// document, a ZIP or compound file holding no workbook.
+    NotAWorkbook,
+    /// A workbook of a format or version this reader does not read, or a
+    /// feature of its format it does not offer (formula text of BIFF5).
+    Unsupported,
+    /// The workbook is encrypted and could not be decrypted.
+    Encrypted,
+    /// The workbook is damaged: its container, a part, a record, a cell.
+    Damaged,
+    /// A configured limit ([`Limits`](crate::Limits)) was exceeded.
+    Limit,
+    /// What was asked does not fit the workbook (no such sheet, table or
+    /// column; a value that does not fit its column's type; every file
+    /// skipped), whatever the workbook's health.
+    Request,
+}
+
+impl ErrorKind {
+    /// Which class of failure this is.
+    ///
+    /// ```
+    /// use sheetstream::{ErrorClass, Workbook};
+    ///
+    /// let err = Workbook::from_bytes(b"plain text, no workbook".to_vec()).err().unwrap();
+    /// assert_eq!(err.kind().class(), ErrorClass::NotAWorkbook);
+    /// ```
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            ErrorKind::Io(_) => ErrorClass::Io,
+            ErrorKind::NotZip { .. } => ErrorClass::NotAWorkbook,
+            ErrorKind::Unsupported(_) | ErrorKind::UnsupportedFormat(_) => ErrorClass::Unsupported,
+            ErrorKind::Encrypted(_)
+            | ErrorKind::PasswordRequired(_)
+            | ErrorKind::PasswordIncorrect(_)
+            | ErrorKind::UnsupportedEncryption(_)
+            | ErrorKind::IntegrityFailure(_) => ErrorClass::Encrypted,
+            ErrorKind::Zip(_)
+            | ErrorKind::Package(_)
+            | ErrorKind::MissingPart(_)
+            | ErrorKind::Xml(_)
+            | ErrorKind::InvalidUtf8
+            | ErrorKind::Record(_)
+            | ErrorKind::Xls(_)
+            | ErrorKind::SharedStringIndex { .. }
+            | ErrorKind::InvalidValue(_)
+            | ErrorKind::CellReference(_) => ErrorClass::Damaged,
+            ErrorKind::LimitExceeded { .. } => ErrorClass::Limit,
+            ErrorKind::SheetNotFound(_)
+            | ErrorKind::TableNotFound(_)
+            | ErrorKind::Conversion(_)
+            | ErrorKind::Mismatch { .. }
+            | ErrorKind::Deserialize { .. }
+            | ErrorKind::ColumnSelection(_)
+            | ErrorKind::NothingRead(_) => ErrorClass::Request,
+        }
+    }
 }
 
 /// Where an error happened. Every field is optional: it is filled in as far
@@ -180,6 +257,8 @@ impl Error {
         Error::new(ErrorKind::Record(message.into()))
     }
 
+    // Unused since a package that is no workbook says what it is instead.
+    #[allow(dead_code)]
     pub(crate) fn package(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Package(message.into()))
     }
@@ -191,6 +270,11 @@ impl Error {
     #[cfg(feature = "arrow")]
     pub(crate) fn conversion(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::Conversion(message.into()))
+    }
+
+    /// A workbook of a format or version not read; `found` names it.
+    pub(crate) fn unsupported_format(found: impl Into<String>) -> Error {
+        Error::new(ErrorKind::UnsupportedFormat(found.into()))
     }
 
     pub(crate) fn limit(limit: &'static str, max: u64) -> Error {
@@ -244,6 +328,8 @@ impl Error {
             }
             ErrorKind::IntegrityFailure(text) => ErrorKind::IntegrityFailure(text.clone()),
             ErrorKind::ColumnSelection(text) => ErrorKind::ColumnSelection(text.clone()),
+            ErrorKind::UnsupportedFormat(text) => ErrorKind::UnsupportedFormat(text.clone()),
+            ErrorKind::NothingRead(text) => ErrorKind::NothingRead(text.clone()),
         };
         let mut copy = Error::new(kind);
         copy.0.location = self.0.location.clone();
@@ -277,6 +363,11 @@ impl Error {
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
         &self.0.kind
+    }
+
+    /// Which class of failure this is ([`ErrorKind::class`]).
+    pub fn class(&self) -> ErrorClass {
+        self.0.kind.class()
     }
 
     /// Where it went wrong, as far as known.
@@ -491,6 +582,14 @@ impl fmt::Display for ErrorKind {
                     "bad column selection: {}",
                     ShownUpTo(message, COMPOSED_CHARS)
                 )
+            }
+            ErrorKind::UnsupportedFormat(found) => write!(
+                f,
+                "unsupported format: {}: not read; save it as .xlsx to read it",
+                Shown(found)
+            ),
+            ErrorKind::NothingRead(message) => {
+                write!(f, "nothing read: {}", ShownUpTo(message, COMPOSED_CHARS))
             }
         }
     }

@@ -182,7 +182,7 @@ pub use count::SheetCounts;
 pub use date::{CivilDateTime, DateSystem, DateTime, DateTimeKind};
 #[cfg(feature = "serde")]
 pub use de::{DeserializeOptions, Records};
-pub use error::{Error, ErrorKind, Location, Result};
+pub use error::{Error, ErrorClass, ErrorKind, Location, Result};
 pub use format::{NumberFormat, NumberFormats};
 pub use limits::Limits;
 pub use metadata::{
@@ -195,7 +195,8 @@ pub use shared_strings::SharedStrings;
 pub use sheet::{OwnedValue, Sheet, SheetBuilder, SheetRow};
 pub use source::SharedFile;
 pub use workbook::{
-    FileFormat, Integrity, OpenOptions, RowFlow, SheetRef, SheetSelector, Workbook,
+    FileFormat, Integrity, OpenOptions, RowFlow, SheetRef, SheetSelector, WORKBOOK_EXTENSIONS,
+    Workbook, workbooks_in,
 };
 // The guide's Rust examples (docs/src, an mdBook) and the README's run as
 // doctests: `cargo test --doc` compiles and runs every `rust` block of

@@ -286,12 +286,13 @@ fn columnar_commands_take_stdin_globs_several_files_and_name_bad_inputs() {
         failed.stderr
     );
 
-    // A folder and a missing file are named; --skip-unreadable goes on.
-    let folder = dir.0.join("folder.xlsx");
-    std::fs::create_dir(&folder).unwrap();
+    // A text file and a missing file are named; --skip-unreadable goes
+    // on. (A folder is read as the workbooks in it.)
+    let text = dir.0.join("text.xlsx");
+    std::fs::write(&text, "Item,Amount\n").unwrap();
     let missing = dir.0.join("missing.xlsx");
     let a = dir.0.join("a.xlsx");
-    for (bad, reason) in [(&folder, "is a directory"), (&missing, "no such file")] {
+    for (bad, reason) in [(&text, "ZIP signature"), (&missing, "no such file")] {
         for command in ["parquet", "arrow", "schema"] {
             let mut args = vec![command, a.to_str().unwrap(), bad.to_str().unwrap()];
             if command == "parquet" {

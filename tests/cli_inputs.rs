@@ -330,10 +330,12 @@ fn standard_input_pipes_and_folders() {
             "{stderr}"
         );
     }
+    // A folder is read as its workbooks; one holding none is a usage
+    // error naming it.
     let dir = temp_dir("cli-folder");
-    let run = fails(&["count", path_str(&dir.0)], 1);
+    let run = fails(&["count", path_str(&dir.0)], 2);
     assert!(
-        run.stderr.contains(path_str(&dir.0)) && run.stderr.contains("directory"),
+        run.stderr.contains(path_str(&dir.0)) && run.stderr.contains("holds no workbook"),
         "{}",
         run.stderr
     );
@@ -443,8 +445,7 @@ fn encrypted_workbooks_are_told_from_legacy_xls() {
     let encrypted = temp_file("cli-encrypted", &ole2("EncryptedPackage"));
     let run = fails(&["count", path_str(&encrypted.0)], 1);
     assert!(
-        run.stderr
-            .contains("encrypted (password-protected) workbook"),
+        run.stderr.contains("encrypted workbook: the compound file holds an EncryptedPackage stream"),
         "{}",
         run.stderr
     );

@@ -277,7 +277,8 @@ fn opendocument_and_word_packages() {
         .with("word/document.xml", "<w:document/>")
         .build();
     let err = read_err(&docx, "a .docx package");
-    assert!(matches!(err.kind(), ErrorKind::Package(_)), "{err:?}");
+    assert!(matches!(err.kind(), ErrorKind::NotZip { .. }), "{err:?}");
+    assert_mentions(&err, &["Word document"]);
     let run = run_cli("cells", "odt", &odt);
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("OpenDocument"), "{}", run.stderr);

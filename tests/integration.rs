@@ -17,6 +17,7 @@ mod cli;
 mod cli_inputs;
 mod cli_vocabulary;
 mod columns;
+mod coming_from;
 mod corpus;
 #[cfg(feature = "encryption")]
 mod encrypted_workbooks;

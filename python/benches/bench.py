@@ -12,7 +12,14 @@ Readers whose package is not installed are reported as such. Every
 reader reads every worksheet of the workbook into its own in-memory form
 (a DataFrame, an Arrow table, Python lists); `sheetstream-iter_rows`,
 `python-calamine` (`to_python()`) and `openpyxl-readonly`
-(`iter_rows(values_only=True)`) build Python values row by row.
+(`iter_rows(values_only=True)`) build Python values row by row;
+`sheetstream-sheets` (`read_excel_sheets`) and `polars-calamine`
+(`read_excel(sheet_id=0)`) give a frame per sheet.
+
+`many_sheets_1024.xlsx` (written here: 1,024 empty worksheets) is the
+fixed cost of a sheet: `sheetstream-sheets` against `polars-calamine`,
+their ratio printed from the same run. A path given in --workbooks is read
+as it is (the corpus' `openpyxl/bigfoot.xlsx`, 1,024 sheets, for one).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ WORKBOOKS = [
     "inline_strings_200k_x10.xlsx",
     "eight_sheets_5k_x4.xlsx",
     "corner_cells.xlsx",
+    "many_sheets_1024.xlsx",
 ]
 
 
@@ -60,6 +68,13 @@ def read_sheetstream(path: str, to: str) -> int:
     return frame.num_rows if to == "pyarrow" else len(frame)
 
 
+def read_sheetstream_sheets(path: str) -> int:
+    import sheetstream
+
+    frames = sheetstream.read_excel_sheets(path)
+    return sum(len(frame) for frame in frames.values())
+
+
 def read_fastexcel(path: str) -> int:
     import fastexcel
 
@@ -80,7 +95,9 @@ def read_python_calamine(path: str) -> int:
 def read_polars(path: str) -> int:
     import polars
 
-    frames = polars.read_excel(path, sheet_id=0, engine="calamine")
+    # raise_if_empty=False: an empty sheet (the many-sheet workbook's) is
+    # a frame, not polars' NoDataError.
+    frames = polars.read_excel(path, sheet_id=0, engine="calamine", raise_if_empty=False)
     return sum(len(frame) for frame in frames.values())
 
 
@@ -108,6 +125,7 @@ READERS = {
     "sheetstream-pyarrow": (("sheetstream", "pyarrow"), lambda p: read_sheetstream(p, "pyarrow")),
     "sheetstream-pandas": (("sheetstream", "pandas", "pyarrow"), lambda p: read_sheetstream(p, "pandas")),
     "sheetstream-iter_rows": (("sheetstream",), lambda p: read_sheetstream(p, "iter_rows")),
+    "sheetstream-sheets": (("sheetstream", "polars"), read_sheetstream_sheets),
     "fastexcel": (("fastexcel", "polars", "pyarrow"), read_fastexcel),
     "python-calamine": (("python_calamine",), read_python_calamine),
     "polars-calamine": (("polars", "fastexcel", "pyarrow"), read_polars),
@@ -152,6 +170,16 @@ def write_corner_cells(path: pathlib.Path) -> None:
     workbook.close()
 
 
+def write_many_sheets(path: pathlib.Path, sheets: int = 1024) -> None:
+    """A workbook of `sheets` empty worksheets."""
+    import xlsxwriter
+
+    workbook = xlsxwriter.Workbook(str(path))
+    for index in range(sheets):
+        workbook.add_worksheet(f"Sheet{index + 1}")
+    workbook.close()
+
+
 def available(reader: str) -> str | None:
     import importlib.util
 
@@ -177,6 +205,10 @@ def main() -> None:
     if not corner.exists():
         DATA.mkdir(parents=True, exist_ok=True)
         write_corner_cells(corner)
+    many = DATA / "many_sheets_1024.xlsx"
+    if not many.exists():
+        DATA.mkdir(parents=True, exist_ok=True)
+        write_many_sheets(many)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; wall: the read, imports left out; peak: the process's peak RSS")
     print(f"{'workbook':30} {'reader':24} {'wall s':>9} {'peak MB':>9} {'imports MB':>11} {'rows':>9}")
     for name in args.workbooks.split(","):
@@ -215,6 +247,14 @@ def main() -> None:
             print(
                 f"{name:30} sheetstream-polars vs fastexcel: {theirs['wall'] / ours['wall']:.1f}x faster, "
                 f"{ours['peak_mb'] / theirs['peak_mb']:.2f} of its peak RSS"
+            )
+        sheets = results.get("sheetstream-sheets")
+        polars = results.get("polars-calamine")
+        if sheets and polars:
+            print(
+                f"{name:30} sheetstream-sheets vs polars-calamine: {sheets['wall'] / polars['wall']:.2f}x "
+                f"the time, {sheets['peak_mb'] / polars['peak_mb']:.2f}x the peak RSS "
+                "(target: at most 1x both)"
             )
         rows = results.get("sheetstream-iter_rows")
         for peer in ("openpyxl-readonly", "python-calamine"):

@@ -9,6 +9,7 @@ becomes one too, its seek and read under a lock. fsspec is imported only
 when a URL is given.
 """
 
+import builtins
 import os
 import threading
 from typing import Any, Optional
@@ -75,19 +76,71 @@ def filesystem(url: str, storage_options: Optional[dict[str, Any]]) -> tuple[Any
 
 def _named(err: BaseException, url: str) -> BaseException:
     """``err`` again, its message naming ``url`` (a missing key, a denied
-    bucket), as sheetstream's errors name a file."""
+    bucket), as sheetstream's errors name a file; a failure to reach the
+    object is told by what happened (:func:`_failure`): a
+    ``sheetstream.FileNotFoundError`` (HTTP 404 and 410 too),
+    ``PermissionError`` (401, 403), ``ConnectionError`` (refused, reset,
+    no such host) or ``TimeoutError``, each a ``sheetstream.ReadError``
+    and the built-in of its name, with ``file`` set to the URL."""
     from . import _sheetstream
 
+    failure = _failure(err)
+    if failure is not None:
+        kind, reason = failure
+        classes = {
+            "missing": (_sheetstream.FileNotFoundError, 2),
+            "denied": (_sheetstream.PermissionError, 13),
+            "connection": (_sheetstream.ConnectionError, 111),
+            "timeout": (_sheetstream.TimeoutError, 110),
+        }
+        cls, errno = classes[kind]
+        made: Any = cls(f"{url}: {reason}")
+        made.errno = errno
+        made.file = url
+        return made
     message = f"{url}: {err}" if url not in str(err) else str(err)
-    if isinstance(err, FileNotFoundError):
-        found = _sheetstream.FileNotFoundError(2, message)
-        found.file = url
-        return found
-    if isinstance(err, PermissionError):
-        return PermissionError(13, f"{url}: access denied ({err})")
     if isinstance(err, OSError):
         return OSError(err.errno, message)
     return type(err)(message) if _plain_args(err) else err
+
+
+def _failure(err: BaseException) -> Optional[tuple[str, str]]:
+    """What kept an object from being read, from the error fsspec raised
+    and the ones it was raised from (its HTTP file system wraps every
+    failure to reach a URL in a FileNotFoundError): ``missing``,
+    ``denied``, ``connection`` or ``timeout``, and the reason in words;
+    None for anything else."""
+    import asyncio
+
+    chain: list[BaseException] = []
+    seen: Optional[BaseException] = err
+    while seen is not None and seen not in chain and len(chain) < 8:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    for link in chain:
+        status = getattr(link, "status", None)
+        if isinstance(status, int) and status >= 400:
+            words = getattr(link, "message", "") or ""
+            reason = f"HTTP {status} {words}".rstrip()
+            if status in (404, 410):
+                return "missing", f"{reason}: no such object"
+            if status in (401, 403):
+                return "denied", f"{reason}: access denied"
+            return None
+    for link in chain:
+        if isinstance(link, (TimeoutError, asyncio.TimeoutError)) or "Timeout" in type(link).__name__:
+            return "timeout", f"no answer in time ({type(link).__name__})"
+    for link in chain:
+        if isinstance(link, builtins.ConnectionError) or "Connector" in type(link).__name__:
+            detail = str(link) or type(link).__name__
+            return "connection", f"cannot connect: {detail}"
+    if isinstance(err, builtins.PermissionError):
+        return "denied", f"access denied ({err})"
+    if isinstance(err, builtins.FileNotFoundError):
+        detail = str(err.args[-1]) if err.args else ""
+        known = detail and "://" not in detail and not detail.startswith("/")
+        return "missing", f"no such object ({detail})" if known else "no such object"
+    return None
 
 
 def _plain_args(err: BaseException) -> bool:
@@ -175,12 +228,21 @@ def open_url(url: str, storage_options: Optional[dict[str, Any]] = None) -> Opti
 
 
 def _object(fs: Any, path: str, url: str) -> RemoteObject:
-    try:
-        info = fs.info(path)
-    except Exception as err:
-        raise _named(err, url) from err
+    info = _info(fs, path, url)
     if info.get("type") == "directory":
         raise IsADirectoryError(21, f"{url}: is a folder (a prefix), not a workbook")
+    return _object_of(fs, path, url, info)
+
+
+def _info(fs: Any, path: str, url: str) -> dict[str, Any]:
+    try:
+        info: dict[str, Any] = fs.info(path)
+    except Exception as err:
+        raise _named(err, url) from err
+    return info
+
+
+def _object_of(fs: Any, path: str, url: str, info: dict[str, Any]) -> RemoteObject:
     size = info.get("size")
     if size is None:
         # No size (an HTTP server without Content-Length): fetched whole.
@@ -239,15 +301,61 @@ def has_magic(url: str) -> bool:
     return any(ch in path for ch in "*?[")
 
 
-def resolve(source: Any, storage_options: Optional[dict[str, Any]]) -> Any:
+def resolve(source: Any, storage_options: Optional[dict[str, Any]], recursive: bool = False) -> Any:
     """A URL as one :class:`RemoteObject`, or a list of them for a
-    pattern; anything else as it is."""
+    pattern or a prefix (a folder: its workbooks by name, with
+    ``recursive`` those under it at any depth); anything else as it is."""
     if not is_url(source):
         return source
     if has_magic(source):
         return glob_url(source, storage_options)
     fs, path = filesystem(source, storage_options)
-    return _object(fs, path, source)
+    info = _info(fs, path, source)
+    if info.get("type") == "directory":
+        return _prefix(fs, path, source, recursive)
+    return _object_of(fs, path, source, info)
+
+
+def _prefix(fs: Any, path: str, url: str, recursive: bool) -> list[RemoteObject]:
+    """The workbooks under a prefix, as a folder's are listed
+    (``WORKBOOK_EXTENSIONS``, names starting with ``.`` or ``~$`` left
+    out), sorted; none is a ``sheetstream.FileNotFoundError``."""
+    from . import _sheetstream
+
+    try:
+        found = fs.find(path, maxdepth=None if recursive else 1, detail=True)
+    except Exception as err:
+        raise _named(err, url) from err
+    objects = []
+    for name in sorted(found):
+        info = found[name]
+        base = name.rstrip("/").rsplit("/", 1)[-1]
+        if info.get("type") == "directory" or not _is_workbook_name(base):
+            continue
+        full = _protocol_url(fs, name)
+        size = info.get("size")
+        if size is None:
+            objects.append(_object(fs, name, full))
+        else:
+            objects.append(RemoteObject(fs, name, full, int(size)))
+    if not objects:
+        missing = _sheetstream.FileNotFoundError(
+            2, f"{url}: the prefix holds no workbook (files ending in ."
+            + ", .".join(_sheetstream.WORKBOOK_EXTENSIONS) + ")"
+        )
+        missing.file = url
+        raise missing
+    return objects
+
+
+def _is_workbook_name(name: str) -> bool:
+    """As a folder's listing keeps a file: a workbook's extension, not
+    hidden, not one of Excel's lock files."""
+    from . import _sheetstream
+
+    if name.startswith((".", "~$")) or "." not in name:
+        return False
+    return name.rsplit(".", 1)[1].lower() in _sheetstream.WORKBOOK_EXTENSIONS
 
 
 def file_ranges(file: Any) -> Optional[Any]:

@@ -173,6 +173,24 @@ def _as_sampled(err: _sheetstream.Error, sample_rows: Any) -> _sheetstream.Error
     return _retyped(err, text, None)
 
 
+def _nothing_read(skipped: "_Skipped") -> _sheetstream.NothingReadError:
+    """The error of a scan that skipped every file and sheet given, worded
+    as ``read_excel``'s (the library's), its ``skipped`` listing them."""
+    file, sheet, error = skipped[0]
+    place = file if sheet is None else f"{file} sheet '{sheet}'"
+    counted = (
+        "the one file or sheet given was"
+        if len(skipped) == 1
+        else f"all {len(skipped)} files and sheets given were"
+    )
+    err = _sheetstream.NothingReadError(
+        f"nothing read: {counted} unreadable and skipped (skip_unreadable), no sheet left "
+        f"to read; the first: {place}: {error}"
+    )
+    err.skipped = [_sheetstream.SkippedSheet(*item) for item in skipped]  # type: ignore[attr-defined]
+    return err
+
+
 # Frames a sheet read ahead hands over before the one taken (many sheets
 # read at once).
 _AHEAD = 2
@@ -243,6 +261,8 @@ class _Scan:
                 found = list(pool.map(sample, zip(sources, labels)))
         self.parts = [part for parts, _ in found for part in parts]
         self.skipped = [skip for _, skipped in found for skip in skipped]
+        if self.skipped and not self.parts:
+            raise _nothing_read(self.skipped)
         if self.skipped:
             # Level 1 is this method, 2 scan_excel, 3 its caller.
             _sheetstream._warn_skipped("scan_excel", self.skipped, 3)
@@ -618,6 +638,7 @@ def scan_excel(
         str, Sequence[str], None, Callable[[Optional[str]], Union[str, Sequence[str], None]]
     ] = None,
     verify_integrity: bool = False,
+    recursive: bool = False,
     **options: "Unpack[_SheetOptions]",
 ) -> "polars.LazyFrame":
     """Sheets of one or many workbooks as a polars ``LazyFrame``, read only
@@ -641,11 +662,16 @@ def scan_excel(
     (``threads`` of them, each a few batches ahead) and handed over in
     ``read_excel``'s order.
 
+    A folder is read as its workbooks, in name order (``recursive=True``:
+    with its subfolders'), as ``read_excel`` reads it.
+
     ``skip_unreadable=True`` skips the files that cannot be opened and the
     sheets whose header or sample cannot be read when ``scan_excel`` is
     called, with a ``SkippedWarning`` listing them (``.skipped``), as
-    ``read_excel`` does; an error met past the sample, at collect, is
-    raised (rows of that sheet may have been handed over already).
+    ``read_excel`` does; when that leaves nothing to read, it raises
+    ``NothingReadError`` (its ``skipped`` lists them). An error met past
+    the sample, at collect, is raised (rows of that sheet may have been
+    handed over already).
 
     The schema is fixed before collect: a value past the sample that does
     not fit its column's type raises ``ConversionError`` (naming the file,
@@ -668,7 +694,12 @@ def scan_excel(
         raise TypeError("scan_excel takes no to (read_excel's): a scan gives a polars LazyFrame")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise ValueError(f"threads must be 0 or more (0: one per core), not {threads!r}")
-    expanded = _expand_sources(source, storage_options)
+    if "include_file_paths" in options:
+        # polars' name for file_column.
+        if file_column is not None:
+            raise TypeError("give file_column or include_file_paths, not both")
+        file_column = options.pop("include_file_paths")  # type: ignore[typeddict-item]
+    expanded = _expand_sources(source, storage_options, recursive)
     sources = expanded if isinstance(expanded, list) else [expanded]
     sources = [_in_memory(item) for item in sources]
     if not sources:

@@ -15,22 +15,36 @@ if TYPE_CHECKING:
     import pyarrow
 
 __version__: str
+WORKBOOK_EXTENSIONS: tuple[str, ...]
+"""The extensions (lower case, no dot) of the files a folder given as a
+source is read for: xlsx, xlsm, xltx, xltm, xlsb, xls, xlt, ods, fods."""
 __all__ = [
+    "WORKBOOK_EXTENSIONS",
     "CellError",
     "ColumnError",
+    "ConnectionError",
     "ConversionError",
+    "DamagedCellError",
+    "DamagedWorkbookError",
     "DefinedName",
+    "EncryptedWorkbookError",
     "EncryptionError",
     "Error",
     "FileNotFoundError",
     "IntegrityError",
     "IsADirectoryError",
     "LimitError",
+    "NoDataError",
+    "NotAWorkbookError",
+    "NothingReadError",
     "NotXlsxError",
     "PackageError",
     "PasswordIncorrectError",
     "PasswordRequiredError",
+    "PermissionError",
     "ReadError",
+    "TimeoutError",
+    "UnsupportedFormatError",
     "SheetInfo",
     "SheetNotFoundError",
     "TableNotFoundError",
@@ -46,6 +60,7 @@ __all__ = [
     "XmlError",
     "ZipError",
     "_warn_skipped",
+    "_workbooks_in",
     "Sheet",
     "BatchIterator",
     "BatchReport",
@@ -82,15 +97,34 @@ _Value = Union[
 ]
 
 class _SheetOptions(TypedDict, total=False):
-    """The options of `Workbook.sheet` (and of `read_excel`)."""
+    """The options of `Workbook.sheet` (and of `read_excel`). Rows and
+    positions count from 0, as Python does (`header_row=0` is Excel's row
+    1); `columns` as a string is the CLI's column language, in Excel's
+    terms (letters, positions from 1)."""
 
     header_row: Union[int, list[int], None, Literal["auto"]]
+    """The 0-based row of column names (0 is Excel's row 1), a list of
+    consecutive rows (names joined with a space), "auto" (found past title
+    rows), or None (no header: column_1, column_2, ...). Default: the
+    first row with a value, after skip_rows."""
+    has_header: bool
+    """polars' name: False is header_row=None."""
     skip_rows: int
+    """Leave out the sheet's first rows (Excel's rows 1 to skip_rows)."""
     n_rows: Optional[int]
+    """At most this many data rows."""
     columns: Union[str, Sequence[Union[str, int]], None]
+    """A string "A:C,F,Amount" (letters, header names, positions from 1 as
+    the CLI's --columns counts), or a list of header names and 0-based
+    positions."""
     schema_sample_rows: Optional[int]
     infer_schema_length: Optional[int]
+    """polars' name for schema_sample_rows."""
     dtypes: Optional[Mapping[str, _ColumnType]]
+    schema_overrides: Optional[Mapping[str, Any]]
+    """polars' name for dtypes; also takes polars' types (pl.Int64,
+    pl.Float64, pl.String, pl.Boolean, pl.Date, pl.Datetime, pl.Time,
+    pl.Duration, pl.Null)."""
     on_mismatch: Literal["widen", "strict", "null"]
     strict: bool
     on_error_value: Literal["null", "strict"]
@@ -115,6 +149,8 @@ class _SheetOptions(TypedDict, total=False):
     """The Excel table of this name (case-insensitive), on its own sheet
     (with sheet 0, the default): its columns named by the table, its totals
     row left out."""
+    table_name: Optional[str]
+    """polars' name for table."""
     include_totals_row: bool
     """With table: keep the table's totals row."""
 
@@ -134,13 +170,55 @@ class Error(Exception):
     offset: Optional[int]
     """The byte offset in the inflated part."""
 
-class ReadError(Error): ...
+class ReadError(Error):
+    """The workbook could not be read; raised itself when the operating
+    system failed to read the file. The subclasses say what else happened."""
 
 class FileNotFoundError(ReadError, builtins.FileNotFoundError):
-    """The file does not exist: also a built-in FileNotFoundError."""
+    """The file, object or URL (HTTP 404) does not exist: also a built-in
+    FileNotFoundError."""
 
 class IsADirectoryError(ReadError, builtins.IsADirectoryError):
-    """The path is a directory: also a built-in IsADirectoryError."""
+    """The path is a directory where one workbook was expected: also a
+    built-in IsADirectoryError."""
+
+class PermissionError(ReadError, builtins.PermissionError):
+    """Reading was denied (HTTP 401 or 403, a bucket's access denied, a
+    file's permissions): also a built-in PermissionError."""
+
+class ConnectionError(ReadError, builtins.ConnectionError):
+    """The server could not be reached (refused, reset, no such host):
+    also a built-in ConnectionError."""
+
+class TimeoutError(ReadError, builtins.TimeoutError):
+    """The server did not answer in time: also a built-in TimeoutError."""
+
+class NotAWorkbookError(ReadError):
+    """The input is no workbook (empty, text, another document)."""
+
+NotXlsxError = NotAWorkbookError
+
+class UnsupportedFormatError(ReadError):
+    """A spreadsheet of a format or version not read (Excel 2.x-4.0,
+    Excel 2003 XML), or a feature of one not offered."""
+
+class EncryptedWorkbookError(ReadError):
+    """The workbook is encrypted and could not be decrypted: its encryption
+    structures are damaged (the subclasses say the other reasons).
+    ``EncryptionError`` is another name for this class."""
+
+class DamagedWorkbookError(ReadError):
+    """The workbook's container, a part, a record or a cell is damaged."""
+
+class ZipError(DamagedWorkbookError): ...
+class PackageError(DamagedWorkbookError): ...
+class XmlError(DamagedWorkbookError): ...
+class LimitError(ReadError): ...
+
+class NothingReadError(ReadError):
+    """skip_unreadable=True skipped every file and sheet: nothing read."""
+
+    skipped: list[SkippedSheet]
 
 class SkippedWarning(UserWarning):
     """read_excel or scan_excel (skip_unreadable=True) skipped files or sheets."""
@@ -151,6 +229,7 @@ class SkippedWarning(UserWarning):
 class SkippedSheet:
     """A file or sheet read_excel or scan_excel (skip_unreadable=True) skipped."""
 
+    def __new__(cls, file: str, sheet: Optional[str], error: BaseException) -> "SkippedSheet": ...
     @property
     def file(self) -> str: ...
     @property
@@ -158,42 +237,42 @@ class SkippedSheet:
         """The sheet's name; None when the file itself could not be opened."""
     @property
     def error(self) -> Error: ...
-class NotXlsxError(Error): ...
-class ZipError(Error): ...
-class PackageError(Error): ...
-class XmlError(Error): ...
+
 class CellError(Error): ...
+
+class DamagedCellError(CellError, DamagedWorkbookError):
+    """A cell's value or reference cannot be read as written."""
+
 class ConversionError(CellError): ...
 class ColumnError(Error): ...
+
+class NoDataError(Error):
+    """raise_if_empty=True and a sheet holds no cell."""
 
 class CoercionWarning(UserWarning):
     """A read nulled values that did not fit their column's type
     (`on_mismatch="null"`): how many, and the first cells."""
 
-class LimitError(Error): ...
 class SheetNotFoundError(Error): ...
 
 class TableNotFoundError(Error):
     """No Excel table of that name; the message lists the workbook's tables."""
 
-class EncryptionError(Error):
-    """An encrypted (password-protected) workbook that cannot be decrypted:
-    its encryption structures are damaged (the subclasses say the other
-    reasons)."""
+EncryptionError = EncryptedWorkbookError
 
-class PasswordRequiredError(EncryptionError):
+class PasswordRequiredError(EncryptedWorkbookError):
     """Encrypted, no password given, and Excel's default password does not
     open it: pass ``password=``."""
 
-class PasswordIncorrectError(EncryptionError):
+class PasswordIncorrectError(EncryptedWorkbookError):
     """Encrypted, and neither the passwords given nor Excel's default one
     open it."""
 
-class UnsupportedEncryptionError(EncryptionError):
+class UnsupportedEncryptionError(EncryptedWorkbookError):
     """Encrypted with a scheme sheetstream does not decrypt (the message
     names it)."""
 
-class IntegrityError(EncryptionError):
+class IntegrityError(EncryptedWorkbookError):
     """The password opened it, but its integrity check (Agile encryption's
     HMAC) failed: the file was changed after it was encrypted."""
 
@@ -472,6 +551,10 @@ class Workbook:
         """The Excel tables, read from their own parts (no cell read)."""
     def table(self, name: str) -> Table:
         """The table of this name (case-insensitive), or TableNotFoundError."""
+    def sheet_position(self, sheet: _SheetRef) -> int:
+        """The 0-based position of the sheet `sheet` names (text: the sheet
+        of that name, or when none has it and it is a whole number, the
+        sheet at that position; a name wins, with a UserWarning)."""
     def sheet_metadata(self, sheet: _SheetRef = 0) -> SheetMetadata: ...
     def hidden_rows(self, sheet: _SheetRef = 0) -> list[int]:
         """The hidden rows, 0-based."""
@@ -503,13 +586,37 @@ _Sources = Union[_Source, Sequence[_Source]]
 def _warn_skipped(
     caller: str, skipped: list[tuple[str, Optional[str], BaseException]], stacklevel: int
 ) -> None: ...
+def _workbooks_in(folder: Union[str, "os.PathLike[str]"], recursive: bool = False) -> list[str]: ...
 
+@overload
+def read_excel(  # type: ignore[overload-overlap]
+    source: _Sources,
+    sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
+    *,
+    to: Literal["polars"] = "polars",
+    sheet_id: Union[Literal[0], Sequence[int]],
+    sheet_name: None = None,
+    union_by_name: bool = False,
+    file_column: Optional[str] = None,
+    sheet_column: Optional[str] = None,
+    threads: int = 0,
+    skip_unreadable: bool = False,
+    storage_options: Optional[dict[str, Any]] = None,
+    raise_if_empty: bool = False,
+    include_file_paths: Optional[str] = None,
+    password: _Password = None,
+    verify_integrity: bool = False,
+    recursive: bool = False,
+    **options: Unpack[_SheetOptions],
+) -> dict[str, "polars.DataFrame"]: ...
 @overload
 def read_excel(
     source: _Sources,
     sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
     *,
     to: Literal["polars"] = "polars",
+    sheet_name: Union[list[str], tuple[str, ...]],
+    sheet_id: None = None,
     union_by_name: bool = False,
     file_column: Optional[str] = None,
     sheet_column: Optional[str] = None,
@@ -518,14 +625,61 @@ def read_excel(
     storage_options: Optional[dict[str, Any]] = None,
     password: _Password = None,
     verify_integrity: bool = False,
+    raise_if_empty: bool = False,
+    include_file_paths: Optional[str] = None,
+    recursive: bool = False,
+    **options: Unpack[_SheetOptions],
+) -> dict[str, "polars.DataFrame"]: ...
+@overload
+def read_excel(
+    source: _Sources,
+    sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
+    *,
+    to: Literal["polars"] = "polars",
+    sheet_name: Optional[str] = None,
+    sheet_id: Optional[int] = None,
+    union_by_name: bool = False,
+    file_column: Optional[str] = None,
+    sheet_column: Optional[str] = None,
+    threads: int = 0,
+    skip_unreadable: bool = False,
+    storage_options: Optional[dict[str, Any]] = None,
+    raise_if_empty: bool = False,
+    include_file_paths: Optional[str] = None,
+    password: _Password = None,
+    verify_integrity: bool = False,
+    recursive: bool = False,
     **options: Unpack[_SheetOptions],
 ) -> "polars.DataFrame": ...
+@overload
+def read_excel(  # type: ignore[overload-overlap]
+    source: _Sources,
+    sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
+    *,
+    to: Literal["pyarrow"],
+    sheet_id: Union[Literal[0], Sequence[int]],
+    sheet_name: None = None,
+    union_by_name: bool = False,
+    file_column: Optional[str] = None,
+    sheet_column: Optional[str] = None,
+    threads: int = 0,
+    skip_unreadable: bool = False,
+    storage_options: Optional[dict[str, Any]] = None,
+    raise_if_empty: bool = False,
+    include_file_paths: Optional[str] = None,
+    password: _Password = None,
+    verify_integrity: bool = False,
+    recursive: bool = False,
+    **options: Unpack[_SheetOptions],
+) -> dict[str, "pyarrow.Table"]: ...
 @overload
 def read_excel(
     source: _Sources,
     sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
     *,
     to: Literal["pyarrow"],
+    sheet_name: Union[list[str], tuple[str, ...]],
+    sheet_id: None = None,
     union_by_name: bool = False,
     file_column: Optional[str] = None,
     sheet_column: Optional[str] = None,
@@ -534,14 +688,61 @@ def read_excel(
     storage_options: Optional[dict[str, Any]] = None,
     password: _Password = None,
     verify_integrity: bool = False,
+    raise_if_empty: bool = False,
+    include_file_paths: Optional[str] = None,
+    recursive: bool = False,
+    **options: Unpack[_SheetOptions],
+) -> dict[str, "pyarrow.Table"]: ...
+@overload
+def read_excel(
+    source: _Sources,
+    sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
+    *,
+    to: Literal["pyarrow"],
+    sheet_name: Optional[str] = None,
+    sheet_id: Optional[int] = None,
+    union_by_name: bool = False,
+    file_column: Optional[str] = None,
+    sheet_column: Optional[str] = None,
+    threads: int = 0,
+    skip_unreadable: bool = False,
+    storage_options: Optional[dict[str, Any]] = None,
+    raise_if_empty: bool = False,
+    include_file_paths: Optional[str] = None,
+    password: _Password = None,
+    verify_integrity: bool = False,
+    recursive: bool = False,
     **options: Unpack[_SheetOptions],
 ) -> "pyarrow.Table": ...
+@overload
+def read_excel(  # type: ignore[overload-overlap]
+    source: _Sources,
+    sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
+    *,
+    to: Literal["pandas"],
+    sheet_id: Union[Literal[0], Sequence[int]],
+    sheet_name: None = None,
+    union_by_name: bool = False,
+    file_column: Optional[str] = None,
+    sheet_column: Optional[str] = None,
+    threads: int = 0,
+    skip_unreadable: bool = False,
+    storage_options: Optional[dict[str, Any]] = None,
+    raise_if_empty: bool = False,
+    include_file_paths: Optional[str] = None,
+    password: _Password = None,
+    verify_integrity: bool = False,
+    recursive: bool = False,
+    **options: Unpack[_SheetOptions],
+) -> dict[str, "pandas.DataFrame"]: ...
 @overload
 def read_excel(
     source: _Sources,
     sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
     *,
     to: Literal["pandas"],
+    sheet_name: Union[list[str], tuple[str, ...]],
+    sheet_id: None = None,
     union_by_name: bool = False,
     file_column: Optional[str] = None,
     sheet_column: Optional[str] = None,
@@ -550,5 +751,29 @@ def read_excel(
     storage_options: Optional[dict[str, Any]] = None,
     password: _Password = None,
     verify_integrity: bool = False,
+    raise_if_empty: bool = False,
+    include_file_paths: Optional[str] = None,
+    recursive: bool = False,
+    **options: Unpack[_SheetOptions],
+) -> dict[str, "pandas.DataFrame"]: ...
+@overload
+def read_excel(
+    source: _Sources,
+    sheet: Union[_SheetRef, Sequence[_SheetRef], None] = 0,
+    *,
+    to: Literal["pandas"],
+    sheet_name: Optional[str] = None,
+    sheet_id: Optional[int] = None,
+    union_by_name: bool = False,
+    file_column: Optional[str] = None,
+    sheet_column: Optional[str] = None,
+    threads: int = 0,
+    skip_unreadable: bool = False,
+    storage_options: Optional[dict[str, Any]] = None,
+    raise_if_empty: bool = False,
+    include_file_paths: Optional[str] = None,
+    password: _Password = None,
+    verify_integrity: bool = False,
+    recursive: bool = False,
     **options: Unpack[_SheetOptions],
 ) -> "pandas.DataFrame": ...

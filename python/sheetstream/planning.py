@@ -60,11 +60,16 @@ class WorkItem:
     error: Optional[str] = None
 
 
+#: The extensions a listing keeps: the library's (``WORKBOOK_EXTENSIONS``),
+#: the ones a folder given to ``read_excel`` or the CLI is listed by.
+WORKBOOK_SUFFIXES = tuple(f".{extension}" for extension in sheetstream.WORKBOOK_EXTENSIONS)
+
+
 def list_files(
     paths: Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]],
     *,
     recursive: bool = False,
-    extensions: Sequence[str] = (".xlsx", ".xlsm", ".xlsb", ".xls"),
+    extensions: Sequence[str] = WORKBOOK_SUFFIXES,
     storage_options: Optional[Dict[str, Any]] = None,
 ) -> List[str]:
     """The workbook files named by ``paths``: files, directories (their
@@ -172,16 +177,19 @@ def _is_workbook_name(name: str, extensions: Sequence[str]) -> bool:
 
 
 def parse_sheet_selection(text: str) -> SheetSelection:
-    """A selection as a string option spells it: ``"0"`` (a position),
-    ``"Data"`` (a name), ``"all"`` or ``"*"``, or several separated by
-    commas (``"0,Totals"``). A name that is all digits is taken as a
-    position; select it by listing it in Python instead."""
+    """A selection as a string option spells it: ``"all"`` or ``"*"``
+    (every worksheet), a sheet (``"Data"``, ``"0"``), or several separated
+    by commas (``"0,Totals"``). Each sheet is kept as text and found in
+    each workbook by the library's rule for text, the one every interface
+    shares: the sheet of that name; or, when no sheet has that name and
+    the text is a whole number, the sheet at that 0-based position (a name
+    wins, with a ``UserWarning`` when the text could have meant another
+    sheet)."""
     text = text.strip()
     if text.lower() in ("all", "*"):
         return "all"
     parts = [part.strip() for part in text.split(",")] if "," in text else [text]
-    selection: List[Union[int, str]] = [int(part) if part.isdigit() else part for part in parts]
-    return selection[0] if len(selection) == 1 else selection
+    return parts[0] if len(parts) == 1 else parts
 
 
 def plan(
@@ -199,8 +207,9 @@ def plan(
     :func:`list_files` finds, in file order, then sheet order.
 
     ``sheet``: a position (0-based, among all sheets as the workbook lists
-    them), a name, ``"all"`` (every worksheet), or a list of positions and
-    names. A workbook without a selected sheet is an error, as is one that
+    them), a name (text: the sheet of that name, or when none has it and
+    it is a whole number, the sheet at that position, as everywhere), ``"all"``
+    (every worksheet), or a list of positions and names. A workbook without a selected sheet is an error, as is one that
     cannot be opened; ``on_error="raise"`` (the default) raises
     :class:`sheetstream.Error` (its message starts with the path), while
     ``on_error="keep"`` yields one item with ``sheet=None`` and the message
@@ -228,7 +237,7 @@ def plan(
                 if table is not None and sheet == 0:
                     chosen = [infos[workbook.table(table).sheet_position]]
                 else:
-                    chosen = _select(infos, sheet)
+                    chosen = _select(workbook, sheet)
         except sheetstream.Error as error:
             message = _name_path(error, path)
             if on_error == "raise":
@@ -254,29 +263,15 @@ def _name_path(error: BaseException, path: str) -> str:
     return str(error)
 
 
-def _select(
-    infos: Sequence["sheetstream.SheetInfo"], sheet: SheetSelection
-) -> List["sheetstream.SheetInfo"]:
+def _select(workbook: "sheetstream.Workbook", sheet: SheetSelection) -> List["sheetstream.SheetInfo"]:
+    infos = workbook.sheets
     if isinstance(sheet, str) and sheet.lower() in ("all", "*"):
         return [info for info in infos if info.kind in ("worksheet", "macrosheet")]
     wanted = [sheet] if isinstance(sheet, (int, str)) else list(sheet)
-    chosen = []
-    for selector in wanted:
-        if isinstance(selector, int):
-            if not 0 <= selector < len(infos):
-                raise sheetstream.SheetNotFoundError(
-                    f"no sheet at position {selector} (the workbook has {len(infos)})"
-                )
-            chosen.append(infos[selector])
-        else:
-            matches = [info for info in infos if info.name == selector]
-            if not matches:
-                names = ", ".join(repr(info.name) for info in infos)
-                raise sheetstream.SheetNotFoundError(
-                    f"no sheet named {selector!r} (the sheets: {names})"
-                )
-            chosen.append(matches[0])
-    return chosen
+    # The library's rule (Workbook.sheet_position): an int is a position,
+    # text a name, or a whole number's position when no sheet has that
+    # name; a UserWarning when a name could have meant another sheet.
+    return [infos[workbook.sheet_position(selector)] for selector in wanted]
 
 
 def pack(items: Sequence[WorkItem], bins: int, *, open_cost: int = 4 << 20) -> List[List[WorkItem]]:

@@ -27,16 +27,22 @@ How a read is planned and run:
   file.
 
 Options (values are strings, as Spark passes them; names are
-case-insensitive):
+case-insensitive). Counting: sheet positions and ``headerRow`` count from
+0, as Python does; ``columns`` is the column list language of the CLI's
+``--columns``, in Excel's terms (letters, and positions from 1 as Excel
+numbers columns); ``dataAddress`` is an Excel address (``B3:F100``).
 
 =========================== ============ =====================================
 option                      default      meaning
 =========================== ============ =====================================
 ``path`` / ``load(...)``                 a file, a directory or a glob
                                          pattern, or a list of them
-``sheet``                   ``0``        a position (0-based), a name,
-                                         ``all`` (every worksheet), or a
-                                         comma-separated list
+``sheet``                   ``0``        a sheet's name, or its position
+                                         (0-based) when no sheet has that
+                                         name (a name wins, with a
+                                         warning), ``all`` (every
+                                         worksheet), or a comma-separated
+                                         list; found in each workbook
 ``header``                  ``true``     the first row (after ``skipRows``)
                                          names the columns; ``false``: names
                                          ``column_1``, ``column_2``, ...
@@ -398,7 +404,10 @@ class Settings:
         if not paths:
             raise ValueError("sheetstream: no path given (load(path) or option('path', ...))")
         self.paths = paths
-        self.sheet = parse_sheet_selection(lowered.get("sheet", "0"))
+        # Text, found in each workbook by the library's rule (a name, else
+        # a whole number's position: a name wins, with a warning).
+        given = lowered.get("sheet")
+        self.sheet = 0 if given is None else parse_sheet_selection(given)
         # Tables and ranges: `table`, or a range as `dataAddress` (spark-excel)
         # or `range` spells it, whose sheet picks the sheet when none is given.
         # Option values keep their case (only the names are lowered).

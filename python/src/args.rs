@@ -22,6 +22,9 @@ use crate::opened::OpenedWorkbook;
 pub(crate) enum SheetRef {
     Position(usize),
     Name(String),
+    /// The sheet of this name, never a position (polars' and pandas'
+    /// `sheet_name`).
+    ExactName(String),
 }
 
 impl<'a, 'py> FromPyObject<'a, 'py> for SheetRef {
@@ -38,6 +41,7 @@ impl SheetRef {
         match self {
             SheetRef::Position(position) => sheetstream::SheetRef::Position(position),
             SheetRef::Name(name) => sheetstream::SheetRef::Text(name),
+            SheetRef::ExactName(name) => sheetstream::SheetRef::Name(name),
         }
     }
 }

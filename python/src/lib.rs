@@ -38,6 +38,12 @@ fn _sheetstream(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(workbook::open, module)?)?;
     module.add_function(wrap_pyfunction!(read::read_excel, module)?)?;
     module.add_function(wrap_pyfunction!(read::warn_skipped_by, module)?)?;
+    module.add_function(wrap_pyfunction!(workbook::workbooks_in, module)?)?;
+    // The extensions a folder's listing keeps (lower case, no dot).
+    module.add(
+        "WORKBOOK_EXTENSIONS",
+        pyo3::types::PyTuple::new(module.py(), sheetstream::WORKBOOK_EXTENSIONS)?,
+    )?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -12,7 +12,8 @@ use sheetstream::arrow::{ALL_ROWS, ArrowOptions, ColumnType, Header, OnErrorValu
 use crate::args::{SheetRef, columns, non_negative};
 use crate::errors::IntoPyResult;
 
-/// The option names `options_from_kwargs` takes.
+/// The option names `options_from_kwargs` takes (polars' names for the
+/// same options are [`POLARS_ALIASES`]).
 pub(crate) const SHEET_OPTIONS: [&str; 23] = [
     "header_row",
     "skip_rows",
@@ -41,6 +42,174 @@ pub(crate) const SHEET_OPTIONS: [&str; 23] = [
     "include_totals_row",
 ];
 
+/// polars' `read_excel` names taken for the same options, with the
+/// option each stands for: `has_header=False` is `header_row=None`,
+/// `schema_overrides` is `dtypes` (also with polars' data types),
+/// `table_name` is `table`. (`infer_schema_length`, `columns`,
+/// `drop_empty_rows` and `drop_empty_cols` are names of both.)
+pub(crate) const POLARS_ALIASES: [(&str, &str); 3] = [
+    ("has_header", "header_row"),
+    ("schema_overrides", "dtypes"),
+    ("table_name", "table"),
+];
+
+/// The keywords of the functions that take these options (`read_excel`,
+/// `scan_excel`, `read_excel_sheets`, `Workbook.sheet`), for the nearest
+/// name an unknown one is told of.
+const ENTRY_KEYWORDS: [&str; 16] = [
+    "sheet",
+    "to",
+    "union_by_name",
+    "file_column",
+    "sheet_column",
+    "threads",
+    "skip_unreadable",
+    "storage_options",
+    "recursive",
+    "on_report",
+    // polars' names for read_excel's own keywords.
+    "sheet_name",
+    "sheet_id",
+    "include_file_paths",
+    "raise_if_empty",
+    "has_header",
+    "schema_overrides",
+];
+
+/// Options of pandas' and polars' `read_excel` that sheetstream takes
+/// under another name or not at all, and what to give instead.
+const THEIR_OPTIONS: [(&str, &str); 21] = [
+    (
+        "header",
+        "pandas' header is header_row here (0-based, or None), or has_header=False",
+    ),
+    (
+        "usecols",
+        "pandas' usecols is columns here (\"A:C,F\", or a list of names and 0-based positions)",
+    ),
+    ("nrows", "pandas' nrows is n_rows here"),
+    ("skiprows", "pandas' skiprows (a count) is skip_rows here"),
+    (
+        "dtype",
+        "pandas' dtype is dtypes here (a dict of column name to type)",
+    ),
+    ("na_values", "pandas' na_values is null_values here"),
+    (
+        "engine",
+        "sheetstream reads the workbook itself: leave engine out",
+    ),
+    (
+        "engine_options",
+        "sheetstream reads the workbook itself: give its options directly (header_row=..., dtypes=...)",
+    ),
+    (
+        "read_options",
+        "sheetstream reads the workbook itself: give its options directly (header_row=..., dtypes=...)",
+    ),
+    (
+        "engine_kwargs",
+        "sheetstream reads the workbook itself: give its options directly",
+    ),
+    (
+        "index_col",
+        "pandas' index_col is not taken: set the index on the frame after reading",
+    ),
+    (
+        "names",
+        "pandas' names is not taken: rename the frame's columns after reading",
+    ),
+    (
+        "converters",
+        "pandas' converters is not taken: convert the columns after reading",
+    ),
+    (
+        "parse_dates",
+        "dates are read as dates already (by their number format): parse_dates is not needed",
+    ),
+    (
+        "date_format",
+        "dates are read as dates already (by their number format): date_format is not needed",
+    ),
+    (
+        "true_values",
+        "pandas' true_values is not taken: booleans are read as booleans",
+    ),
+    (
+        "false_values",
+        "pandas' false_values is not taken: booleans are read as booleans",
+    ),
+    (
+        "thousands",
+        "numbers are read as numbers already: thousands is not needed",
+    ),
+    (
+        "skipfooter",
+        "pandas' skipfooter is not taken: stop_at_empty_row or n_rows end a table",
+    ),
+    (
+        "keep_default_na",
+        "pandas' keep_default_na is not taken: only null_values become null",
+    ),
+    (
+        "dtype_backend",
+        "the frame's types are Arrow's already: dtype_backend is not needed",
+    ),
+];
+
+/// The error for an option name that is none: the nearest valid name (or
+/// what to give for a name of pandas' or polars'), then every option.
+fn unknown_option(name: &str) -> PyErr {
+    if let Some((_, advice)) = THEIR_OPTIONS.iter().find(|(their, _)| *their == name) {
+        return PyTypeError::new_err(format!(
+            "unexpected option {name:?}: {advice} (sheetstream.pandas.read_excel takes pandas' names)"
+        ));
+    }
+    if ENTRY_KEYWORDS.contains(&name) {
+        return PyTypeError::new_err(format!(
+            "unexpected option {name:?}: it is a keyword of read_excel (or of another entry \
+             that takes it), not of this one; the options are {}",
+            SHEET_OPTIONS.join(", ")
+        ));
+    }
+    let aliases = POLARS_ALIASES.iter().map(|(alias, _)| alias);
+    let known = SHEET_OPTIONS
+        .iter()
+        .chain(ENTRY_KEYWORDS.iter())
+        .chain(aliases);
+    let nearest = known
+        .map(|known| (edit_distance(name, known), *known))
+        .min()
+        .filter(|(distance, known)| *distance <= (known.len() / 3).max(2));
+    let hint = nearest.map_or(String::new(), |(_, known)| {
+        format!(" (did you mean {known:?}?)")
+    });
+    PyTypeError::new_err(format!(
+        "unexpected option {name:?}{hint}; the options are {}",
+        SHEET_OPTIONS.join(", ")
+    ))
+}
+
+/// The edit distance (insertions, deletions, substitutions) between two
+/// names, case-insensitive.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, left) in a.iter().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, right) in b.iter().enumerate() {
+            let cost = usize::from(left != right);
+            current.push(
+                (previous[j] + cost)
+                    .min(previous[j + 1] + 1)
+                    .min(current[j] + 1),
+            );
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
 /// `**options` into [`ArrowOptions`], starting from `options`; a name that
 /// is not an option is a `TypeError`, as for any Python function.
 pub(crate) fn options_from_kwargs(
@@ -54,6 +223,9 @@ pub(crate) fn options_from_kwargs(
     for pair in [
         ["schema_sample_rows", "infer_schema_length"],
         ["on_mismatch", "strict"],
+        ["header_row", "has_header"],
+        ["dtypes", "schema_overrides"],
+        ["table", "table_name"],
     ] {
         if kwargs.contains(pair[0])? && kwargs.contains(pair[1])? {
             return Err(PyTypeError::new_err(format!(
@@ -66,6 +238,15 @@ pub(crate) fn options_from_kwargs(
         let key: String = key.extract()?;
         options = match key.as_str() {
             "header_row" => options.header(header(&value)?),
+            // polars' has_header: False is header_row=None; True the
+            // default header (the first row with a value).
+            "has_header" => {
+                if flag(&key, &value)? {
+                    options
+                } else {
+                    options.header(Header::None)
+                }
+            }
             "skip_rows" => options.skip_rows(non_negative(&value, "skip_rows", "")?),
             "n_rows" => options.n_rows(if value.is_none() {
                 None
@@ -82,12 +263,12 @@ pub(crate) fn options_from_kwargs(
             "schema_sample_rows" | "infer_schema_length" => {
                 options.schema_sample_rows(sample_rows(&key, &value)?)
             }
-            "dtypes" => {
+            "dtypes" | "schema_overrides" => {
                 if value.is_none() {
                     options
                 } else {
                     let dtypes = value.cast::<PyDict>().map_err(|_| {
-                        PyTypeError::new_err("dtypes must be a dict of column name to type")
+                        PyTypeError::new_err(format!("{key} must be a dict of column name to type"))
                     })?;
                     let mut pairs = Vec::with_capacity(dtypes.len());
                     for (name, column_type) in dtypes.iter() {
@@ -158,19 +339,14 @@ pub(crate) fn options_from_kwargs(
                     options.range(Some(range))
                 }
             }
-            "table" => {
+            "table" | "table_name" => {
                 let name: Option<String> = value.extract().map_err(|_| {
-                    PyTypeError::new_err("table must be a table's name (str), or None")
+                    PyTypeError::new_err(format!("{key} must be a table's name (str), or None"))
                 })?;
                 options.table(name)
             }
             "include_totals_row" => options.include_totals_row(value.extract()?),
-            other => {
-                return Err(PyTypeError::new_err(format!(
-                    "unexpected option {other:?}; the options are {}",
-                    SHEET_OPTIONS.join(", ")
-                )));
-            }
+            other => return Err(unknown_option(other)),
         };
     }
     if options.get_table().is_some() && options.get_range().is_some() {
@@ -295,10 +471,49 @@ fn dtype(value: &Bound<'_, PyAny>) -> PyResult<ColumnType> {
             return Ok(column_type);
         }
     }
+    if let Some(column_type) = polars_dtype(value)? {
+        return Ok(column_type);
+    }
     Err(PyTypeError::new_err(format!(
         "a column type is a name such as \"int64\" or one of int, float, str, bool, date, datetime, time, timedelta; not {}",
         value.repr()?
     )))
+}
+
+/// A polars data type (the class, `pl.Int64`, or an instance,
+/// `pl.Datetime("ms")`) as the column type of the same meaning: `Int64`,
+/// `Float64`, `String` (`Utf8`), `Boolean`, `Date`, `Datetime`, `Time`,
+/// `Duration`, `Null`. Another polars type (`Int32`, `Categorical`, ...)
+/// is a `ValueError` saying to cast after reading; None for what is no
+/// polars type.
+fn polars_dtype(value: &Bound<'_, PyAny>) -> PyResult<Option<ColumnType>> {
+    let class = match value.cast::<PyType>() {
+        Ok(class) => class.clone(),
+        Err(_) => value.get_type(),
+    };
+    let module: String = class.getattr("__module__")?.extract()?;
+    if !module.starts_with("polars.") {
+        return Ok(None);
+    }
+    let name: String = class.getattr("__qualname__")?.extract()?;
+    let column_type = match name.as_str() {
+        "Int64" => ColumnType::Int64,
+        "Float64" => ColumnType::Float64,
+        "String" | "Utf8" => ColumnType::Utf8,
+        "Boolean" => ColumnType::Boolean,
+        "Date" => ColumnType::Date32,
+        "Datetime" => ColumnType::Timestamp,
+        "Time" => ColumnType::Time,
+        "Duration" => ColumnType::Duration,
+        "Null" => ColumnType::Null,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "polars' {other} has no column type of its own here: read the column as \
+                 pl.Int64, pl.Float64 or pl.String and cast it (frame.with_columns(pl.col(..).cast(pl.{other})))"
+            )));
+        }
+    };
+    Ok(Some(column_type))
 }
 
 /// Whether the caller chose `batch_size`.

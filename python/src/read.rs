@@ -13,15 +13,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use sheetstream::arrow::{ArrowOptions, BatchReport, SheetChoice as ManySheets};
+use sheetstream::arrow::{ArrowOptions, BatchReport, SheetChoice as ManySheets, SkippedSheet};
 use sheetstream::{ErrorKind, SheetSelector};
 
 use crate::args::SheetRef;
 use crate::arrow_ffi::import_optional;
-use crate::errors::{SkippedWarning, to_py_err, to_py_err_hinted};
+use crate::errors::{NoDataError, SkippedWarning, to_py_err, to_py_err_hinted};
 use crate::opened::Source;
 use crate::options::{batch_size_given, options_from_kwargs, whole_table_batch_rows};
 use crate::report::{add_report, warn_if_coerced};
@@ -70,6 +70,13 @@ pub(crate) struct PySkippedSheet {
 
 #[pymethods]
 impl PySkippedSheet {
+    /// A skip, as the readers make them (`scan_excel` makes its own).
+    #[new]
+    #[pyo3(signature = (file, sheet, error))]
+    fn py_new(file: String, sheet: Option<String>, error: Py<PyAny>) -> Self {
+        PySkippedSheet { file, sheet, error }
+    }
+
     fn __repr__(&self, py: Python<'_>) -> String {
         let error = self
             .error
@@ -87,13 +94,22 @@ impl PySkippedSheet {
 }
 
 impl PySkippedSheet {
-    fn new(py: Python<'_>, file: String, sheet: String, error: &sheetstream::Error) -> Self {
+    fn new(py: Python<'_>, skipped: &SkippedSheet) -> Self {
         PySkippedSheet {
-            file,
-            sheet: (!sheet.is_empty()).then_some(sheet),
-            error: to_py_err(py, error).into_value(py).into_any(),
+            file: skipped.file.clone(),
+            sheet: (!skipped.sheet.is_empty()).then(|| skipped.sheet.clone()),
+            error: to_py_err(py, &skipped.error).into_value(py).into_any(),
         }
     }
+}
+
+/// The skips as Python objects.
+fn skipped_list<'py>(py: Python<'py>, skipped: &[SkippedSheet]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for item in skipped {
+        list.append(Bound::new(py, PySkippedSheet::new(py, item))?)?;
+    }
+    Ok(list)
 }
 
 /// `scan_excel(skip_unreadable=True)`'s warning: `(file, sheet, error)`
@@ -162,6 +178,34 @@ fn warn_skipped(
 /// Reads sheets of one or many workbooks into one polars DataFrame (the
 /// default), pyarrow Table or pandas DataFrame.
 ///
+/// `source`: a path, a glob pattern (`"reports/*.xlsx"`), a folder (its
+/// workbooks in name order; `recursive=True` for its subfolders), a URL
+/// (with `storage_options`), bytes, a binary file object, or a list of
+/// these. `sheet`: a 0-based position, a name (a name wins; text that is
+/// a whole number names the sheet at that position when no sheet has that
+/// name, with a UserWarning when it could have meant another), a list, or
+/// None for every worksheet; the sheets of every workbook are united in
+/// one frame (`union_by_name`, `file_column`, `sheet_column`).
+///
+/// Counting: rows and column positions count from 0, as Python does
+/// (`header_row=0` is Excel's row 1, `skip_rows=2` leaves out Excel's rows
+/// 1 and 2); a `columns` string is the CLI's language, in Excel's terms
+/// (`"A:C,F"`, positions from 1); errors name cells as Excel does (`B7`).
+///
+/// polars' names are taken with polars' meanings: `sheet_id` (from 1; 0
+/// or a list gives a dict of frames by sheet name, as polars' does),
+/// `sheet_name` (a name, never a position; a list gives a dict),
+/// `has_header`, `schema_overrides` (polars' types too),
+/// `infer_schema_length`, `columns`, `include_file_paths`, `table_name`,
+/// `drop_empty_rows`, `drop_empty_cols` (off by default here),
+/// `raise_if_empty` (off by default here: `NoDataError` for a read that
+/// holds no cell). pandas' names are `sheetstream.pandas.read_excel`'s.
+/// An unknown option is a TypeError naming the nearest one.
+///
+/// `skip_unreadable=True` skips the files and sheets that cannot be read,
+/// with a `SkippedWarning`; when that leaves nothing, `NothingReadError`
+/// (its `skipped` lists them). The other options are `Workbook.sheet`'s.
+///
 /// An encrypted (password-protected) workbook opens with Excel's default
 /// password unasked, else with `password`: a `str`, a list of them tried
 /// in order, or a callable given each file's path (None for bytes) that
@@ -182,6 +226,10 @@ fn warn_skipped(
     storage_options = None,
     password = None,
     verify_integrity = false,
+    raise_if_empty = false,
+    sheet_name = None,
+    sheet_id = None,
+    include_file_paths = None,
     **options
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -198,9 +246,28 @@ pub(crate) fn read_excel<'py>(
     storage_options: Option<&Bound<'py, PyAny>>,
     password: Option<&Bound<'py, PyAny>>,
     verify_integrity: bool,
+    raise_if_empty: bool,
+    sheet_name: Option<&Bound<'py, PyAny>>,
+    sheet_id: Option<&Bound<'py, PyAny>>,
+    include_file_paths: Option<String>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let threads = crate::args::thread_count(threads)?;
+    // polars' names: one sheet by name (never a position) or by number
+    // from 1; the file column. (Several sheets, or sheet_id=0, give a
+    // dict of frames: sheetstream.read_excel reads those sheet by sheet.)
+    let sheet = match polars_sheet(sheet_name, sheet_id)? {
+        Some(named) => Some(SheetArg::One(named)),
+        None => sheet,
+    };
+    let file_column = match (file_column, include_file_paths) {
+        (Some(_), Some(_)) => {
+            return Err(PyTypeError::new_err(
+                "give file_column or include_file_paths, not both (the second is polars' name for the first)",
+            ));
+        }
+        (column, paths) => column.or(paths),
+    };
     if !matches!(to, "polars" | "pyarrow" | "pandas") {
         return Err(PyValueError::new_err(format!(
             "to must be \"polars\", \"pyarrow\" or \"pandas\", not {to:?}"
@@ -251,14 +318,18 @@ pub(crate) fn read_excel<'py>(
         })
     });
     let mut workbooks = Vec::with_capacity(sources.len());
-    let mut skipped = Vec::new();
+    // The files that could not be opened (skip_unreadable), handed to the
+    // reader, which lists them first among its own skips.
+    let mut skipped_at_open = Vec::new();
     let labels = unique_labels(sources.iter().map(|(source, _)| source.label()));
     for (label, result) in labels.into_iter().zip(opened) {
         match result.map_err(|err| err.with_file(&label)) {
             Ok(workbook) => workbooks.push((label, Arc::new(workbook))),
-            Err(err) if skip_unreadable => {
-                skipped.push(PySkippedSheet::new(py, label, String::new(), &err));
-            }
+            Err(error) if skip_unreadable => skipped_at_open.push(SkippedSheet {
+                file: label,
+                sheet: String::new(),
+                error,
+            }),
             Err(err) => return Err(to_py_err(py, &err)),
         }
     }
@@ -320,10 +391,11 @@ pub(crate) fn read_excel<'py>(
     // until every value fits or the error cannot be widened away.
     let mut options = options;
     let mut coerced = BatchReport::default();
-    let (schema, batches) = loop {
+    let (schema, batches, skipped) = loop {
         // The headers and samples.
-        let reader = py
+        let mut reader = py
             .detach(|| options.read_workbooks(workbooks.clone(), sheets.clone()))
+            .map(|reader| reader.with_skipped(skipped_at_open.clone()))
             .map_err(|err| {
                 let err = match &one_workbook {
                     Some(label) => err.with_file(label),
@@ -338,7 +410,7 @@ pub(crate) fn read_excel<'py>(
         // A header row or column position past the end is an error.
         crate::args::check_schema(&schema, leading, kwargs, &sheet_label)?;
         let read = py.detach(|| {
-            let mut reader = reader;
+            let reader = &mut reader;
             // A wide table in bigger batches (see `whole_table_batch_rows`),
             // set before the first batch.
             if let Some(rows) =
@@ -361,19 +433,17 @@ pub(crate) fn read_excel<'py>(
             }
             batches.sort_by_key(|(rank, _)| *rank);
             let batches: Vec<_> = batches.into_iter().map(|(_, batch)| batch).collect();
-            Ok::<_, sheetstream::Error>((batches, reader))
+            Ok::<_, sheetstream::Error>(batches)
         });
         match read {
-            Ok((batches, reader)) => {
-                for item in reader.skipped() {
-                    skipped.push(PySkippedSheet::new(
-                        py,
-                        item.file.clone(),
-                        item.sheet.clone(),
-                        &item.error,
-                    ));
-                }
-                break (schema, batches);
+            Ok(batches) => break (schema, batches, reader.skipped().to_vec()),
+            // Every file and sheet skipped: the error lists them.
+            Err(err) if matches!(err.kind(), ErrorKind::NothingRead(_)) => {
+                let py_err = to_py_err(py, &err);
+                py_err
+                    .value(py)
+                    .setattr("skipped", skipped_list(py, reader.skipped())?)?;
+                return Err(py_err);
             }
             Err(err) => match options.widened_by(&err) {
                 Some(wider) => options = wider,
@@ -381,6 +451,15 @@ pub(crate) fn read_excel<'py>(
             },
         }
     };
+    if raise_if_empty {
+        let rows: usize = batches.iter().map(|batch| batch.num_rows()).sum();
+        if rows == 0 && schema.fields().len() <= leading {
+            return Err(NoDataError::new_err(format!(
+                "no data: {sheet_label} holds no cell (raise_if_empty=True; \
+                 raise_if_empty=False gives an empty frame)"
+            )));
+        }
+    }
     // 2: the caller of sheetstream.read_excel, the Python function that
     // expands glob patterns.
     warn_if_coerced(py, &coerced, 2)?;
@@ -389,8 +468,43 @@ pub(crate) fn read_excel<'py>(
         _ => finish_table(py, to_pyarrow_table(py, schema, batches)?, to),
     }?;
     // Level 1 is the Python wrapper in sheetstream/__init__.py; 2 its caller.
-    warn_skipped(py, "read_excel", skipped, 2)?;
+    let skipped = skipped.iter().map(|item| PySkippedSheet::new(py, item));
+    warn_skipped(py, "read_excel", skipped.collect(), 2)?;
     Ok(frame)
+}
+
+/// polars' `sheet_name` (one name) or `sheet_id` (one number from 1) as
+/// the sheet to read; None when neither is given.
+fn polars_sheet(
+    sheet_name: Option<&Bound<'_, PyAny>>,
+    sheet_id: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<SheetRef>> {
+    let sheet_name = sheet_name.filter(|value| !value.is_none());
+    let sheet_id = sheet_id.filter(|value| !value.is_none());
+    match (sheet_name, sheet_id) {
+        (Some(_), Some(_)) => Err(PyTypeError::new_err(
+            "give sheet_name or sheet_id, not both (as polars' read_excel)",
+        )),
+        (Some(name), None) => {
+            let name: String = name.extract().map_err(|_| {
+                PyTypeError::new_err(
+                    "sheet_name here is one sheet's name (str); a list gives a dict of frames \
+                     (through sheetstream.read_excel)",
+                )
+            })?;
+            Ok(Some(SheetRef::ExactName(name)))
+        }
+        (None, Some(id)) => {
+            let id: usize = crate::args::non_negative(id, "sheet_id", " (1 is the first sheet)")?;
+            if id == 0 {
+                return Err(PyValueError::new_err(
+                    "sheet_id=0 gives a dict of every sheet's frame (through sheetstream.read_excel)",
+                ));
+            }
+            Ok(Some(SheetRef::Position(id - 1)))
+        }
+        (None, None) => Ok(None),
+    }
 }
 
 /// What the error of sheets whose columns differ adds: the other shape.

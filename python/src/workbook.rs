@@ -205,6 +205,16 @@ impl PyWorkbook {
             .collect())
     }
 
+    /// The 0-based position of a sheet named as `sheet` names one: an
+    /// `int` is a position, a `str` a name, or, when no sheet has that
+    /// name and it is a whole number, a position (a name wins: a
+    /// `UserWarning` says so when the text could have meant another
+    /// sheet). For planners that read the sheet list only (the Spark
+    /// source's `sheet` option).
+    fn sheet_position(&self, py: Python<'_>, sheet: SheetRef) -> PyResult<usize> {
+        crate::args::sheet_position(py, &self.workbook()?, &sheet)
+    }
+
     /// The workbook's defined names.
     #[getter]
     fn defined_names(&self, py: Python<'_>) -> PyResult<Vec<PyDefinedName>> {
@@ -231,6 +241,10 @@ impl PyWorkbook {
 
     /// One sheet, by position or name, as typed Arrow record batches
     /// (options: see the stubs). Reads the header and the sample rows.
+    /// `sheet`: a 0-based position, or a name (a whole number no sheet is
+    /// named is a position; a name wins, with a UserWarning). Rows and
+    /// column positions count from 0 (`header_row=0` is Excel's row 1); a
+    /// `columns` string is in Excel's terms (`"A:C"`, positions from 1).
     /// `threads`: 0 (one per core) reads a sheet on two threads where
     /// there are two cores, 1 on one.
     #[pyo3(signature = (sheet = SheetRef::Position(0), *, threads = 0, **options), text_signature = "(self, /, sheet=0, *, threads=0, **options)")]
@@ -325,4 +339,23 @@ pub(crate) fn open(
     let options =
         crate::args::open_options(password, verify_integrity, source.path_label().as_deref())?;
     PyWorkbook::open_source(py, source, &options)
+}
+
+/// The workbooks in a folder, sorted by path, as every interface lists a
+/// folder given as a source (`sheetstream::workbooks_in`): files ending
+/// in a workbook's extension, not hidden nor Excel's lock files; with
+/// `recursive`, those of its subfolders too.
+#[pyfunction]
+#[pyo3(name = "_workbooks_in", signature = (folder, recursive = false))]
+pub(crate) fn workbooks_in(folder: std::path::PathBuf, recursive: bool) -> PyResult<Vec<String>> {
+    let found = sheetstream::workbooks_in(&folder, recursive).map_err(|err| {
+        pyo3::exceptions::PyOSError::new_err(format!(
+            "{}: cannot list the folder: {err}",
+            folder.display()
+        ))
+    })?;
+    Ok(found
+        .into_iter()
+        .map(|path| path.to_string_lossy().into_owned())
+        .collect())
 }

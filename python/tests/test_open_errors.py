@@ -76,6 +76,9 @@ def test_errors_at_open_name_the_file(tmp_path: pathlib.Path, kind: str, read: s
         assert pattern in str(caught.value)
         assert isinstance(caught.value, builtins.FileNotFoundError)
         return
+    if read.startswith("read_excel") and kind == "directory":
+        # read_excel reads a folder's workbooks; this one holds none.
+        cls, detail = sheetstream.FileNotFoundError, "holds no workbook"
     with pytest.raises(cls) as caught:
         READS[read](path)
     err = caught.value
@@ -88,7 +91,7 @@ def test_errors_at_open_name_the_file(tmp_path: pathlib.Path, kind: str, read: s
         assert isinstance(err, sheetstream.ReadError)
         assert err.errno == 2
     elif kind == "directory":
-        assert isinstance(err, builtins.IsADirectoryError)
+        assert isinstance(err, (builtins.IsADirectoryError, builtins.FileNotFoundError))
         assert isinstance(err, sheetstream.ReadError)
     else:
         assert not isinstance(err, OSError)

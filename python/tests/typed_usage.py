@@ -108,3 +108,29 @@ def hand_made(path: str) -> tuple[polars.DataFrame, int, Optional[int]]:
     sheet = sheetstream.open(path).sheet("Titled", header_row="auto")
     sheet.to_arrow()
     return frame, sheet.report.hidden_rows_skipped, sheet.report.header_row
+
+
+def coming_from_polars_and_pandas(path: str) -> tuple[polars.DataFrame, int, list[str]]:
+    """polars' names, pandas' entry, folders and the classes by what
+    happened (issue 43), typed."""
+    frames: dict[str, polars.DataFrame] = sheetstream.read_excel(path, sheet_id=0)
+    one: polars.DataFrame = sheetstream.read_excel(
+        path,
+        sheet_name="Data",
+        has_header=True,
+        schema_overrides={"amount": polars.Float64},
+        include_file_paths="file",
+        raise_if_empty=True,
+        recursive=False,
+    )
+    by_name: dict[str, polars.DataFrame] = sheetstream.read_excel(path, sheet_name=["Data"])
+    pandas_frame = sheetstream.pandas.read_excel(path, sheet_name="Data", header=0, usecols="A:B")
+    skipped: list[str] = []
+    try:
+        sheetstream.read_excel([path], skip_unreadable=True)
+    except sheetstream.NothingReadError as err:
+        skipped = [item.file for item in err.skipped]
+    except (sheetstream.EncryptedWorkbookError, sheetstream.UnsupportedFormatError) as err:
+        skipped = [str(err)]
+    del pandas_frame, by_name
+    return one, len(frames), skipped + list(sheetstream.WORKBOOK_EXTENSIONS)

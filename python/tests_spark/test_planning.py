@@ -52,11 +52,31 @@ def test_sheet_selection_by_position_name_and_all(data_set):
 
 
 def test_parse_sheet_selection():
-    assert parse_sheet_selection("0") == 0
+    # The text is kept: each workbook finds it by the library's rule.
+    assert parse_sheet_selection("0") == "0"
     assert parse_sheet_selection("ALL") == "all"
     assert parse_sheet_selection("*") == "all"
     assert parse_sheet_selection("Data") == "Data"
-    assert parse_sheet_selection("2, Totals") == [2, "Totals"]
+    assert parse_sheet_selection("2, Totals") == ["2", "Totals"]
+
+
+def test_sheet_text_follows_the_library_rule_per_workbook(scratch):
+    """A name wins (with a UserWarning when the text is also another
+    sheet's position); a whole number no sheet is named is a position;
+    each workbook is asked on its own."""
+    named = os.path.join(scratch, "named.xlsx")
+    workbooks.write_workbook(named, {"Data": 2, "Other": 2, "1": 3}, workbooks.COLUMNS, 3)
+    plain = os.path.join(scratch, "plain.xlsx")
+    workbooks.write_workbook(plain, {"Data": 2, "Other": 2}, workbooks.COLUMNS, 4)
+    with pytest.warns(UserWarning, match="a name wins"):
+        chosen = list(plan([named, plain], sheet=parse_sheet_selection("1")))
+    assert [(os.path.basename(item.path), item.sheet) for item in chosen] == [
+        ("named.xlsx", "1"),
+        ("plain.xlsx", "Other"),
+    ]
+    assert [item.sheet for item in plan(plain, sheet=parse_sheet_selection("0,Other"))] == ["Data", "Other"]
+    with pytest.raises(sheetstream.SheetNotFoundError, match="named or numbered '7'"):
+        list(plan(plain, sheet=parse_sheet_selection("7")))
 
 
 def test_an_unopenable_workbook_is_named_by_its_path(damaged_set):

@@ -198,6 +198,18 @@ def test_sheet_by_name_and_a_missing_sheet(spark, data_set):
         read(spark, os.path.join(data_set, "book_00.xlsx"), sheet="S4").count()
 
 
+def test_a_sheet_named_like_a_position(spark, scratch):
+    """The sheet option's text, found in each workbook by the library's
+    rule: the sheet named "1" where there is one, the second elsewhere."""
+
+    named = os.path.join(scratch, "named.xlsx")
+    workbooks.write_workbook(named, {"Data": 2, "Other": 4, "1": 3}, workbooks.COLUMNS, 3)
+    plain = os.path.join(scratch, "plain.xlsx")
+    workbooks.write_workbook(plain, {"Data": 2, "Other": 5}, workbooks.COLUMNS, 4)
+    rows = read(spark, [named, plain], sheet="1", includeSheetColumn="true").groupBy("_sheet").count()
+    assert sorted(tuple(row) for row in rows.collect()) == [("1", 3), ("Other", 5)]
+
+
 MODES_SCHEMA = "id LONG, amount DOUBLE, name STRING, flag BOOLEAN, when DATE, _file STRING, _corrupt_record STRING"
 
 

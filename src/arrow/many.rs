@@ -78,6 +78,18 @@ pub struct SkippedSheet {
     pub error: Error,
 }
 
+impl Clone for SkippedSheet {
+    /// A copy (its error's kind, message and location), for a read that
+    /// starts over and reports the same skips again.
+    fn clone(&self) -> SkippedSheet {
+        SkippedSheet {
+            file: self.file.clone(),
+            sheet: self.sheet.clone(),
+            error: self.error.duplicate(),
+        }
+    }
+}
+
 /// Spawns the thread that runs the batches' pass on the engine, in
 /// batches of the rows given.
 type StartBatches = Box<dyn FnOnce(usize) -> std::io::Result<JoinHandle<()>> + Send>;
@@ -136,6 +148,12 @@ pub struct ManySheetsReader {
     stop: Arc<AtomicBool>,
     report: BatchReport,
     skipped: Vec<SkippedSheet>,
+    /// Sheets read or still being read: the ones the first pass could
+    /// read, less those the second pass skipped.
+    readable: usize,
+    /// Whether unreadable sheets are skipped (and nothing read at all is
+    /// an error: [`ErrorKind::NothingRead`]).
+    skip_unreadable: bool,
     done: bool,
 }
 
@@ -332,6 +350,7 @@ impl ArrowOptions {
                 }),
             }
         }
+        let readable_count = readable.len();
         let target = unite(&columns, self)?;
         // A projection ([`ArrowOptions::output_columns`]) of the united
         // columns: the other columns are neither in the batches nor read
@@ -405,6 +424,8 @@ impl ArrowOptions {
             stop,
             report: BatchReport::default(),
             skipped,
+            readable: readable_count,
+            skip_unreadable: self.skip_unreadable,
             done: false,
         })
     }
@@ -598,12 +619,20 @@ impl ManySheetsReader {
     ///
     /// # Errors
     ///
-    /// The first error of any sheet, unless sheets are skipped.
+    /// The first error of any sheet, unless sheets are skipped; when they
+    /// are and every one was ([`ArrowOptions::skip_unreadable`]: every
+    /// file and sheet given, none read), [`ErrorKind::NothingRead`]
+    /// (at once when no sheet's header and sample could be read), and
+    /// [`skipped`](Self::skipped) lists them.
     ///
     /// # Panics
     ///
     /// A panic on a worker thread is resumed here.
     pub fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if let Some(err) = self.nothing_read() {
+            self.done = true;
+            return Err(err);
+        }
         let start = self
             .start
             .get_mut()
@@ -629,7 +658,14 @@ impl ManySheetsReader {
                     self.report = report;
                     return Ok(Some(batch));
                 }
-                Ok(Message::Skipped(skipped)) => self.skipped.push(skipped),
+                Ok(Message::Skipped(skipped)) => {
+                    self.readable = self.readable.saturating_sub(1);
+                    self.skipped.push(skipped);
+                    if let Some(err) = self.nothing_read() {
+                        self.done = true;
+                        return Err(err);
+                    }
+                }
                 Ok(Message::Failed(err)) => {
                     self.done = true;
                     return Err(err);
@@ -697,6 +733,57 @@ impl ManySheetsReader {
     /// [`ManySheetsReader::next_batch`] returned None).
     pub fn skipped(&self) -> &[SkippedSheet] {
         &self.skipped
+    }
+
+    /// The reader with `earlier` skips listed first in
+    /// [`skipped`](Self::skipped): the files a caller that opens the
+    /// workbooks itself (and hands [`ArrowOptions::read_workbooks`] the
+    /// ones that opened) skipped before. They count toward
+    /// [`ErrorKind::NothingRead`].
+    pub fn with_skipped(mut self, earlier: Vec<SkippedSheet>) -> Self {
+        let later = std::mem::replace(&mut self.skipped, earlier);
+        self.skipped.extend(later);
+        self
+    }
+
+    /// [`ErrorKind::NothingRead`] when unreadable sheets are skipped, some
+    /// were, and none is left to read.
+    fn nothing_read(&self) -> Option<Error> {
+        if !self.skip_unreadable || self.readable > 0 {
+            return None;
+        }
+        SkippedSheet::nothing_read(&self.skipped)
+    }
+}
+
+impl SkippedSheet {
+    /// The error of a read that skipped all of `skipped` and read nothing
+    /// ([`ErrorKind::NothingRead`]: how many, and the first), as
+    /// [`ManySheetsReader::next_batch`] returns it; for a caller that
+    /// reads sheets one by one and skips them itself. None when `skipped`
+    /// is empty.
+    pub fn nothing_read(skipped: &[SkippedSheet]) -> Option<Error> {
+        let first = skipped.first()?;
+        let place = if first.sheet.is_empty() {
+            clip_start(&first.file, 120).into_owned()
+        } else {
+            format!(
+                "{} sheet '{}'",
+                clip_start(&first.file, 120),
+                clip(&first.sheet, 40)
+            )
+        };
+        let message = format!(
+            "{} unreadable and skipped (skip_unreadable), no sheet left to read; the first: \
+             {place}: {}",
+            if skipped.len() == 1 {
+                "the one file or sheet given was".to_owned()
+            } else {
+                format!("all {} files and sheets given were", skipped.len())
+            },
+            clip(&first.error.to_string(), 150)
+        );
+        Some(Error::new(ErrorKind::NothingRead(message)))
     }
 }
 

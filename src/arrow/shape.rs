@@ -232,6 +232,19 @@ impl SheetShape {
         }
     }
 
+    /// The last row a merged range that starts in the header rows
+    /// (`first..=last`) reaches below them, when one does: a header cell
+    /// merged down over the rows under it makes them part of the header
+    /// (a label spanning a two-row header), never data, whatever the
+    /// merge holds.
+    pub fn header_merged_down_to(&self, first: u32, last: u32) -> Option<u32> {
+        self.merged
+            .iter()
+            .filter(|range| (first..=last).contains(&range.first.row) && range.last.row > last)
+            .map(|range| range.last.row)
+            .max()
+    }
+
     fn filling(&self, row: u32) -> bool {
         self.fill_all
             || self
@@ -587,6 +600,23 @@ pub(crate) fn read_shaped_prelude(
         .map(|(column, parts)| (column, parts.join(" ")))
         .collect();
     let header_row = header_rows.last().map(|&position| buffer.rows[position].0);
+    // Rows a header cell is merged down over are header rows, not data
+    // (with fill_merged they would repeat the header's names).
+    let first_header_row = header_rows.first().map(|&position| buffer.rows[position].0);
+    let merged_down = first_header_row
+        .zip(header_row)
+        .and_then(|(first, last)| shape.header_merged_down_to(first, last));
+    if let Some(end) = merged_down {
+        loop {
+            while data_from < buffer.rows.len() && buffer.rows[data_from].0 <= end {
+                data_from += 1;
+            }
+            if data_from < buffer.rows.len() || !more(rows, shape, &mut buffer)? {
+                break;
+            }
+        }
+    }
+    let data_start = merged_down.or(header_row);
     if let Some(spec) = spec
         && spec.needs_header()
     {
@@ -600,7 +630,7 @@ pub(crate) fn read_shaped_prelude(
     let mut samples = Samples::new(options);
     let mut sampled = 0;
     let mut position = data_from;
-    let mut expected = header_row.map(|row| row.saturating_add(1));
+    let mut expected = data_start.map(|row| row.saturating_add(1));
     let mut next_index = expected;
     let mut ended = false;
     loop {

@@ -186,9 +186,15 @@ pub(crate) fn find_workbook_part<R: Read + Seek>(
     part_of_type(archive, &package_relationships, "officeDocument", "xl/workbook.xml")
         .ok_or_else(|| {
             if archive.contains("content.xml") {
-                Error::package("it is an OpenDocument spreadsheet (.ods), not an .xlsx workbook")
-            } else if archive.contains("word/document.xml") || archive.contains("ppt/presentation.xml") {
-                Error::package("it is a Word or PowerPoint document, not a workbook")
+                Error::unsupported_format("an OpenDocument spreadsheet (.ods)")
+            } else if archive.contains("word/document.xml") {
+                Error::new(ErrorKind::NotZip {
+                    detail: "it is a Word document (.docx), a ZIP package holding no workbook",
+                })
+            } else if archive.contains("ppt/presentation.xml") {
+                Error::new(ErrorKind::NotZip {
+                    detail: "it is a PowerPoint presentation (.pptx), a ZIP package holding no workbook",
+                })
             } else {
                 Error::new(ErrorKind::MissingPart(
                     "the workbook part (no officeDocument relationship in _rels/.rels, no xl/workbook.xml)".into(),

@@ -9,6 +9,7 @@
 mod book;
 mod detect;
 mod encryption;
+mod folder;
 mod metadata;
 
 use std::io::{Cursor, Read, Seek};
@@ -19,10 +20,11 @@ use std::sync::Arc;
 use std::thread::Scope;
 
 pub(crate) use book::Book;
-pub use detect::FileFormat;
+pub use detect::{FileFormat, WORKBOOK_EXTENSIONS};
 pub(crate) use encryption::EncryptionState;
 pub use encryption::Integrity;
 use encryption::Passwords;
+pub use folder::workbooks_in;
 
 use crate::cell::Row;
 use crate::contract::{AtEnd, FormatBook, SheetContext, SheetRows};

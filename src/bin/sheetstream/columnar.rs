@@ -15,7 +15,7 @@ use sheetstream::arrow::arrow_array::RecordBatch;
 use sheetstream::arrow::arrow_schema::SchemaRef;
 use sheetstream::arrow::{
     ALL_ROWS, ArrowOptions, BatchReport, ColumnType, ManySheetsReader, OnErrorValue, OnMismatch,
-    SheetChoice,
+    SheetChoice, SkippedSheet,
 };
 use sheetstream::{ColumnSpec, SheetRef, Workbook};
 
@@ -31,10 +31,14 @@ type Labelled = Vec<(String, Arc<Workbook>)>;
 /// How sheets become typed columns: the options every columnar command takes.
 #[derive(Args, Clone)]
 pub struct TableArgs {
-    /// The workbooks (.xlsx, .xlsm, .xlsb, .xls): files, globs (expanded by sheetstream
-    /// when the shell did not), or `-` for standard input.
+    /// The workbooks (.xlsx, .xlsm, .xlsb, .xls, .ods): files, globs (expanded by sheetstream
+    /// when the shell did not), folders (their workbooks, by name), or `-`
+    /// for standard input.
     #[arg(required = true)]
     files: Vec<PathBuf>,
+    /// A folder given as FILE is read with its subfolders, at any depth.
+    #[arg(short = 'r', long)]
+    recursive: bool,
     /// A sheet to read, by name, or by position as `sheets` lists it
     /// (0-based) when no sheet has that name (repeatable; default: the
     /// first worksheet of each file). --sheet-name and --sheet-index say
@@ -309,20 +313,22 @@ impl TableArgs {
         self.window.range().ok().flatten()?.sheet
     }
 
-    /// Opens every input (files, globs, `-`), counting their compressed
-    /// bytes for one progress bar. A failure names its input; with
-    /// `--skip-unreadable` an input that cannot be read is skipped and
-    /// listed on stderr.
-    fn open(&self) -> Result<(Labelled, Progress), Failure> {
+    /// Opens every input (files, globs, folders, `-`), counting their
+    /// compressed bytes for one progress bar. A failure names its input;
+    /// with `--skip-unreadable` an input that cannot be read is skipped
+    /// and returned in the list (printed with the reader's skips, once
+    /// the read ends: [`drain`]).
+    fn open(&self) -> Result<(Labelled, Progress, Vec<SkippedSheet>), Failure> {
         let mut files = Vec::new();
         let mut total = 0;
-        for input in input::expand(&self.files)? {
+        let mut skipped = Vec::new();
+        for input in input::expand(&self.files, self.recursive)? {
             match input.file() {
                 Ok(file) => {
                     total += file.len();
                     files.push((input, file));
                 }
-                Err(failure) if self.skip_unreadable => skipped(&failure),
+                Err(failure) if self.skip_unreadable => skipped.push(skip(&input, failure)?),
                 Err(failure) => return Err(failure),
             }
         }
@@ -336,20 +342,23 @@ impl TableArgs {
         });
         let mut workbooks = Vec::new();
         for ((input, _), workbook) in files.into_iter().zip(opened) {
-            let workbook = workbook
-                .map_err(|err| input.locate(err))
-                .and_then(|workbook| {
-                    self.positions(&workbook)
-                        .map_err(|failure| in_file(&input, failure))?;
-                    Ok(workbook)
-                });
+            let workbook =
+                workbook
+                    .map_err(|err| input.locate(err))
+                    .and_then(|workbook| match self.positions(&workbook) {
+                        Ok(_) => Ok(workbook),
+                        // A sheet the workbook lacks: the reader skips it,
+                        // with its own error.
+                        Err(Failure::Usage(_)) if self.skip_unreadable => Ok(workbook),
+                        Err(failure) => Err(in_file(&input, failure)),
+                    });
             match workbook {
                 Ok(workbook) => workbooks.push((input.display(), Arc::new(workbook))),
-                Err(failure) if self.skip_unreadable => skipped(&failure),
+                Err(failure) if self.skip_unreadable => skipped.push(skip(&input, failure)?),
                 Err(failure) => return Err(failure),
             }
         }
-        Ok((workbooks, progress))
+        Ok((workbooks, progress, skipped))
     }
 }
 
@@ -362,15 +371,31 @@ fn in_file(input: &input::Input, failure: Failure) -> Failure {
     }
 }
 
-/// Lists a skipped input on stderr.
-fn skipped(failure: &Failure) {
+/// An input skipped at open, as the many-sheet reader lists its own
+/// skips; a failure that is no read error (a usage error, an output
+/// error) is not skipped.
+fn skip(input: &input::Input, failure: Failure) -> Result<SkippedSheet, Failure> {
     match failure {
-        Failure::ReadFile(file, err) => {
-            eprintln!("sheetstream: skipped {file}: {}", crate::in_cli_words(err));
-        }
-        Failure::Read(err) => eprintln!("sheetstream: skipped {}", crate::in_cli_words(err)),
-        Failure::Usage(message) => eprintln!("sheetstream: skipped: {message}"),
-        Failure::Output(err) => eprintln!("sheetstream: skipped: {err}"),
+        Failure::ReadFile(_, error) | Failure::Read(error) => Ok(SkippedSheet {
+            file: input.display(),
+            sheet: String::new(),
+            error,
+        }),
+        other => Err(other),
+    }
+}
+
+/// Lists a skipped file or sheet on stderr.
+fn print_skipped(skipped: &SkippedSheet) {
+    let error = crate::in_cli_words(&skipped.error);
+    if skipped.sheet.is_empty() {
+        eprintln!("sheetstream: skipped {}: {error}", skipped.file);
+    } else {
+        eprintln!(
+            "sheetstream: skipped {} sheet '{}': {error}",
+            skipped.file,
+            crate::escape(&skipped.sheet)
+        );
     }
 }
 
@@ -533,28 +558,38 @@ fn widening<T>(
 
 fn many(table: &TableArgs) -> Result<(ManySheetsReader, Progress), Failure> {
     let options = table.options()?;
-    let (workbooks, progress) = table.open()?;
-    let reader = options.read_workbooks(workbooks, table.choice())?;
+    let (workbooks, progress, skipped) = table.open()?;
+    let reader = options
+        .read_workbooks(workbooks, table.choice())?
+        .with_skipped(skipped);
     Ok((reader, progress))
 }
 
-/// Reads every batch into `write`, then lists skipped sheets.
+/// Reads every batch into `write` (the first batch, or None, is
+/// `first`'s when the caller asked for it already), then lists the
+/// skipped files and sheets, also when the read failed: with
+/// `--skip-unreadable`, nothing read at all is an error
+/// ([`sheetstream::ErrorKind::NothingRead`]) after the list.
 fn drain(
     reader: &mut ManySheetsReader,
     summary: &mut Summary,
+    first: Option<Option<RecordBatch>>,
     mut write: impl FnMut(&RecordBatch) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
-    while let Some(batch) = reader.next_batch()? {
-        summary.add(reader.report());
-        write(&batch)?;
-    }
-    for skipped in reader.skipped() {
-        eprintln!(
-            "sheetstream: skipped {} sheet '{}': {}",
-            skipped.file, skipped.sheet, skipped.error
-        );
-    }
-    Ok(())
+    let result = (|| -> Result<(), Failure> {
+        let mut next = match first {
+            Some(first) => first,
+            None => reader.next_batch()?,
+        };
+        while let Some(batch) = next {
+            summary.add(reader.report());
+            write(&batch)?;
+            next = reader.next_batch()?;
+        }
+        Ok(())
+    })();
+    reader.skipped().iter().for_each(print_skipped);
+    result
 }
 
 fn output_error(err: impl std::fmt::Display) -> Failure {
@@ -618,13 +653,24 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
     let table = &args.table;
     if !args.per_sheet {
         let options = table.options()?;
-        let (workbooks, progress) = table.open()?;
+        let (workbooks, progress, skipped) = table.open()?;
         let summary = progress.run(|| {
             widening(options, table.quiet, |options| {
                 let mut summary = Summary::default();
-                let mut reader = options.read_workbooks(workbooks.clone(), table.choice())?;
+                let mut reader = options
+                    .read_workbooks(workbooks.clone(), table.choice())?
+                    .with_skipped(skipped.clone());
+                // The first batch before the file: nothing read (every
+                // input skipped) writes no file.
+                let first = match reader.next_batch() {
+                    Ok(first) => first,
+                    Err(err) => {
+                        reader.skipped().iter().for_each(print_skipped);
+                        return Err(err.into());
+                    }
+                };
                 ParquetFile::create(&args.output, reader.schema(), args)?
-                    .write_all(|write| drain(&mut reader, &mut summary, write))?;
+                    .write_all(|write| drain(&mut reader, &mut summary, Some(first), write))?;
                 Ok(summary)
             })
         })?;
@@ -635,18 +681,42 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
         );
         return Ok(());
     }
+    let options = table.options()?;
+    let (workbooks, progress, skipped) = table.open()?;
+    skipped.iter().for_each(print_skipped);
+    if workbooks.is_empty() {
+        return Err(nothing_read(&skipped));
+    }
     // Every sheet's file is named once all are written: a sheet that fails
     // (unless skipped as asked) leaves no file of the command, and no
     // folder it made.
     let mut outputs = Outputs::new();
     outputs.create_dir_all(&args.output)?;
-    let options = table.options()?;
-    let (workbooks, progress) = table.open()?;
     let one_file = workbooks.len() == 1;
     let mut summary = Summary::default();
+    let mut written = 0;
+    let mut skipped = skipped;
     progress.run(|| -> Result<(), Failure> {
         for (label, workbook) in workbooks {
-            let names: Vec<String> = (table.positions(&workbook)?.into_iter())
+            let positions = match table.positions(&workbook) {
+                Ok(positions) => positions,
+                Err(Failure::Read(error)) if table.skip_unreadable => {
+                    let item = SkippedSheet {
+                        file: label.clone(),
+                        sheet: String::new(),
+                        error,
+                    };
+                    print_skipped(&item);
+                    skipped.push(item);
+                    continue;
+                }
+                Err(Failure::Usage(message)) if table.skip_unreadable => {
+                    eprintln!("sheetstream: skipped {label}: {message}");
+                    continue;
+                }
+                Err(failure) => return Err(failure),
+            };
+            let names: Vec<String> = (positions.into_iter())
                 .map(|position| workbook.sheets()[position].name().to_owned())
                 .collect();
             let stem = Path::new(&label)
@@ -659,7 +729,7 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
                 } else {
                     format!("{}-{}.parquet", safe_name(&stem), safe_name(&name))
                 };
-                let written = widening(options.clone(), table.quiet, |options| {
+                let written_sheet = widening(options.clone(), table.quiet, |options| {
                     let mut sheet_summary = Summary::default();
                     let mut reader = options.read_workbooks(
                         vec![(label.clone(), Arc::clone(&workbook))],
@@ -668,21 +738,32 @@ pub fn parquet(args: &ParquetArgs) -> Result<(), Failure> {
                     let file =
                         ParquetFile::create(&args.output.join(&file_name), reader.schema(), args)?
                             .write_complete(|write| {
-                                drain(&mut reader, &mut sheet_summary, write)
+                                drain(&mut reader, &mut sheet_summary, None, write)
                             })?;
                     Ok((sheet_summary, file))
                 });
-                match written {
+                match written_sheet {
                     Ok((sheet_summary, file)) => {
                         summary.merge(sheet_summary);
                         outputs.add(file);
+                        written += 1;
                     }
-                    Err(Failure::Read(err)) if table.skip_unreadable => {
-                        eprintln!("sheetstream: skipped {label} sheet '{name}': {err}");
+                    Err(Failure::Read(error)) if table.skip_unreadable => {
+                        let item = SkippedSheet {
+                            file: label.clone(),
+                            sheet: name.clone(),
+                            error,
+                        };
+                        print_skipped(&item);
+                        skipped.push(item);
                     }
                     Err(failure) => return Err(failure),
                 }
             }
+        }
+        if written == 0 && !skipped.is_empty() {
+            // (The folder made for the files is removed with them.)
+            return Err(nothing_read(&skipped));
         }
         Ok(())
     })?;
@@ -710,13 +791,22 @@ fn safe_name(name: &str) -> String {
 pub fn arrow(args: &ArrowArgs) -> Result<(), Failure> {
     let table = &args.table;
     let (mut reader, progress) = many(table)?;
+    let mut summary = Summary::default();
+    // The first batch before the stream's header: nothing read (every
+    // input skipped) writes nothing.
+    let first = progress.run(|| match reader.next_batch() {
+        Ok(first) => Ok(first),
+        Err(err) => {
+            reader.skipped().iter().for_each(print_skipped);
+            Err(Failure::from(err))
+        }
+    })?;
     let stdout = io::stdout();
     let out = BufWriter::with_capacity(1 << 20, stdout.lock());
     let mut writer =
         arrow_ipc::writer::StreamWriter::try_new(out, &reader.schema()).map_err(ipc_error)?;
-    let mut summary = Summary::default();
     progress.run(|| {
-        drain(&mut reader, &mut summary, |batch| {
+        drain(&mut reader, &mut summary, Some(first), |batch| {
             writer.write(batch).map_err(ipc_error)
         })
     })?;
@@ -788,12 +878,15 @@ pub fn schema(args: &SchemaArgs) -> Result<(), Failure> {
     let options = table.options()?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let inputs = input::expand(&table.files)?;
+    let inputs = input::expand(&table.files, table.recursive)?;
+    let mut skipped = Vec::new();
     for input in &inputs {
         let mut workbook = match input.open(true) {
             Ok((workbook, _)) => workbook,
             Err(failure) if table.skip_unreadable => {
-                skipped(&failure);
+                let item = skip(input, failure)?;
+                print_skipped(&item);
+                skipped.push(item);
                 continue;
             }
             Err(failure) => return Err(failure),
@@ -817,5 +910,18 @@ pub fn schema(args: &SchemaArgs) -> Result<(), Failure> {
         }
     }
     out.flush()?;
+    if skipped.len() == inputs.len() {
+        return Err(nothing_read(&skipped));
+    }
     Ok(())
+}
+
+/// The failure of a command that skipped (`--skip-unreadable`) every
+/// file and sheet it was given: nothing read, exit status 1 (the
+/// many-sheet reader's own error, [`SkippedSheet::nothing_read`]).
+fn nothing_read(skipped: &[SkippedSheet]) -> Failure {
+    match SkippedSheet::nothing_read(skipped) {
+        Some(err) => Failure::Read(err),
+        None => Failure::Usage("nothing to read".into()),
+    }
 }

@@ -94,16 +94,18 @@ impl Input {
     }
 }
 
-/// The inputs of a command: each argument is a file, `-`, or a glob
-/// (`*`, `?`, `[...]`) that sheetstream expands itself when the shell did
-/// not (quoted, or no match in the shell); a glob that matches nothing is
-/// an error, as is `-` given twice.
+/// The inputs of a command: each argument is a file, `-`, a folder (the
+/// workbooks in it, as [`sheetstream::workbooks_in`] lists them: by name,
+/// with its subfolders' when `recursive`), or a glob (`*`, `?`, `[...]`)
+/// that sheetstream expands itself when the shell did not (quoted, or no
+/// match in the shell); a glob that matches nothing is an error, as are a
+/// folder holding no workbook and `-` given twice.
 pub fn inputs(common: &Common) -> Result<Vec<Input>, Failure> {
-    expand(&common.files)
+    expand(&common.files, common.recursive)
 }
 
 /// As [`inputs`], for any command's list of file arguments.
-pub fn expand(files: &[PathBuf]) -> Result<Vec<Input>, Failure> {
+pub fn expand(files: &[PathBuf], recursive: bool) -> Result<Vec<Input>, Failure> {
     let mut inputs = Vec::new();
     let mut stdin_seen = false;
     for path in files {
@@ -118,7 +120,27 @@ pub fn expand(files: &[PathBuf]) -> Result<Vec<Input>, Failure> {
             continue;
         }
         let text = path.to_string_lossy();
-        if !path.exists() && text.contains(['*', '?', '[']) {
+        if path.is_dir() {
+            let found = sheetstream::workbooks_in(path, recursive).map_err(|err| {
+                Failure::Read(sheetstream::Error::from(io::Error::new(
+                    err.kind(),
+                    format!("{}: cannot list the folder: {err}", crate::escape(&text)),
+                )))
+            })?;
+            if found.is_empty() {
+                return Err(Failure::Usage(format!(
+                    "the folder `{}` holds no workbook (files ending in .{}){}",
+                    crate::escape(&text),
+                    sheetstream::WORKBOOK_EXTENSIONS.join(", ."),
+                    if recursive {
+                        ""
+                    } else {
+                        "; --recursive looks in its subfolders too"
+                    }
+                )));
+            }
+            inputs.extend(found.into_iter().map(|path| Input { path }));
+        } else if !path.exists() && text.contains(['*', '?', '[']) {
             let matches = expand_glob(&text);
             if matches.is_empty() {
                 return Err(Failure::Usage(format!(

@@ -34,6 +34,13 @@ use crate::format::DateStyle;
 use crate::input::{Input, inputs};
 
 const EXIT_CODES: &str = "\
+Counting: rows and columns as Excel numbers them, from 1 (--header-row 2,
+  --skip-rows 3 leaves out rows 1-3, --columns 2-4 or B:D); sheets by
+  position as `sheets` lists them, from 0 (--sheet 0 is the first sheet).
+
+Inputs: files, globs, folders (every workbook in them, by name; with
+  --recursive, in their subfolders too) and `-` for standard input.
+
 Encrypted (password-protected) workbooks open with Excel's default password
 (VelvetSweatshop) unasked, else with a password from --password-file FILE or
 the environment variable SHEETSTREAM_PASSWORD (each tried in turn). A password
@@ -48,7 +55,7 @@ Exit status:
   2  bad usage
   3  the output could not be written";
 
-/// Stream the contents of Excel workbooks (.xlsx, .xlsb, .xls): to CSV, TSV or JSON lines,
+/// Stream the contents of spreadsheet workbooks (.xlsx, .xlsb, .xls, .ods): to CSV, TSV or JSON lines,
 /// per-column statistics, or counts. Sheets are read in parallel.
 #[derive(Parser)]
 #[command(name = "sheetstream", version, after_help = EXIT_CODES)]
@@ -62,11 +69,16 @@ struct Cli {
 /// Options every command that reads sheets takes.
 #[derive(Args, Clone)]
 struct Common {
-    /// The workbooks (.xlsx, .xlsm, .xlsb, .xls): files, globs (expanded by sheetstream
-    /// when quoted), or `-` for standard input (copied into a temporary
-    /// file first: a ZIP is read from its end).
+    /// The workbooks (.xlsx, .xlsm, .xlsb, .xls, .ods): files, globs (expanded by sheetstream
+    /// when quoted), folders (their workbooks, by name: files ending in
+    /// .xlsx, .xlsm, .xltx, .xltm, .xlsb, .xls, .xlt, .ods or .fods), or `-`
+    /// for standard input (copied into a temporary file first: a ZIP is
+    /// read from its end).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
+    /// A folder given as FILE is read with its subfolders, at any depth.
+    #[arg(short = 'r', long)]
+    recursive: bool,
     /// Threads: 0 for one per core. Sheets are read in parallel; a lone
     /// sheet inflates on one thread while it is scanned on another.
     #[arg(short = 't', long, default_value_t = 0, value_name = "N")]
@@ -189,9 +201,12 @@ enum Command {
     /// kind and dimension (as the sheet declares it). With several files,
     /// a first column names the file.
     Sheets {
-        /// The workbooks (files, globs, `-` for standard input).
+        /// The workbooks (files, globs, folders, `-` for standard input).
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
+        /// A folder given as FILE is read with its subfolders, at any depth.
+        #[arg(short = 'r', long)]
+        recursive: bool,
     },
     /// List the Excel tables (Insert > Table): name, sheet, range, header
     /// and totals row counts, column names (a JSON array). Read from the
@@ -267,7 +282,7 @@ fn main() -> ExitCode {
         return report(Err(failure));
     }
     let result = match cli.command {
-        Command::Sheets { files } => sheets(files),
+        Command::Sheets { files, recursive } => sheets(files, recursive),
         Command::Tables(args) => tables::tables(&args),
         Command::Csv(args) => export::csv(&args),
         Command::Jsonl(args) => export::jsonl(&args),
@@ -322,10 +337,12 @@ fn report(result: Result<(), Failure>) -> ExitCode {
 
 /// A library error's message in the tool's words: advice naming an
 /// [`ArrowOptions`](sheetstream::arrow::ArrowOptions) option (and Python's
-/// keyword), `union_by_name`, names the flag, `--union-by-name`.
+/// keyword), `union_by_name`, `skip_unreadable`, names the flag,
+/// `--union-by-name`, `--skip-unreadable`.
 pub fn in_cli_words(err: &sheetstream::Error) -> String {
     err.to_string()
         .replace("read with union_by_name", "read with --union-by-name")
+        .replace("(skip_unreadable)", "(--skip-unreadable)")
 }
 
 /// Text from a file (a sheet name, a value, a path) made safe to print on
@@ -373,9 +390,10 @@ fn file_column(input: &Input, several: bool) -> String {
     }
 }
 
-fn sheets(files: Vec<PathBuf>) -> Result<(), Failure> {
+fn sheets(files: Vec<PathBuf>, recursive: bool) -> Result<(), Failure> {
     let common = Common {
         files,
+        recursive,
         threads: 1,
         quiet: true,
     };

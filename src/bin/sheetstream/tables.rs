@@ -13,9 +13,12 @@ use crate::{Common, Failure, escape, file_column};
 /// The `tables` command's arguments.
 #[derive(Args, Clone)]
 pub struct TablesArgs {
-    /// The workbooks (files, globs, `-` for standard input).
+    /// The workbooks (files, globs, folders, `-` for standard input).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
+    /// A folder given as FILE is read with its subfolders, at any depth.
+    #[arg(short = 'r', long)]
+    recursive: bool,
     /// One JSON object a line (file, name, display_name, sheet,
     /// sheet_position, range, header_rows, totals_rows, columns) instead
     /// of tab-separated columns.
@@ -26,6 +29,7 @@ pub struct TablesArgs {
 pub fn tables(args: &TablesArgs) -> Result<(), Failure> {
     let common = Common {
         files: args.files.clone(),
+        recursive: args.recursive,
         threads: 1,
         quiet: true,
     };
