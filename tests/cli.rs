@@ -994,7 +994,8 @@ fn usage_errors_exit_2() {
     let run = sheetstream(&[]);
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(
-        run.stderr.contains("Usage: sheetstream [OPTIONS] <COMMAND>"),
+        run.stderr
+            .contains("Usage: sheetstream [OPTIONS] <COMMAND>"),
         "{}",
         run.stderr
     );

@@ -445,7 +445,8 @@ fn encrypted_workbooks_are_told_from_legacy_xls() {
     let encrypted = temp_file("cli-encrypted", &ole2("EncryptedPackage"));
     let run = fails(&["count", path_str(&encrypted.0)], 1);
     assert!(
-        run.stderr.contains("encrypted workbook: the compound file holds an EncryptedPackage stream"),
+        run.stderr
+            .contains("encrypted workbook: the compound file holds an EncryptedPackage stream"),
         "{}",
         run.stderr
     );

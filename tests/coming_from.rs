@@ -265,9 +265,7 @@ fn errors_say_what_happened_and_the_format_found() {
     // spreadsheets are read: issue 44).
     let xml2003 = br#"<?xml version="1.0"?><?mso-application progid="Excel.Sheet"?>
 <Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"/>"#;
-    for (bytes, found) in [
-        (xml2003.to_vec(), "an Excel 2003 XML spreadsheet"),
-    ] {
+    for (bytes, found) in [(xml2003.to_vec(), "an Excel 2003 XML spreadsheet")] {
         let err = open_error(bytes);
         assert_eq!(err.class(), ErrorClass::Unsupported, "{err}");
         assert!(

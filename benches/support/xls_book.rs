@@ -13,6 +13,18 @@ pub fn ensure(name: &str, sheets: usize, columns: u16) -> PathBuf {
     if path.exists() {
         return path;
     }
+    std::fs::write(&path, book(sheets, columns).bytes()).expect("write the workbook");
+    path
+}
+
+/// The workbook's `Workbook` stream (for a bench that encrypts it).
+#[allow(dead_code)]
+pub fn stream(sheets: usize, columns: u16) -> Vec<u8> {
+    book(sheets, columns).stream()
+}
+
+/// The workbook: `sheets` sheets of 65,535 rows x `columns` columns.
+fn book(sheets: usize, columns: u16) -> crate::xls::Book {
     let mut book = crate::xls::Book::new();
     book.tail = crate::xls::sst(&["north", "south", "east", "west"], 4, 8224, false);
     for sheet in 0..sheets {
@@ -59,6 +71,5 @@ pub fn ensure(name: &str, sheets: usize, columns: u16) -> PathBuf {
         let records = crate::xls::indexed_records(&blocks, &[], 0);
         book.sheet(&format!("Sheet{}", sheet + 1), records);
     }
-    std::fs::write(&path, book.bytes()).expect("write the workbook");
-    path
+    book
 }

@@ -122,7 +122,10 @@ impl VTab for ReadSheet {
             Some(ColumnTypes::ByName(named)) => options.dtypes(named.iter().cloned()),
             _ => options,
         };
-        let passwords = match bind.get_named_parameter("password").filter(|v| !v.is_null()) {
+        let passwords = match bind
+            .get_named_parameter("password")
+            .filter(|v| !v.is_null())
+        {
             Some(value) => texts(&value),
             None => Vec::new(),
         };

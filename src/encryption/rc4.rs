@@ -104,6 +104,8 @@ pub(crate) struct KeyStream {
     /// The block the cipher is in, the offset of its next byte, and the
     /// cipher.
     at: Option<(u64, u64, Rc4)>,
+    /// Scratch for [`take_buffer`](Self::take_buffer).
+    buffer: Vec<u8>,
 }
 
 impl Clone for KeyStream {
@@ -115,7 +117,24 @@ impl Clone for KeyStream {
 
 impl KeyStream {
     pub(crate) fn new(keys: BlockKeys) -> KeyStream {
-        KeyStream { keys, at: None }
+        KeyStream {
+            keys,
+            at: None,
+            buffer: Vec::new(),
+        }
+    }
+
+    /// A scratch buffer kept with the key stream (for the bytes a span's
+    /// decryption puts back); give it back with
+    /// [`return_buffer`](Self::return_buffer).
+    pub(crate) fn take_buffer(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buffer)
+    }
+
+    /// The buffer [`take_buffer`](Self::take_buffer) handed out, for the
+    /// next call.
+    pub(crate) fn return_buffer(&mut self, buffer: Vec<u8>) {
+        self.buffer = buffer;
     }
 
     /// XORs the key stream from stream offset `offset` on into `data`.
@@ -135,11 +154,13 @@ impl KeyStream {
             };
             // Discard the key stream up to `offset` within the block.
             let mut skip = (offset - *next) as usize;
-            let mut scratch = [0u8; 256];
-            while skip > 0 {
-                let step = skip.min(scratch.len());
-                cipher.apply_keystream(&mut scratch[..step]);
-                skip -= step;
+            if skip > 0 {
+                let mut scratch = [0u8; 256];
+                while skip > 0 {
+                    let step = skip.min(scratch.len());
+                    cipher.apply_keystream(&mut scratch[..step]);
+                    skip -= step;
+                }
             }
             let room = ((block + 1) * REKEY_BLOCK - offset) as usize;
             let count = room.min(data.len());

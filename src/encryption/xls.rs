@@ -302,6 +302,35 @@ impl std::fmt::Debug for RecordDecryptor {
     }
 }
 
+/// The 4-byte header of the record at `at` (which lies whole in `window`).
+#[inline]
+fn header_at(window: &[u8], at: usize) -> [u8; 4] {
+    [window[at], window[at + 1], window[at + 2], window[at + 3]]
+}
+
+/// A header's type and body length.
+#[inline]
+fn split(header: [u8; 4]) -> (u16, usize) {
+    (
+        u16::from_le_bytes([header[0], header[1]]),
+        usize::from(u16::from_le_bytes([header[2], header[3]])),
+    )
+}
+
+/// How many bytes at the start of a body of `kind`, `len` bytes long, are
+/// not encrypted: all of those Excel never encrypts, BoundSheet8's first
+/// four, none of the others.
+#[inline]
+fn plain_body(kind: u16, len: usize) -> usize {
+    if never_encrypted(kind) {
+        len
+    } else if kind == BOUNDSHEET {
+        len.min(4)
+    } else {
+        0
+    }
+}
+
 /// Whether Excel leaves the body of a record of this type unencrypted.
 fn never_encrypted(kind: u16) -> bool {
     matches!(
@@ -335,6 +364,72 @@ impl RecordDecryptor {
             }
             Cipher::Rc4(stream) => stream.apply(start + plain as u64, &mut body[plain..]),
         }
+    }
+}
+
+impl RecordDecryptor {
+    /// Decrypts the records that lie whole at the start of `window`, whose
+    /// first byte is the header of the record at stream offset `offset`,
+    /// each as [`decrypt_record`](Self::decrypt_record) would; returns how
+    /// many bytes they take (a record cut short at the end is left as it
+    /// is, for a later call that holds it whole). RC4's key stream is made
+    /// for the whole span in one pass, then XORed into each body: a
+    /// record-sized call per record cost more than the key stream.
+    pub fn decrypt_records(&mut self, offset: u64, window: &mut [u8]) -> usize {
+        let mut end = 0;
+        while let (Some(_), Some(len)) = (u16_at(window, end), u16_at(window, end + 2)) {
+            let next = end + 4 + usize::from(len);
+            if next > window.len() {
+                break;
+            }
+            end = next;
+        }
+        match &mut self.0 {
+            Cipher::Rc4(stream) => {
+                // The key stream is XORed over the whole span in place;
+                // what stays plain (the headers, and the rare bodies Excel
+                // never encrypts and BoundSheet8's first four bytes) is
+                // kept before and put back after.
+                let mut kept = stream.take_buffer();
+                kept.clear();
+                let mut bodies = Vec::new();
+                let mut at = 0;
+                while at < end {
+                    let header = header_at(window, at);
+                    kept.extend_from_slice(&header);
+                    let (kind, len) = split(header);
+                    let plain = plain_body(kind, len);
+                    if plain > 0 {
+                        bodies.extend_from_slice(&window[at + 4..at + 4 + plain]);
+                    }
+                    at += 4 + len;
+                }
+                stream.apply(offset, &mut window[..end]);
+                let (mut at, mut from) = (0, 0);
+                for header in kept.chunks_exact(4) {
+                    let header = [header[0], header[1], header[2], header[3]];
+                    window[at..at + 4].copy_from_slice(&header);
+                    let (kind, len) = split(header);
+                    let plain = plain_body(kind, len);
+                    if plain > 0 {
+                        window[at + 4..at + 4 + plain].copy_from_slice(&bodies[from..from + plain]);
+                        from += plain;
+                    }
+                    at += 4 + len;
+                }
+                stream.return_buffer(kept);
+            }
+            Cipher::Xor(_) => {
+                let mut at = 0;
+                while at < end {
+                    let kind = u16_at(window, at).unwrap_or(0);
+                    let body_end = at + 4 + usize::from(u16_at(window, at + 2).unwrap_or(0));
+                    self.decrypt_record(offset + at as u64, kind, &mut window[at + 4..body_end]);
+                    at = body_end;
+                }
+            }
+        }
+        end
     }
 }
 
@@ -503,6 +598,44 @@ mod tests {
         let mut early = [0u8; 3];
         decryptor.decrypt_record(100, 0x0203, &mut early);
         assert_eq!(early, keystream[104..107]);
+    }
+
+    #[test]
+    fn records_decrypted_together_equal_records_decrypted_one_by_one() {
+        let keys = BlockKeys::crypto_api("x", &[5; 16], 128);
+        let mut window = Vec::new();
+        for (kind, len) in [
+            (0x0203u16, 14usize),
+            (BOUNDSHEET, 12),
+            (BOF, 16),
+            (0x00FC, 3000),
+            (0x0000, 0),
+            (0x027E, 10),
+        ] {
+            window.extend(record(kind, &vec![0x5A; len]));
+        }
+        // A record cut short at the end stays as it is.
+        window.extend_from_slice(&[0x03, 0x02, 14, 0, 1, 2]);
+        for cipher in [
+            Cipher::Rc4(Box::new(KeyStream::new(keys))),
+            Cipher::Xor([9; 16]),
+        ] {
+            let mut one_by_one = window.clone();
+            let mut decryptor = RecordDecryptor(cipher);
+            let mut at = 0;
+            while at + 4 + usize::from(u16_at(&one_by_one, at + 2).unwrap()) <= one_by_one.len() - 6
+            {
+                let kind = u16_at(&one_by_one, at).unwrap();
+                let end = at + 4 + usize::from(u16_at(&one_by_one, at + 2).unwrap());
+                decryptor.decrypt_record(1000 + at as u64, kind, &mut one_by_one[at + 4..end]);
+                at = end;
+            }
+            let mut together = window.clone();
+            let mut fresh = decryptor.clone();
+            assert_eq!(fresh.decrypt_records(1000, &mut together), window.len() - 6);
+            assert_eq!(together, one_by_one);
+            assert_ne!(together, window);
+        }
     }
 
     #[test]

@@ -241,7 +241,10 @@ pub(crate) fn open_book<R: Read + Seek>(
     }
     let mut archive = Archive::new(PackageInput::Plain(reader))?;
     if ods::package::is_spreadsheet_package(&mut archive, &limits)? {
-        return Ok((ods::open_package(archive, limits)?.map_book(Book::Ods), None));
+        return Ok((
+            ods::open_package(archive, limits)?.map_book(Book::Ods),
+            None,
+        ));
     }
     Ok((open_package(archive, limits)?, None))
 }

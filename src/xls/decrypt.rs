@@ -25,6 +25,10 @@ impl RecordDecryptor {
     fn decrypt_record(&mut self, _offset: u64, _kind: u16, _body: &mut [u8]) {
         match *self {}
     }
+
+    fn decrypt_records(&mut self, _offset: u64, _window: &mut [u8]) -> usize {
+        match *self {}
+    }
 }
 
 /// Decrypts the records of an encrypted workbook stream in place, each by
@@ -57,6 +61,27 @@ impl StreamDecryptor {
         if offset >= self.from {
             self.cipher.decrypt_record(offset, kind, body);
         }
+    }
+
+    /// Decrypts the records that lie whole at the start of `window` (its
+    /// first byte the header of the record at stream offset `offset`) and
+    /// returns how many bytes they take: a window's worth at a time (a
+    /// record cut short at the end waits for a later call).
+    pub(crate) fn decrypt_records(&mut self, mut offset: u64, window: &mut [u8]) -> usize {
+        let mut done = 0;
+        // The records before the FILEPASS's end are plain.
+        while offset < self.from {
+            let Some(&[_, _, a, b]) = window.get(done..).and_then(|rest| rest.first_chunk()) else {
+                return done;
+            };
+            let next = done + 4 + usize::from(u16::from_le_bytes([a, b]));
+            if next > window.len() {
+                return done;
+            }
+            offset += (next - done) as u64;
+            done = next;
+        }
+        done + self.cipher.decrypt_records(offset, &mut window[done..])
     }
 }
 

@@ -136,17 +136,9 @@ impl<'a> Records<'a> {
             self.plain_end = self.end;
             return;
         };
-        let mut at = self.plain_end;
-        while let Some(&[a, b, c, d]) = self.buf.get(at..self.end).and_then(|w| w.first_chunk()) {
-            let body_end = at + 4 + usize::from(u16::from_le_bytes([c, d]));
-            if body_end > self.end {
-                break;
-            }
-            let kind = u16::from_le_bytes([a, b]);
-            decryptor.decrypt_record(self.base + at as u64, kind, &mut self.buf[at + 4..body_end]);
-            at = body_end;
-        }
-        self.plain_end = at;
+        let at = self.plain_end;
+        self.plain_end +=
+            decryptor.decrypt_records(self.base + at as u64, &mut self.buf[at..self.end]);
     }
 
     /// Reads the records from `offset` up to `limit` instead, keeping the
