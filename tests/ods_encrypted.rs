@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use serde_json::{Value as Json, json};
 use sheetstream::{ErrorKind, FileFormat, Integrity, OpenOptions, SheetRows, Workbook};
 
-use crate::common::odf_encrypt::{self, OdfCipher, OdfParams};
+use crate::common::odf_encrypt::{self, OdfCipher, OdfParams, Seeded};
 use crate::common::{self, Container, Package, library_dump};
 use crate::encryption::{Expect, cases, corpus_root, kind_matches, read_dump};
 
@@ -92,7 +92,26 @@ fn encrypted(cipher: OdfCipher) -> Vec<u8> {
         cipher,
         ..OdfParams::default()
     };
-    odf_encrypt::encrypted_ods(&borrowed(&entries), PASSWORD, &params)
+    encrypted_ods(&borrowed(&entries), PASSWORD, &params)
+}
+
+/// A spreadsheet package (`mimetype`, the manifest, every entry stored)
+/// whose `entries` are encrypted with `password`.
+fn encrypted_ods(entries: &[(&str, &[u8])], password: &str, params: &OdfParams) -> Vec<u8> {
+    let mut rng = Seeded(params.seed);
+    let mut package = Package::new().with("mimetype", SPREADSHEET);
+    let mut manifest_entries = String::new();
+    for (path, plain) in entries {
+        let entry = odf_encrypt::encrypt_entry(path, plain, password, params, &mut rng);
+        package = package.with(path, entry.stored);
+        manifest_entries.push_str(&entry.manifest_entry);
+    }
+    package
+        .with(
+            "META-INF/manifest.xml",
+            odf_encrypt::manifest(&manifest_entries),
+        )
+        .build_as(Container::Stored)
 }
 
 fn open(bytes: &[u8], options: OpenOptions) -> sheetstream::Result<Workbook<Cursor<Vec<u8>>>> {
@@ -227,7 +246,7 @@ fn a_missing_or_wrong_password_says_so() {
     }
     // Encrypted with the default password, it still takes it given.
     let entries = entries(&content_xml(), &styles_xml());
-    let bytes = odf_encrypt::encrypted_ods(
+    let bytes = encrypted_ods(
         &borrowed(&entries),
         "VelvetSweatshop",
         &OdfParams::default(),
@@ -248,7 +267,7 @@ fn package_with(
     stored_edit: impl Fn(&mut Vec<u8>),
 ) -> Vec<u8> {
     let params = OdfParams::default();
-    let mut rng = common::Rng(11);
+    let mut rng = Seeded(11);
     let mut entry = odf_encrypt::encrypt_entry("content.xml", content, PASSWORD, &params, &mut rng);
     stored_edit(&mut entry.stored);
     Package::new()
@@ -407,7 +426,7 @@ fn mutated_encrypted_ods_never_panic() {
             iterations: 1,
             seed: 5,
         };
-        let bytes = odf_encrypt::encrypted_ods(&[("content.xml", small.as_bytes())], "p", &params);
+        let bytes = encrypted_ods(&[("content.xml", small.as_bytes())], "p", &params);
         let read = |bytes: &[u8]| -> sheetstream::Result<usize> {
             let mut workbook = open(bytes, OpenOptions::new().password("p"))?;
             Ok(library_dump(&mut workbook)?.len())

@@ -6,7 +6,8 @@
 //! deflated bytes. AES-256-CBC (LibreOffice since 3.4) or Blowfish CFB
 //! (older files), over RustCrypto's crates, salts and IVs from a seeded
 //! generator so that a run is repeatable. The library only decrypts; this
-//! is its other half, for packages no corpus holds.
+//! is its other half, for packages no corpus holds (`ods_encrypted.rs`
+//! builds them; `allocations.rs` includes this file on its own).
 #![allow(dead_code)]
 
 use std::io::Write;
@@ -15,8 +16,6 @@ use aes::cipher::array::Array;
 use aes::cipher::{BlockModeEncrypt, KeyIvInit};
 use sha1::Sha1;
 use sha2::{Digest, Sha256};
-
-use super::{Container, Package, Rng};
 
 /// The cipher of the encrypted entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +46,25 @@ impl Default for OdfParams {
     }
 }
 
+/// Salts and IVs: a seeded generator (splitmix64), so that a run is
+/// repeatable. Standalone, so that the allocation test binary can include
+/// this file.
+pub struct Seeded(pub u64);
+
+impl Seeded {
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len)
+            .map(|_| {
+                self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                let mut z = self.0;
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                (z ^ (z >> 31)) as u8
+            })
+            .collect()
+    }
+}
+
 /// One entry, encrypted: its stored bytes and its manifest entry.
 pub struct EncryptedEntry {
     pub stored: Vec<u8>,
@@ -72,7 +90,7 @@ pub fn encrypt_entry(
     plain: &[u8],
     password: &str,
     params: &OdfParams,
-    rng: &mut Rng,
+    rng: &mut Seeded,
 ) -> EncryptedEntry {
     let deflated = deflate(plain);
     let salt = rng.bytes(16);
@@ -148,34 +166,4 @@ pub fn manifest(entries: &str) -> String {
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" manifest:version="1.2" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>{entries}</manifest:manifest>"#
     )
-}
-
-/// A spreadsheet package (`mimetype`, the manifest, every entry stored)
-/// whose `entries` are encrypted with `password`.
-pub fn encrypted_ods(entries: &[(&str, &[u8])], password: &str, params: &OdfParams) -> Vec<u8> {
-    let (package, _) = encrypted_ods_parts(entries, password, params);
-    package.build_as(Container::Stored)
-}
-
-/// As [`encrypted_ods`], the package before it is built and the manifest
-/// entries, for tests that change them.
-pub fn encrypted_ods_parts(
-    entries: &[(&str, &[u8])],
-    password: &str,
-    params: &OdfParams,
-) -> (Package, Vec<String>) {
-    let mut rng = Rng(params.seed);
-    let mut package =
-        Package::new().with("mimetype", "application/vnd.oasis.opendocument.spreadsheet");
-    let mut manifest_entries = Vec::new();
-    for (path, plain) in entries {
-        let entry = encrypt_entry(path, plain, password, params, &mut rng);
-        package = package.with(path, entry.stored);
-        manifest_entries.push(entry.manifest_entry);
-    }
-    let package = package.with(
-        "META-INF/manifest.xml",
-        manifest(&manifest_entries.concat()),
-    );
-    (package, manifest_entries)
 }
