@@ -35,7 +35,6 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
-#[allow(dead_code)]
 #[path = "support/readers.rs"]
 mod readers;
 #[path = "support/results.rs"]

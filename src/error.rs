@@ -125,11 +125,12 @@ pub enum ErrorKind {
     /// FILEPASS record, an `EncryptedPackage` cut short) are damaged.
     Encrypted(String),
     /// The workbook is encrypted, no password was given, and Excel's
-    /// default password (`VelvetSweatshop`) does not open it; the message
-    /// names the scheme.
+    /// default password (`VelvetSweatshop`) does not open it (an `.ods`
+    /// has no default password); the message names the scheme.
     PasswordRequired(String),
     /// The workbook is encrypted, and neither the given passwords nor
-    /// Excel's default one open it; the message names the scheme.
+    /// Excel's default one (not for an `.ods`) open it; the message names
+    /// the scheme.
     PasswordIncorrect(String),
     /// The workbook is encrypted with a scheme this reader does not
     /// decrypt (Extensible encryption, IRM/DRM, Agile with DES or RC2, a
@@ -559,9 +560,14 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Encrypted(message) => write!(f, "encrypted workbook: {}", Shown(message)),
             ErrorKind::PasswordRequired(scheme) => write!(
                 f,
-                "encrypted workbook ({}): a password is required (Excel's default password \
-                 does not open it)",
-                Shown(scheme)
+                "encrypted workbook ({}): a password is required{}",
+                Shown(scheme),
+                // An OpenDocument package has no default password.
+                if scheme.starts_with("ods ") {
+                    ""
+                } else {
+                    " (Excel's default password does not open it)"
+                }
             ),
             ErrorKind::PasswordIncorrect(scheme) => write!(
                 f,

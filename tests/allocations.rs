@@ -22,6 +22,10 @@ use counting_allocator::allocations;
 #[path = "common/xls.rs"]
 mod xls;
 
+#[cfg(feature = "encryption")]
+#[path = "common/odf_encrypt.rs"]
+mod odf_encrypt;
+
 /// A `.xls` workbook of `rows` rows (BIFF8, at most 65,536): numbers,
 /// RK and MULRK numbers, dates, shared strings, Latin-1 and UTF-16 labels
 /// (decoded into the arena), booleans, errors and formula strings.
@@ -169,6 +173,34 @@ fn ods_workbook(rows: u32) -> Vec<u8> {
         }
     }
     writer.finish().unwrap().into_inner()
+}
+
+/// `ods_workbook`'s package with its `content.xml` encrypted (AES-256-CBC,
+/// as LibreOffice writes it), every entry stored.
+#[cfg(feature = "encryption")]
+fn encrypted_ods_workbook(rows: u32) -> Vec<u8> {
+    use std::io::Read;
+    let plain = ods_workbook(rows);
+    let mut archive = zip::ZipArchive::new(Cursor::new(plain)).unwrap();
+    let mut content = Vec::new();
+    archive
+        .by_name("content.xml")
+        .unwrap()
+        .read_to_end(&mut content)
+        .unwrap();
+    let params = odf_encrypt::OdfParams::default();
+    let mut seeded = odf_encrypt::Seeded(params.seed);
+    let entry = odf_encrypt::encrypt_entry("content.xml", &content, "secret", &params, &mut seeded);
+    let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    zip.start_file("mimetype", stored).unwrap();
+    zip.write_all(ods_writer::MIMETYPE.as_bytes()).unwrap();
+    zip.start_file("META-INF/manifest.xml", stored).unwrap();
+    zip.write_all(odf_encrypt::manifest(&entry.manifest_entry).as_bytes())
+        .unwrap();
+    zip.start_file("content.xml", stored).unwrap();
+    zip.write_all(&entry.stored).unwrap();
+    zip.finish().unwrap().into_inner()
 }
 
 /// Streams the sheet, returning the counts and the allocations made while
@@ -446,6 +478,48 @@ fn allocations_do_not_grow_with_rows() {
     );
     xlsb_allocations_do_not_grow_with_rows();
     ods_allocations_do_not_grow_with_rows();
+    #[cfg(feature = "encryption")]
+    encrypted_ods_allocations_do_not_grow_with_rows();
+}
+
+/// The same for an encrypted `.ods` sheet: the decryptor's chunk, the
+/// checksum's kilobyte and the inflater's input are set up once.
+#[cfg(feature = "encryption")]
+fn encrypted_ods_allocations_do_not_grow_with_rows() {
+    let stream_encrypted = |bytes: Vec<u8>| {
+        let mut workbook = sheetstream::OpenOptions::new()
+            .password("secret")
+            .from_reader(Cursor::new(bytes))
+            .unwrap();
+        let mut counts = SheetCounts::default();
+        let before = allocations();
+        let mut rows = workbook.rows("Data").unwrap();
+        while let Some(row) = rows.next_row().unwrap() {
+            counts.add_row(&row);
+        }
+        drop(rows);
+        (counts, allocations() - before)
+    };
+    let (small, small_allocations) = stream_encrypted(encrypted_ods_workbook(10_000));
+    let (large, large_allocations) = stream_encrypted(encrypted_ods_workbook(100_000));
+    assert_eq!(small.rows, 11_000);
+    assert_eq!(
+        large.cells,
+        100_000 * 10 + 100_000 / 3 + 1 + 100_000 / 5 + 10_000 * 3
+    );
+    println!(
+        "allocations while streaming an encrypted .ods: {small_allocations} for 10,000 rows, \
+         {large_allocations} for 100,000 rows"
+    );
+    assert!(
+        small_allocations < 80,
+        "{small_allocations} allocations for 10,000 encrypted .ods rows"
+    );
+    assert!(
+        large_allocations.abs_diff(small_allocations) <= 4,
+        "encrypted .ods: {small_allocations} allocations for 10,000 rows but \
+         {large_allocations} for 100,000"
+    );
 }
 
 /// The same for an `.ods` sheet: the window, the raw row's runs and text

@@ -265,7 +265,12 @@ fn errors_say_what_happened_and_the_format_found() {
     // spreadsheets are read: issue 44).
     let xml2003 = br#"<?xml version="1.0"?><?mso-application progid="Excel.Sheet"?>
 <Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"/>"#;
-    for (bytes, found) in [(xml2003.to_vec(), "an Excel 2003 XML spreadsheet")] {
+    let mut biff4 = vec![0x09, 0x04, 6, 0, 0, 0, 0x10, 0, 0, 0];
+    biff4.resize(74, 0);
+    for (bytes, found) in [
+        (xml2003.to_vec(), "an Excel 2003 XML spreadsheet"),
+        (biff4, "an Excel 4.0 worksheet (BIFF4"),
+    ] {
         let err = open_error(bytes);
         assert_eq!(err.class(), ErrorClass::Unsupported, "{err}");
         assert!(

@@ -33,6 +33,8 @@ mod metadata;
 mod namespaces;
 mod no_silent_loss;
 mod ods;
+#[cfg(feature = "encryption")]
+mod ods_encrypted;
 mod parallel;
 mod serde_rows;
 mod shapes;

@@ -138,7 +138,7 @@ create_exception!(
     sheetstream,
     PasswordRequiredError,
     EncryptedWorkbookError,
-    "The workbook is encrypted, no password was given, and Excel's default password does not open it: pass password=."
+    "The workbook is encrypted, no password was given, and Excel's default password (tried for Office formats; .ods has none) does not open it: pass password=."
 );
 create_exception!(
     sheetstream,

@@ -144,6 +144,16 @@ impl<I: CompressedInput> Inflater<I> {
         }
     }
 
+    /// Inflates a raw deflate stream that no CRC-32 covers (an encrypted
+    /// `.ods` entry's decrypted bytes: the archive's CRC-32 is of the
+    /// stored, encrypted bytes, and the manifest's size is the check).
+    #[cfg(feature = "encryption")]
+    pub(crate) fn unchecked(compressed: I, compressed_size: u64) -> Inflater<I> {
+        let mut inflater = Inflater::new(compressed, compressed_size, 0);
+        inflater.crc_handed_over = true;
+        inflater
+    }
+
     /// Stops hashing the bytes and hands the check to the caller, who
     /// must hash every byte read from now on, after [`CrcCheck::hashed`],
     /// and verify the whole at the end. None when the stream has already

@@ -499,6 +499,61 @@ impl<R: Read + Seek> Archive<R> {
         })
     }
 
+    /// The first `count` bytes of a part as the archive stores them, and
+    /// how many it stores in all: what an encrypted `.ods` entry's
+    /// password is checked against.
+    #[cfg(feature = "encryption")]
+    pub(crate) fn stored_head(&mut self, name: &str, count: usize) -> Result<(Vec<u8>, u64)> {
+        let index = self.entry_index(name)?;
+        let file = self
+            .zip
+            .by_index(index)
+            .map_err(|err| zip_error(err).with_part(name))?;
+        if file.encrypted() {
+            return Err(Error::new(ErrorKind::Zip("the entry is encrypted".into())).with_part(name));
+        }
+        let stored = file.size();
+        let mut head = Vec::with_capacity(count.min(stored as usize));
+        file.take(count as u64)
+            .read_to_end(&mut head)
+            .map_err(|err| Error::from(container_error(err)).with_part(name))?;
+        Ok((head, stored))
+    }
+
+    /// Opens a part whose stored bytes are not yet its bytes (an
+    /// encrypted `.ods` entry: they are decrypted, then inflated) for
+    /// streaming, as [`Archive::open_part`] does: `transform` gets a
+    /// reader of the stored bytes (the zip crate checks their CRC-32 at
+    /// their end) and their count, and gives the part's bytes, which the
+    /// limits guard as any part's, `declared` standing for the inflated
+    /// size a directory entry declares.
+    #[cfg(feature = "encryption")]
+    pub(crate) fn open_transformed_part<'s>(
+        &'s mut self,
+        name: &str,
+        declared: u64,
+        max_bytes: u64,
+        limits: &Limits,
+        transform: impl FnOnce(Box<dyn Read + 's>, u64) -> Result<Box<dyn Read + 's>>,
+    ) -> Result<Box<dyn Read + 's>> {
+        let index = self.entry_index(name)?;
+        let budget = self.budget();
+        let file = self
+            .zip
+            .by_index(index)
+            .map_err(|err| zip_error(err).with_part(name))?;
+        if file.encrypted() {
+            return Err(Error::new(ErrorKind::Zip("the entry is encrypted".into())).with_part(name));
+        }
+        let (compressed, stored) = (file.compressed_size(), file.size());
+        let part = transform(Box::new(file), stored).map_err(|err| err.with_part(name))?;
+        let mut reader = PartReader::new(part, (compressed, declared), max_bytes, limits, budget);
+        Ok(match utf8_start(&mut reader, name, max_bytes, limits)? {
+            Utf8Start::Head(head) => Box::new(io::Cursor::new(head).chain(reader)),
+            Utf8Start::Whole(text) => Box::new(io::Cursor::new(text)),
+        })
+    }
+
     /// Reads a whole (small) part into memory, up to the metadata size limit.
     pub(crate) fn read_part(&mut self, name: &str, limits: &Limits) -> Result<Vec<u8>> {
         let mut reader = self.open_part(name, limits.max_metadata_part_bytes, limits)?;
@@ -508,6 +563,18 @@ impl<R: Read + Seek> Archive<R> {
             .map_err(|err| Error::from(err).with_part(name))?;
         Ok(bytes)
     }
+}
+
+/// The bytes a raw deflate stream inflates to, `compressed_size` bytes
+/// of it, with no CRC-32 to check (an encrypted `.ods` entry's decrypted
+/// bytes: the archive's CRC-32 is of the encrypted ones). The errors are
+/// the inflater's: a corrupt stream, one that ends inside.
+#[cfg(feature = "encryption")]
+pub(crate) fn inflate_unchecked<'a>(
+    compressed: impl Read + 'a,
+    compressed_size: u64,
+) -> impl Read + 'a {
+    Inflater::unchecked(compressed, compressed_size)
 }
 
 /// How a part's UTF-8 stream starts: its first bytes, or (a UTF-16 part,

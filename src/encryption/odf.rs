@@ -24,9 +24,7 @@ use sha2::Sha256;
 use crate::error::{Error, ErrorKind, Result};
 
 use super::primitives::{AES_BLOCK, Aes};
-use super::{
-    XmlEvent, attributes, base64, damaged, decimal, first_that_opens, unsupported, walk_elements,
-};
+use super::{XmlEvent, attributes, base64, damaged, decimal, unsupported, walk_elements};
 
 /// The most PBKDF2 iterations read: ten times what LibreOffice writes
 /// (100,000). Each entry has a salt of its own, so a password try costs
@@ -422,30 +420,35 @@ impl OdfEntryEncryption {
         hash.digest(&plain) == *expected
     }
 
-    /// Tries Excel's default password, then each of `passwords` in order,
-    /// against the entry's checksum, and gives the key of the first that
-    /// matches (`raw_start` and `raw_len` as for
-    /// [`key_matches`](Self::key_matches)). The caller unlocks one entry
-    /// this way and derives the others' keys from the password that
-    /// worked ([`key`](Self::key)).
+    /// Tries each of `passwords` in order against the entry's checksum,
+    /// and gives the key of the first that matches and that password
+    /// (`raw_start` and `raw_len` as for
+    /// [`key_matches`](Self::key_matches)). An OpenDocument package has
+    /// no default password (Excel's is not tried: LibreOffice never
+    /// writes it). The caller unlocks one entry this way and derives the
+    /// others' keys from the password that worked ([`key`](Self::key)).
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::PasswordRequired`] when `passwords` is empty and the
-    /// default password does not open it, [`ErrorKind::PasswordIncorrect`]
-    /// when none of them does.
+    /// [`ErrorKind::PasswordRequired`] when `passwords` is empty,
+    /// [`ErrorKind::PasswordIncorrect`] when none of them matches.
     pub fn unlock(
         &self,
         passwords: &[String],
         raw_start: &[u8],
         raw_len: u64,
     ) -> Result<(OdfKey, String)> {
-        first_that_opens(&self.scheme(), passwords, |password| {
+        for password in passwords {
             let key = self.key(password);
-            Ok(self
-                .key_matches(&key, raw_start, raw_len)
-                .then(|| (key, password.to_owned())))
-        })
+            if self.key_matches(&key, raw_start, raw_len) {
+                return Ok((key, password.clone()));
+            }
+        }
+        Err(Error::new(if passwords.is_empty() {
+            ErrorKind::PasswordRequired(self.scheme())
+        } else {
+            ErrorKind::PasswordIncorrect(self.scheme())
+        }))
     }
 
     /// A reader of the entry's bytes decrypted (still deflated) over

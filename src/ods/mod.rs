@@ -3,8 +3,10 @@
 //! into the same row events as the other formats.
 //!
 //! Read this first. `package` tells which bytes are an OpenDocument
-//! spreadsheet (the `mimetype` entry, else the manifest) and refuses an
-//! encrypted one; `catalog` reads, in one pass at open, what the
+//! spreadsheet (the `mimetype` entry, else the manifest); `encrypted`
+//! checks an encrypted package's password at open and streams its
+//! encrypted entries decrypted and inflated (feature `encryption`;
+//! without it `package` refuses them); `catalog` reads, in one pass at open, what the
 //! document says besides its cells (the sheet list with each table
 //! skimmed, never tokenized: `skim`; the cell and data styles, which
 //! `styles` turns into number formats; the null date; named ranges);
@@ -22,6 +24,7 @@
 //! (`contract::FormatBook`), [`open_package`] and [`open_flat`] open it.
 
 pub(crate) mod catalog;
+mod encrypted;
 pub(crate) mod metadata;
 mod names;
 pub(crate) mod package;
@@ -49,6 +52,7 @@ use crate::metadata::{DefinedName, SheetInfo, SheetKind, SheetMetadata, SheetSta
 use crate::range::CellRange;
 use crate::styles::Styles;
 use catalog::{Catalog, Document, NamedEntry, read_catalog};
+use encrypted::{Decryption, open_entry, read_entry};
 use rows::OdsRows;
 use styles::{StyleNames, build_styles};
 
@@ -84,8 +88,10 @@ struct Catalogued {
 /// Where an `.ods` workbook's document is read from.
 #[derive(Clone)]
 pub(crate) enum OdsSource<R> {
-    /// A package: `content.xml` is inflated for each read.
-    Package(Archive<R>),
+    /// A package: `content.xml` is inflated for each read (decrypted
+    /// first, with the keys derived at open, when the package is
+    /// encrypted).
+    Package(Archive<R>, Option<Arc<Decryption>>),
     /// A flat document: the file itself.
     Flat(R),
 }
@@ -107,9 +113,13 @@ fn document<'a, R: Read + Seek>(
     limits: &Limits,
 ) -> Result<PartSource<'a>> {
     Ok(match source {
-        OdsSource::Package(archive) => {
-            PartSource::Reader(archive.open_part(CONTENT_PART, limits.max_part_bytes, limits)?)
-        }
+        OdsSource::Package(archive, decryption) => PartSource::Reader(open_entry(
+            archive,
+            decryption.as_deref(),
+            CONTENT_PART,
+            limits.max_part_bytes,
+            limits,
+        )?),
         OdsSource::Flat(reader) => {
             reader.seek(SeekFrom::Start(0))?;
             PartSource::Reader(Box::new(reader.take(limits.max_part_bytes)))
@@ -139,7 +149,9 @@ impl<R: Read + Seek> FormatBook<R> for OdsBook<R> {
     }
 
     /// A package's `content.xml` inflated on a thread of `scope` while
-    /// this one scans (a flat document is read on this thread).
+    /// this one scans (a flat document, and an encrypted package's
+    /// `content.xml`, decrypted as it is inflated, are read on this
+    /// thread).
     fn pipelined_sheet_rows<'scope, 'env, 'a>(
         &'a mut self,
         scope: &'scope Scope<'scope, 'env>,
@@ -152,14 +164,16 @@ impl<R: Read + Seek> FormatBook<R> for OdsBook<R> {
         'env: 'a,
     {
         let source = match &mut self.source {
-            OdsSource::Package(archive) => PartSource::Pipe(Pipe::spawn(
+            OdsSource::Package(archive, None) => PartSource::Pipe(Pipe::spawn(
                 scope,
                 archive.clone(),
                 sheet,
                 self.limits,
                 false,
             )),
-            OdsSource::Flat(_) => return self.sheet_rows(sheet, context),
+            OdsSource::Package(_, Some(_)) | OdsSource::Flat(_) => {
+                return self.sheet_rows(sheet, context);
+            }
         };
         Ok(SheetRows::new(OdsRows::new(
             source,
@@ -216,6 +230,17 @@ impl<R: Read + Seek> FormatBook<R> for OdsBook<R> {
     }
 }
 
+impl<R> OdsBook<R> {
+    /// The encryption scheme of an encrypted package (`ods AES-256-CBC`),
+    /// None for a plain one.
+    pub(crate) fn encryption_scheme(&self) -> Option<&str> {
+        match &self.source {
+            OdsSource::Package(_, Some(decryption)) => Some(decryption.scheme()),
+            _ => None,
+        }
+    }
+}
+
 impl<R: Read + Seek> OdsBook<R> {
     /// A sheet's metadata and its hidden rows, read in one pass.
     fn read_sheet_metadata(&mut self, sheet: &SheetInfo) -> Result<(SheetMetadata, Vec<u32>)> {
@@ -227,13 +252,28 @@ impl<R: Read + Seek> OdsBook<R> {
 }
 
 /// Reads an OpenDocument package's sheet list and styles (the package is
-/// one: see [`package::is_spreadsheet_package`]).
+/// one: see [`package::is_spreadsheet_package`]). An encrypted package
+/// opens with the first of `passwords` that its checksum accepts (see
+/// `encrypted.rs`).
 pub(crate) fn open_package<R: Read + Seek>(
     mut archive: Archive<R>,
     limits: Limits,
+    passwords: &[String],
 ) -> Result<Opened<OdsBook<R>>> {
-    let catalogued = catalogue_package(&mut archive, &limits)?;
-    Ok(opened(catalogued, OdsSource::Package(archive), limits))
+    #[cfg(feature = "encryption")]
+    let decryption = Decryption::unlock(&mut archive, &limits, passwords)?.map(Arc::new);
+    #[cfg(not(feature = "encryption"))]
+    let decryption: Option<Arc<Decryption>> = {
+        // Refused by `package::is_spreadsheet_package`.
+        let _ = passwords;
+        None
+    };
+    let catalogued = catalogue_package(&mut archive, decryption.as_deref(), &limits)?;
+    Ok(opened(
+        catalogued,
+        OdsSource::Package(archive, decryption),
+        limits,
+    ))
 }
 
 /// Reads a flat document's sheet list and styles (the file is one: see
@@ -265,13 +305,14 @@ fn opened<R>(catalogued: Catalogued, source: OdsSource<R>, limits: Limits) -> Op
 /// The pass at open over a package: `styles.xml`, then `content.xml`.
 fn catalogue_package<R: Read + Seek>(
     archive: &mut Archive<R>,
+    decryption: Option<&Decryption>,
     limits: &Limits,
 ) -> Result<Catalogued> {
     if !archive.contains(CONTENT_PART) {
         return Err(Error::new(ErrorKind::MissingPart(CONTENT_PART.into())));
     }
     let common = if archive.contains(STYLES_PART) {
-        let bytes = archive.read_part(STYLES_PART, limits)?;
+        let bytes = read_entry(archive, decryption, STYLES_PART, limits)?;
         let source = PartSource::Reader(Box::new(&bytes[..]));
         let (catalog, _) = read_catalog(source, limits, Document::Styles)
             .map_err(|err| err.with_part(STYLES_PART))?;
@@ -279,7 +320,13 @@ fn catalogue_package<R: Read + Seek>(
     } else {
         None
     };
-    let source = archive.open_part(CONTENT_PART, limits.max_part_bytes, limits)?;
+    let source = open_entry(
+        archive,
+        decryption,
+        CONTENT_PART,
+        limits.max_part_bytes,
+        limits,
+    )?;
     let (content, names) = read_catalog(PartSource::Reader(source), limits, Document::Content)
         .map_err(|err| err.with_part(CONTENT_PART))?;
     book(content, names, common, CONTENT_PART, limits)

@@ -9,8 +9,10 @@
 //! without either, a `content.xml` in a package that is no OOXML one. The
 //! manifest is read whenever it is there: an entry with
 //! `manifest:encryption-data` makes the package an encrypted workbook,
-//! refused with the same typed error as an encrypted `.xlsx`
-//! ([`ErrorKind::Encrypted`]), whatever the rest of the manifest says.
+//! opened with a password (`encrypted.rs`) or, in a build without the
+//! `encryption` feature, refused with the same typed error as an
+//! encrypted `.xlsx` ([`ErrorKind::Encrypted`](crate::ErrorKind::Encrypted)), whatever the rest of the
+//! manifest says.
 //!
 //! A flat ODS document (`.fods`) is a plain XML file whose root element is
 //! `office:document`, its `office:mimetype` attribute saying what it
@@ -20,7 +22,9 @@ use std::io::{Read, Seek, SeekFrom};
 
 use super::names::OFFICE;
 use crate::archive::Archive;
-use crate::error::{Error, ErrorKind, Result};
+#[cfg(not(feature = "encryption"))]
+use crate::error::ErrorKind;
+use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::xml::{self, Attributes, Namespace, Step, Token, local_name};
 
@@ -55,7 +59,10 @@ pub(crate) fn not_a_spreadsheet(media_type: &str) -> Error {
 struct Manifest {
     /// The media type of the root entry (`manifest:full-path="/"`).
     root_type: Option<String>,
-    /// An entry with `manifest:encryption-data`, by its path.
+    /// An entry with `manifest:encryption-data`, by its path (what a
+    /// build without the `encryption` feature refuses; with it,
+    /// `encrypted.rs` reads the encryption data).
+    #[cfg_attr(feature = "encryption", allow(dead_code))]
     encrypted: Option<String>,
 }
 
@@ -65,7 +72,7 @@ struct Manifest {
 /// blanked out: it defines no entity and is never fetched. One with an
 /// internal subset (`[`...`]`, where entities are declared) is left for
 /// the tokenizer to refuse.
-fn without_external_doctype(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+pub(crate) fn blank_external_doctype(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     let Some(start) = memchr::memmem::find(bytes, b"<!DOCTYPE") else {
         return bytes.into();
     };
@@ -89,7 +96,7 @@ fn without_external_doctype(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 
 /// Reads `META-INF/manifest.xml`.
 fn read_manifest(bytes: &[u8]) -> Result<Manifest> {
-    let bytes = &*without_external_doctype(bytes);
+    let bytes = &*blank_external_doctype(bytes);
     let mut manifest = Manifest::default();
     // The entry being read: its path.
     let mut entry: Option<String> = None;
@@ -138,9 +145,10 @@ fn read_manifest(bytes: &[u8]) -> Result<Manifest> {
     Ok(manifest)
 }
 
-/// Whether a ZIP package is an OpenDocument spreadsheet; an error for an
-/// encrypted one, for another kind of OpenDocument file, and for a
-/// `mimetype` or manifest that cannot be read.
+/// Whether a ZIP package is an OpenDocument spreadsheet; an error for
+/// another kind of OpenDocument file, for a `mimetype` or manifest that
+/// cannot be read, and (without the `encryption` feature) for an
+/// encrypted one.
 pub(crate) fn is_spreadsheet_package<R: Read + Seek>(
     archive: &mut Archive<R>,
     limits: &Limits,
@@ -176,6 +184,7 @@ pub(crate) fn is_spreadsheet_package<R: Read + Seek>(
             }
         }
     }
+    #[cfg(not(feature = "encryption"))]
     if let Some(path) = manifest.and_then(|manifest| manifest.encrypted) {
         return Err(Error::new(ErrorKind::Encrypted(format!(
             "the OpenDocument package is encrypted (its manifest gives `{path}` \

@@ -241,10 +241,13 @@ pub(crate) fn open_book<R: Read + Seek>(
     }
     let mut archive = Archive::new(PackageInput::Plain(reader))?;
     if ods::package::is_spreadsheet_package(&mut archive, &limits)? {
-        return Ok((
-            ods::open_package(archive, limits)?.map_book(Book::Ods),
-            None,
-        ));
+        let opened = ods::open_package(archive, limits, &passwords.0)?;
+        // An `.ods` records no integrity check beyond each entry's
+        // checksum, which every read of the entry checks.
+        let state = opened.book.encryption_scheme().map(|scheme| {
+            EncryptionState::new(scheme.to_owned(), Integrity::NotRecorded, Vec::new())
+        });
+        return Ok((opened.map_book(Book::Ods), state));
     }
     Ok((open_package(archive, limits)?, None))
 }

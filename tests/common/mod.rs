@@ -7,6 +7,8 @@
 pub mod answers;
 #[cfg(feature = "encryption")]
 pub mod encrypt;
+#[cfg(feature = "encryption")]
+pub mod odf_encrypt;
 pub mod xls;
 
 use std::io::{Cursor, Read, Seek, Write};

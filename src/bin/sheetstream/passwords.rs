@@ -21,7 +21,7 @@ pub struct PasswordArgs {
     /// A file holding the password of encrypted workbooks: its whole
     /// content, UTF-8 (one trailing newline dropped). Repeatable: each is
     /// tried in turn, after Excel's default password (VelvetSweatshop),
-    /// which is always tried first.
+    /// which is always tried first (an .ods has no default password).
     #[arg(long, global = true, value_name = "FILE")]
     password_file: Vec<PathBuf>,
     /// A password of encrypted workbooks, given on the command line: other
