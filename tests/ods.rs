@@ -524,3 +524,93 @@ fn stored_parts_and_a_byte_order_mark() {
         [r#"{"ref":"A1","sheet":"S","t":"s","v":"é"}"#]
     );
 }
+
+/// The sample `examples/ods/sales.ods` (LibreOffice's conversion of
+/// `examples/data/sales.xlsx`) into typed Arrow columns: the types the
+/// `.xlsx` gives, and its values.
+#[cfg(feature = "arrow")]
+#[test]
+fn arrow_reads_the_ods_sample_as_the_xlsx_it_came_from() {
+    use sheetstream::arrow::ArrowOptions;
+    use sheetstream::arrow::arrow_array::{Array, Date32Array, Int64Array, StringArray};
+    use sheetstream::arrow::arrow_schema::DataType;
+
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let read = |path: PathBuf| {
+        let mut workbook = Workbook::open(&path).unwrap();
+        let mut batches = ArrowOptions::new().read_sheet(&mut workbook, 0).unwrap();
+        let batch = batches.next_batch().unwrap().expect("a batch");
+        assert!(batches.next_batch().unwrap().is_none());
+        batch
+    };
+    let ods = read(examples.join("ods/sales.ods"));
+    let xlsx = read(examples.join("data/sales.xlsx"));
+    let types = |batch: &sheetstream::arrow::arrow_array::RecordBatch| -> Vec<DataType> {
+        batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|field| field.data_type().clone())
+            .collect()
+    };
+    // "In stock" holds =TRUE() and =FALSE(): booleans in the .xlsx,
+    // numbers in LibreOffice's .ods (office:value-type="float").
+    assert_eq!(types(&ods)[..3], types(&xlsx)[..3]);
+    assert_eq!(types(&ods)[3], DataType::Int64);
+    let items = ods
+        .column(0)
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
+    assert_eq!(
+        items.iter().flatten().collect::<Vec<_>>(),
+        ["apples", "pears", "plums"]
+    );
+    let amounts = ods.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
+    assert_eq!(amounts.values().to_vec(), [10, 20, 30]);
+    let dates = ods
+        .column(2)
+        .as_any()
+        .downcast_ref::<Date32Array>()
+        .unwrap();
+    // 2024-03-01, 2024-03-02 and 2024-03-05 in days since 1970-01-01.
+    assert_eq!(dates.values().to_vec(), [19783, 19784, 19787]);
+    for column in [0, 1, 2, 4] {
+        assert_eq!(ods.column(column).to_data(), xlsx.column(column).to_data());
+    }
+}
+
+/// One answer on every thread count: the bench's mixed `.ods` recipe,
+/// three sheets, through the pull reader and the parallel engine.
+#[test]
+fn the_parallel_engine_reads_ods_as_the_pull_reader_does() {
+    use sheetstream::SheetCounts;
+
+    let bytes = ods_writer::write_mixed(Cursor::new(Vec::new()), 3, 2_000, 10)
+        .expect("write the .ods")
+        .into_inner();
+    let mut workbook = Workbook::from_bytes(bytes.clone()).unwrap();
+    let mut serial = SheetCounts::default();
+    for position in 0..workbook.sheets().len() {
+        workbook
+            .for_each_row(position, |row| serial.add_row(&row))
+            .unwrap();
+    }
+    assert!(serial.cells > 3 * 2_000 * 5, "{}", serial.cells);
+    for threads in [1, 2, 4] {
+        let workbook = Workbook::from_bytes(bytes.clone()).unwrap();
+        let parallel = workbook
+            .parallel()
+            .threads(threads)
+            .fold(
+                SheetCounts::default,
+                |counts, _sheet, row| counts.add_row(&row),
+                |mut a, b| {
+                    a.merge(&b);
+                    a
+                },
+            )
+            .unwrap();
+        assert_eq!(parallel, serial, "{threads} threads");
+    }
+}
