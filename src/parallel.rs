@@ -35,7 +35,9 @@ use crate::columns::ColumnSet;
 use crate::contract::{FormatBook, SheetContext, SheetRows};
 use crate::error::{Error, ErrorKind, Result};
 use crate::metadata::{SheetInfo, SheetKind};
-use crate::workbook::{Book, EncryptionState, RowFlow, SheetSelector, Workbook, integrity_step};
+use crate::workbook::{
+    Book, EncryptionState, InputHandle, RowFlow, SheetSelector, Workbook, integrity_step,
+};
 
 /// A parallel read of a workbook, set up by [`Workbook::parallel`].
 ///
@@ -431,6 +433,7 @@ impl<'w, R: Read + Seek + Clone + Send> Parallel<'w, R> {
                     sheets: &workbook.sheets,
                     context: workbook.context(),
                     encryption: workbook.encryption.as_ref(),
+                    checks_at_end: workbook.input_handle.is_some(),
                 })
                 .collect(),
             columns: self.columns.as_ref(),
@@ -581,6 +584,9 @@ struct Shared<'w> {
     /// An encrypted workbook's state: its integrity check is due once
     /// every worksheet was read to its end.
     encryption: Option<&'w EncryptionState>,
+    /// Whether the workbook has a second handle on its input for that
+    /// check (the pull reader runs it then too).
+    checks_at_end: bool,
 }
 
 /// What every worker of one run shares.
@@ -670,7 +676,10 @@ impl Job<'_> {
         let shared = &self.workbooks[index];
         let sheet = &shared.sheets[position];
         let context = shared.context;
-        let at_end = integrity_step(shared.encryption, archive, position);
+        let handle = shared
+            .checks_at_end
+            .then_some(Book::package_input as InputHandle<R>);
+        let at_end = integrity_step(shared.encryption, handle, archive, position);
         let rows = if self.pipelined {
             archive.pipelined_sheet_rows(scope, sheet, context, self.sheet_threads)
         } else {

@@ -59,7 +59,22 @@ fn encrypted(plain: &[u8], password: &str) -> Vec<u8> {
 }
 
 fn open(bytes: &[u8], options: OpenOptions) -> sheetstream::Result<Workbook<Cursor<Vec<u8>>>> {
-    options.from_reader(Cursor::new(bytes.to_vec()))
+    options.from_shared_reader(Cursor::new(bytes.to_vec()))
+}
+
+/// A reader that does not clone.
+struct NoClone<R>(R);
+
+impl<R: Read> Read for NoClone<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl<R: Seek> Seek for NoClone<R> {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.0.seek(pos)
+    }
 }
 
 /// Every worksheet's dump through the parallel engine (each sheet's lines
@@ -106,9 +121,17 @@ fn an_agile_package_opens_with_its_password_and_reads_as_the_plain_workbook() {
     assert_eq!(workbook.encryption_scheme(), Some("Agile AES-256/SHA-512"));
     assert_eq!(workbook.integrity(), Integrity::NotVerified);
     assert_eq!(library_dump(&mut workbook).unwrap(), expected);
-    // The pull reader checks nothing; the parallel engine, one thread or
-    // two, reads the same and checks the HMAC at the last sheet's end.
-    assert_eq!(workbook.integrity(), Integrity::NotVerified);
+    // The pull reader, having read every worksheet, checked the HMAC at
+    // the last sheet's end; so does the parallel engine, one thread or
+    // more (one answer on every path).
+    assert_eq!(workbook.integrity(), Integrity::Verified);
+    // A reader that does not clone has no second handle for the check's
+    // pass: no path checks unasked, the explicit check still can.
+    let mut unshared = options
+        .from_reader(NoClone(Cursor::new(bytes.clone())))
+        .unwrap();
+    assert_eq!(library_dump(&mut unshared).unwrap(), expected);
+    assert_eq!(unshared.integrity(), Integrity::NotVerified);
     for threads in [1, 2, 4] {
         let workbook = open(&bytes, options.clone()).unwrap();
         assert_eq!(parallel_dump(&workbook, threads).unwrap(), expected);
@@ -224,6 +247,14 @@ fn the_integrity_check_runs_when_every_worksheet_was_read_and_fails_a_changed_pa
     );
     assert!(err.to_string().contains("integrity check failed"), "{err}");
     assert_eq!(err.location().part.as_deref(), Some("EncryptedPackage"));
+    // The pull reader, every worksheet in turn: the same error at the
+    // last one's end.
+    let mut workbook = open(&bytes, options.clone()).unwrap();
+    let err = library_dump(&mut workbook).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::IntegrityFailure(_)),
+        "{err}"
+    );
     // Every sheet at once, and load_all: the same.
     let workbook = open(&bytes, options.clone()).unwrap();
     let err = parallel_dump(&workbook, 2).unwrap_err();

@@ -124,7 +124,7 @@ impl Source {
                 Source::Bytes(bytes).open(options)?
             }
             Source::Remote(object) => {
-                let mut workbook = options.from_reader(RangeReader::new(object.clone()))?;
+                let mut workbook = options.from_shared_reader(RangeReader::new(object.clone()))?;
                 Opened {
                     defined_names: workbook.defined_names(),
                     workbook: OpenedWorkbook::Remote(Arc::new(workbook)),
@@ -138,7 +138,7 @@ impl Source {
                 }
             }
             Source::Bytes(bytes) => {
-                let mut workbook = options.from_reader(Cursor::new(bytes.clone()))?;
+                let mut workbook = options.from_shared_reader(Cursor::new(bytes.clone()))?;
                 Opened {
                     defined_names: workbook.defined_names(),
                     workbook: OpenedWorkbook::Bytes(Arc::new(workbook)),
@@ -162,7 +162,7 @@ impl Source {
             }
             Source::Remote(object) => AnyReader::Remote(RangeReader::new(object.clone())),
         };
-        options.from_reader(reader)
+        options.from_shared_reader(reader)
     }
 
     /// The path, as errors opening the file name it (None for bytes).

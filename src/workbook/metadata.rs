@@ -60,6 +60,7 @@ impl<R: Read + Seek> Workbook<R> {
             limits: self.limits,
             links: crate::formula::Links::default(),
             encryption: None,
+            input_handle: None,
         }
     }
 

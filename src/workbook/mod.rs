@@ -75,7 +75,17 @@ pub struct Workbook<R = SharedFile> {
     pub(crate) links: Links,
     /// An encrypted workbook's scheme and integrity check.
     pub(crate) encryption: Option<EncryptionState>,
+    /// Another handle on an encrypted package's input, for the integrity
+    /// check that runs once every worksheet was read: set when the reader
+    /// clones ([`OpenOptions::from_shared_reader`]), and then every path
+    /// (the pull reader, the parallel engine, the owned Arrow reader) runs
+    /// it; with a reader that does not clone, none does (one answer).
+    pub(crate) input_handle: Option<InputHandle<R>>,
 }
+
+/// Makes another handle on a book's package input (`Book::package_input`
+/// for a reader that clones).
+pub(crate) type InputHandle<R> = fn(&Book<R>) -> Option<crate::archive::PackageInput<R>>;
 
 /// Names a sheet: by position in [`Workbook::sheets`] (`usize`, 0-based)
 /// or by text (`&str`, `String`, `&String`). Text follows the one rule
@@ -447,16 +457,36 @@ impl OpenOptions {
     ///
     /// As [`Workbook::open`].
     pub fn open(&self, path: impl AsRef<Path>) -> Result<Workbook> {
-        self.from_reader(SharedFile::open(path)?)
+        self.from_shared_reader(SharedFile::open(path)?)
     }
 
-    /// Opens a workbook from any seekable reader.
+    /// Opens a workbook from any seekable reader. An encrypted package's
+    /// integrity is then checked only when asked
+    /// ([`OpenOptions::verify_integrity`], [`Workbook::verify_integrity`]):
+    /// the check at the end of a read of every worksheet needs a second
+    /// handle on the input, which [`OpenOptions::from_shared_reader`] has.
     ///
     /// # Errors
     ///
     /// As [`Workbook::open`].
     pub fn from_reader<R: Read + Seek>(&self, reader: R) -> Result<Workbook<R>> {
         Workbook::with_options(reader, self)
+    }
+
+    /// Opens a workbook from a reader whose clones read on their own (as
+    /// [`SharedFile`] and `Cursor<Arc<[u8]>>` do; [`OpenOptions::open`] and
+    /// [`Workbook::from_bytes`] use it): besides what
+    /// [`OpenOptions::from_reader`] does, an encrypted package's integrity
+    /// is checked once every worksheet has been read to its end, whichever
+    /// path read them (the pull reader, the parallel engine, Arrow).
+    ///
+    /// # Errors
+    ///
+    /// As [`Workbook::open`].
+    pub fn from_shared_reader<R: Read + Seek + Clone>(&self, reader: R) -> Result<Workbook<R>> {
+        let mut workbook = Workbook::with_options(reader, self)?;
+        workbook.input_handle = Some(Book::package_input);
+        Ok(workbook)
     }
 }
 
@@ -487,7 +517,7 @@ impl Workbook<Cursor<Arc<[u8]>>> {
     ///
     /// As [`Workbook::open`].
     pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<Workbook<Cursor<Arc<[u8]>>>> {
-        Workbook::from_reader(Cursor::new(bytes.into()))
+        OpenOptions::default().from_shared_reader(Cursor::new(bytes.into()))
     }
 }
 
@@ -599,6 +629,7 @@ impl<R: Read + Seek> Workbook<R> {
             limits,
             links: opened.links,
             encryption,
+            input_handle: None,
         })
     }
 
@@ -647,15 +678,28 @@ impl<R: Read + Seek> Workbook<R> {
             styles,
             date_system,
             links,
+            encryption,
+            input_handle,
             ..
         } = self;
+        let at_end = encryption
+            .as_ref()
+            .filter(|state| state.is_due())
+            .and_then(|state| {
+                let input = (*input_handle)?(book)?;
+                Some(integrity_check_at_end(state, input, position))
+            });
         let context = SheetContext {
             shared_strings: shared_strings.as_ref(),
             styles,
             date_system: *date_system,
             links,
         };
-        book.sheet_rows(&sheets[position], context)
+        let mut rows = book.sheet_rows(&sheets[position], context)?;
+        if let Some(step) = at_end {
+            rows.at_end(step);
+        }
+        Ok(rows)
     }
 
     /// Rows of the sheet at `position`, read through `book`, a clone of
@@ -674,7 +718,7 @@ impl<R: Read + Seek> Workbook<R> {
         'env: 'a,
     {
         let info = &self.sheets[position];
-        let at_end = integrity_step(self.encryption.as_ref(), book, position);
+        let at_end = integrity_step(self.encryption.as_ref(), self.input_handle, book, position);
         let mut rows = match scope {
             Some(scope) => book.pipelined_sheet_rows(scope, info, self.context(), 2),
             None => book.sheet_rows(info, self.context()),
@@ -731,17 +775,28 @@ impl<R: Read + Seek + Clone> Workbook<R> {
 /// The step a sheet's reader runs at its end while an encrypted
 /// workbook's integrity check is due (`state`): sheet `position` is
 /// marked read, and the last worksheet's reader runs the check through a
-/// clone of `book`'s input.
-pub(crate) fn integrity_step<'a, R: Read + Seek + Clone + 'a>(
+/// clone of `book`'s input. None when the workbook has no second handle
+/// on its input (`handle`: see [`Workbook::input_handle`]), as the pull
+/// reader then has none either.
+pub(crate) fn integrity_step<'a, R: Read + Seek + 'a>(
     state: Option<&'a EncryptionState>,
+    handle: Option<InputHandle<R>>,
     book: &Book<R>,
     position: usize,
 ) -> Option<AtEnd<'a>> {
     let state = state.filter(|state| state.is_due())?;
-    let input = book.package_input();
-    Some(Box::new(move || {
-        state.sheet_read(position, || verify_input(input))
-    }))
+    let input = handle?(book)?;
+    Some(integrity_check_at_end(state, input, position))
+}
+
+/// Sheet `position` read to its end: marks it read, and runs the check
+/// through `input` once every worksheet was.
+fn integrity_check_at_end<'a, R: Read + Seek + 'a>(
+    state: &'a EncryptionState,
+    input: crate::archive::PackageInput<R>,
+    position: usize,
+) -> AtEnd<'a> {
+    Box::new(move || state.sheet_read(position, || verify_input(Some(input))))
 }
 
 /// The integrity check's pass over `book`'s encrypted package.

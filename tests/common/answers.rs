@@ -61,7 +61,9 @@ pub fn row_line(row: &Row<'_>) -> String {
 }
 
 fn open(bytes: &[u8]) -> Result<Book, String> {
-    Workbook::from_reader(Cursor::new(bytes.to_vec())).map_err(|err| err.to_string())
+    sheetstream::OpenOptions::new()
+        .from_shared_reader(Cursor::new(bytes.to_vec()))
+        .map_err(|err| err.to_string())
 }
 
 fn worksheets(workbook: &Book) -> Vec<usize> {

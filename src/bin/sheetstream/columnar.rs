@@ -338,7 +338,7 @@ impl TableArgs {
             .map(|(_, file)| file.clone().with_progress(progress.counter()))
             .collect();
         let opened = sheetstream::open_workbooks(&counted, self.threads, |file| {
-            crate::passwords::open_options().from_reader(file.clone())
+            crate::passwords::open_options().from_shared_reader(file.clone())
         });
         let mut workbooks = Vec::new();
         for ((input, _), workbook) in files.into_iter().zip(opened) {

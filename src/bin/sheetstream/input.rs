@@ -38,7 +38,7 @@ impl Input {
         let file = self.file()?;
         let progress = Progress::new(file.len(), quiet);
         let workbook = crate::passwords::open_options()
-            .from_reader(file.with_progress(progress.counter()))
+            .from_shared_reader(file.with_progress(progress.counter()))
             .map_err(|err| self.locate(err))?;
         Ok((workbook, progress))
     }
