@@ -21,7 +21,7 @@ use super::options::{ArrowOptions, ColumnType, OnErrorValue, OnMismatch};
 use super::prelude::{ColumnsDropped, Prelude, Sampled, SheetColumns, read_prelude};
 use super::shape::{HiddenRows, SheetShape, read_shaped_prelude};
 use super::widen::{Misfit, MisfitColumn, Widening};
-use crate::cell::Value;
+use crate::cell::{Cell, Value};
 use crate::columns::ColumnSet;
 use crate::contract::SheetRows;
 use crate::error::{Error, ErrorKind, Result};
@@ -220,6 +220,87 @@ impl BatchBuilder {
         index: u32,
         cells: impl Iterator<Item = (u32, Value<'v>)>,
     ) -> Result<Offer> {
+        if let Some(offer) = self.begin_row(index) {
+            return Ok(offer);
+        }
+        let read_twice = !self.extra_slots.is_empty();
+        for (column, value) in cells {
+            self.report.cells += 1;
+            self.put_cell(index, column, value, read_twice)?;
+        }
+        self.finish_row(0);
+        self.next_index = index.saturating_add(1);
+        Ok(Offer::Taken)
+    }
+
+    /// [`BatchBuilder::offer`] of a row reader's row: the runs of cells
+    /// that are common fits ([`append_common_run`]) appended in a tight
+    /// loop, each other cell as `offer` takes it.
+    fn offer_cells(&mut self, index: u32, cells: &[Cell<'_>]) -> Result<Offer> {
+        if !self.extra_slots.is_empty() {
+            let cells = cells.iter().map(|cell| (cell.column(), cell.value()));
+            return self.offer(index, cells);
+        }
+        if let Some(offer) = self.begin_row(index) {
+            return Ok(offer);
+        }
+        self.report.cells += cells.len();
+        // Decided once a row, not per cell: whether text can be read as
+        // null (then text takes `put`'s way).
+        let plain_text = self.null_values.is_empty();
+        let mut appended = 0;
+        let mut rest = cells;
+        loop {
+            let run = append_common_run(
+                &mut self.builders,
+                &mut self.filled,
+                &self.slot_of,
+                rest,
+                plain_text,
+            );
+            appended += run;
+            let Some((cell, after)) = rest.get(run..).and_then(<[Cell<'_>]>::split_first) else {
+                break;
+            };
+            self.put_cell(index, cell.column(), cell.value(), false)?;
+            rest = after;
+        }
+        self.finish_row(appended);
+        self.next_index = index.saturating_add(1);
+        Ok(Offer::Taken)
+    }
+
+    /// One cell of a row into its output column (or columns, when
+    /// `read_twice`), or left out of the columns.
+    #[inline]
+    fn put_cell(
+        &mut self,
+        index: u32,
+        column: u32,
+        value: Value<'_>,
+        read_twice: bool,
+    ) -> Result<()> {
+        let slot = self
+            .slot_of
+            .get(column as usize)
+            .copied()
+            .unwrap_or(u32::MAX);
+        // A cell outside the columns (a selection's cells never are:
+        // the row reader hands out no others).
+        if slot == u32::MAX {
+            return self.outside(index, column, value);
+        }
+        self.put(slot as usize, index, column, value)?;
+        if read_twice {
+            self.put_extra(index, column, value)?;
+        }
+        Ok(())
+    }
+
+    /// What comes before a row's cells: the builders' room, the rows the
+    /// sheet skipped (nulls), and whether the row is taken at all (None)
+    /// or the batch is full or the rows are done.
+    fn begin_row(&mut self, index: u32) -> Option<Offer> {
         if self.room != 0 {
             self.make_room();
         }
@@ -228,7 +309,7 @@ impl BatchBuilder {
         {
             self.gap(index);
             if self.stop_at_empty_row && self.next_index < index {
-                return Ok(Offer::Stop);
+                return Some(Offer::Stop);
             }
         }
         // Rows the sheet skips: nulls, appended in bulk (nothing at all
@@ -244,11 +325,11 @@ impl BatchBuilder {
                 .n_rows
                 .map_or(u64::MAX, |n| n.saturating_sub(self.produced));
             if left == 0 {
-                return Ok(Offer::Stop);
+                return Some(Offer::Stop);
             }
             let room = self.batch_size.saturating_sub(self.rows_in_batch);
             if room == 0 {
-                return Ok(Offer::Full);
+                return Some(Offer::Full);
             }
             let gap_end = (self.hidden.as_ref())
                 .and_then(|hidden| hidden.next_in(self.next_index, index))
@@ -269,34 +350,13 @@ impl BatchBuilder {
             self.next_index += n as u32;
         }
         if self.n_rows.is_some_and(|n| self.produced >= n) {
-            return Ok(Offer::Stop);
+            return Some(Offer::Stop);
         }
         if self.rows_in_batch >= self.batch_size || self.text_full() {
-            return Ok(Offer::Full);
+            return Some(Offer::Full);
         }
         self.start_row(index);
-        let read_twice = !self.extra_slots.is_empty();
-        for (column, value) in cells {
-            self.report.cells += 1;
-            let slot = self
-                .slot_of
-                .get(column as usize)
-                .copied()
-                .unwrap_or(u32::MAX);
-            // A cell outside the columns (a selection's cells never are:
-            // the row reader hands out no others).
-            if slot == u32::MAX {
-                self.outside(index, column, value)?;
-                continue;
-            }
-            self.put(slot as usize, index, column, value)?;
-            if read_twice {
-                self.put_extra(index, column, value)?;
-            }
-        }
-        self.finish_row();
-        self.next_index = index.saturating_add(1);
-        Ok(Offer::Taken)
+        None
     }
 
     /// A gap before row `index` (issue 26): passed at once when every row
@@ -361,10 +421,15 @@ impl BatchBuilder {
         self.filled.fill(false);
     }
 
-    fn finish_row(&mut self) {
-        for &slot in &self.valued {
-            if !self.filled[slot] {
-                self.builders[slot].append_null();
+    /// Nulls into the valued columns the row had no value for; none to
+    /// look for when `appended` (values the common fits appended, each in
+    /// a valued column of its own) fills them all.
+    fn finish_row(&mut self, appended: usize) {
+        if appended != self.valued.len() {
+            for &slot in &self.valued {
+                if !self.filled[slot] {
+                    self.builders[slot].append_null();
+                }
             }
         }
         self.rows_in_batch += 1;
@@ -547,6 +612,40 @@ impl BatchBuilder {
         report.rows = rows;
         Ok(Some((batch, report)))
     }
+}
+
+/// Appends the leading cells of `cells` that are each the first value of
+/// their column in the row and one of [`ColumnBuilder::append_common`]'s
+/// common fits, marking their columns filled; returns how many. The
+/// first cell it stops at (outside the columns, a second value, a value
+/// of another type, an error, text that may be null when `plain_text` is
+/// false) has had nothing done and takes the general way.
+///
+/// Out of line and over slices, so that the per-cell loop keeps its
+/// state in registers: a slot lookup, a flag, a type check and an append.
+#[inline(never)]
+fn append_common_run(
+    builders: &mut [ColumnBuilder],
+    filled: &mut [bool],
+    slot_of: &[u32],
+    cells: &[Cell<'_>],
+    plain_text: bool,
+) -> usize {
+    let filled = &mut filled[..builders.len()];
+    for (at, cell) in cells.iter().enumerate() {
+        // `u32::MAX` (no output column) is past every builder.
+        let slot = slot_of
+            .get(cell.column() as usize)
+            .map_or(usize::MAX, |&slot| slot as usize);
+        let (Some(builder), Some(flag)) = (builders.get_mut(slot), filled.get_mut(slot)) else {
+            return at;
+        };
+        if *flag || !builder.append_common(cell.value(), plain_text) {
+            return at;
+        }
+        *flag = true;
+    }
+    cells.len()
 }
 
 /// The schema of a sheet's batches: the file and sheet columns the
@@ -955,8 +1054,7 @@ impl<'w> SheetBatches<'w> {
                     continue;
                 }
             }
-            let cells = row.cells().iter().map(|cell| (cell.column(), cell.value()));
-            let offered = self.builder.offer(index, cells);
+            let offered = self.builder.offer_cells(index, row.cells());
             if offered.is_err()
                 && let Some(misfit) = self.builder.misfit.take()
             {

@@ -189,6 +189,45 @@ impl ColumnBuilder {
         }
     }
 
+    /// Appends `value` when it is one of the common fits, which take no
+    /// conversion beyond a check: text into `Utf8` (when `text` says no
+    /// text is read as null), numbers into `Float64`, whole numbers into
+    /// `Int64`, booleans into `Boolean`, dates of the common range
+    /// ([`common_epoch_ms`]) into `Date32` (whole days) and `Timestamp`.
+    /// Otherwise appends nothing and returns false, and the value takes
+    /// [`ColumnBuilder::append`]'s way: what is appended is the same
+    /// either way.
+    #[inline(always)]
+    pub(crate) fn append_common(&mut self, value: Value<'_>, text: bool) -> bool {
+        match (self, value) {
+            (ColumnBuilder::Utf8(b), Value::Text(value)) if text => b.append_value(value),
+            (ColumnBuilder::Float64(b), Value::Number(number)) => b.append_value(number),
+            (ColumnBuilder::Int64(b), Value::Number(number)) => match whole_number(number) {
+                Some(whole) => b.append_value(whole),
+                None => return false,
+            },
+            (ColumnBuilder::Boolean(b), Value::Bool(flag)) => b.append_value(flag),
+            (ColumnBuilder::Date32(b), Value::DateTime(date))
+                if date.kind() == DateTimeKind::Date =>
+            {
+                match common_epoch_day(date) {
+                    Some(day) => b.append_value(day),
+                    None => return false,
+                }
+            }
+            (ColumnBuilder::Timestamp(b), Value::DateTime(date))
+                if date.kind() == DateTimeKind::Date =>
+            {
+                match common_epoch_ms(date) {
+                    Some(ms) => b.append_value(ms),
+                    None => return false,
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// An error cell's code into a text column (which keeps it).
     pub(crate) fn append_code(&mut self, value: Value<'_>) -> bool {
         match (self, value) {
@@ -286,31 +325,56 @@ pub(crate) fn is_whole(number: f64) -> bool {
 /// inlined into the row loop; the calendar is out of line.
 #[inline]
 pub(crate) fn epoch_ms(date: DateTime) -> Option<i64> {
-    // The common case without the calendar: a 1900-system serial from
-    // 1900-03-01 on (counted from 1899-12-30, as the Unix epoch's 25569
-    // is) or any 1904-system serial, before 9999-12-31; the same days
-    // and rounding as `to_civil`.
-    let serial = date.serial();
-    let first_day = match date.system() {
-        DateSystem::V1900 => 61.0,
-        DateSystem::V1904 => 0.0,
-    };
-    if (first_day..2_950_000.0).contains(&serial) {
-        // Positive and far below 2^52: truncation is `floor`, and a
-        // positive number less its truncation is exact, so truncating and
-        // adding one from a half up is `round` (without SSE4.1, `floor` and
-        // `round` are libm calls; see the test against them).
-        let whole = serial as i64;
-        let fraction_ms = (serial - whole as f64) * MS_PER_DAY as f64;
-        let truncated = fraction_ms as i64;
-        let ms = truncated + i64::from(fraction_ms - truncated as f64 >= 0.5);
-        let epoch_day = match date.system() {
-            DateSystem::V1900 => 25_569,
-            DateSystem::V1904 => 25_569 - 1_462,
-        };
-        return Some((whole - epoch_day) * MS_PER_DAY + ms);
+    match common_epoch_ms(date) {
+        Some(ms) => Some(ms),
+        None => calendar_epoch_ms(date),
     }
-    calendar_epoch_ms(date)
+}
+
+/// [`epoch_ms`] of the common case, without the calendar: a 1900-system
+/// serial from 1900-03-01 on (counted from 1899-12-30, as the Unix
+/// epoch's 25569 is) or any 1904-system serial, before 9999-12-31; the
+/// same days and rounding as `to_civil`. None for the others (which the
+/// calendar answers).
+#[inline(always)]
+fn common_epoch_ms(date: DateTime) -> Option<i64> {
+    let serial = date.serial();
+    let (first_day, epoch_day) = common_range(date.system());
+    if !(first_day..2_950_000.0).contains(&serial) {
+        return None;
+    }
+    // Positive and far below 2^52: truncation is `floor`, and a positive
+    // number less its truncation is exact, so truncating and adding one
+    // from a half up is `round` (without SSE4.1, `floor` and `round` are
+    // libm calls; see the test against them).
+    let whole = serial as i64;
+    let fraction_ms = (serial - whole as f64) * MS_PER_DAY as f64;
+    let truncated = fraction_ms as i64;
+    let ms = truncated + i64::from(fraction_ms - truncated as f64 >= 0.5);
+    Some((whole - epoch_day) * MS_PER_DAY + ms)
+}
+
+/// The days since 1970-01-01 of a whole serial in [`common_epoch_ms`]'s
+/// range (what `epoch_ms(date).div_euclid(MS_PER_DAY)` gives for it, no
+/// time of day to round); None for any other serial.
+#[inline(always)]
+fn common_epoch_day(date: DateTime) -> Option<i32> {
+    let serial = date.serial();
+    let (first_day, epoch_day) = common_range(date.system());
+    let whole = serial as i64;
+    // In the range a whole serial converts to itself; NaN is not in it.
+    ((first_day..2_950_000.0).contains(&serial) && whole as f64 == serial)
+        .then_some((whole - epoch_day) as i32)
+}
+
+/// The first serial of [`common_epoch_ms`]'s range, and the serial of
+/// 1970-01-01, in a date system.
+#[inline(always)]
+fn common_range(system: DateSystem) -> (f64, i64) {
+    match system {
+        DateSystem::V1900 => (61.0, 25_569),
+        DateSystem::V1904 => (0.0, 25_569 - 1_462),
+    }
 }
 
 /// [`epoch_ms`] through the calendar: negative serials, 1900-01-01 to
@@ -396,6 +460,108 @@ mod tests {
                     .filter(|civil| (civil.year(), civil.month(), civil.day()) != (1900, 2, 29))
                     .map(civil_epoch_ms);
                 assert_eq!(epoch_ms(date), slow, "{serial} {system:?}");
+            }
+        }
+    }
+
+    /// Every value through `append_common` (and, where it declines,
+    /// `append`) gives the same column as every value through `append`:
+    /// the common fits are a shortcut, never a different answer.
+    #[test]
+    fn the_common_fits_append_what_append_does() {
+        let mut values = vec![
+            Value::Text("north"),
+            Value::Text(""),
+            Value::Error("#N/A"),
+            Value::Bool(true),
+            Value::Bool(false),
+        ];
+        for number in [
+            0.0,
+            -0.0,
+            3.0,
+            -17.5,
+            0.1,
+            1e19,
+            -9_007_199_254_740_993.0,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            values.push(Value::Number(number));
+        }
+        let serials = [
+            -1.0,
+            0.0,
+            0.5,
+            1.0,
+            59.0,
+            60.0,
+            60.5,
+            61.0,
+            61.25,
+            25_569.0,
+            45_352.0,
+            45_352.5,
+            45_352.999_999_99,
+            2_949_999.0,
+            2_950_000.0,
+            2_958_465.0,
+            2_958_466.0,
+            1e300,
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        for system in [DateSystem::V1900, DateSystem::V1904] {
+            for kind in [
+                DateTimeKind::Date,
+                DateTimeKind::Time,
+                DateTimeKind::Duration,
+            ] {
+                for serial in serials {
+                    let date = DateTime::from_serial(serial, system).with_kind(kind);
+                    values.push(Value::DateTime(date));
+                }
+            }
+        }
+        let types = [
+            ColumnType::Boolean,
+            ColumnType::Int64,
+            ColumnType::Float64,
+            ColumnType::Utf8,
+            ColumnType::Date32,
+            ColumnType::Timestamp,
+            ColumnType::Time,
+            ColumnType::Duration,
+        ];
+        let mut scratch = String::new();
+        for ty in types {
+            for text in [true, false] {
+                let mut general = ColumnBuilder::new(ty, 0);
+                let mut common = ColumnBuilder::new(ty, 0);
+                let mut shortcuts = 0;
+                for &value in &values {
+                    let fits = general.append(value, &mut scratch).is_ok();
+                    if common.append_common(value, text) {
+                        assert!(fits, "{ty} took {value:?} only by the shortcut");
+                        shortcuts += 1;
+                    } else {
+                        assert_eq!(common.append(value, &mut scratch).is_ok(), fits);
+                    }
+                    if !fits {
+                        general.append_null();
+                        common.append_null();
+                    }
+                }
+                let rows = values.len();
+                assert_eq!(
+                    general.finish(rows).as_ref(),
+                    common.finish(rows).as_ref(),
+                    "{ty}"
+                );
+                // Each type but the two left to `append` has common fits.
+                let expected = !matches!(ty, ColumnType::Time | ColumnType::Duration)
+                    && (text || ty != ColumnType::Utf8);
+                assert_eq!(shortcuts > 0, expected, "{ty} {text}");
             }
         }
     }
