@@ -21,10 +21,11 @@ use crate::chunk::ChunkBuffer;
 use crate::columns::ColumnSet;
 use crate::contract::{PartSource, RowSource, SheetContext};
 use crate::date::{DateSystem, DateTime, DateTimeKind, parse_iso_datetime};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::limits::Limits;
 use crate::xlsx::number::parse_number;
 use crate::xml::bytes::has_special_byte;
+use crate::xml::row_text::RowText;
 use crate::xml::{self, Span};
 
 /// The rows of one table of an OpenDocument spreadsheet: what
@@ -244,35 +245,6 @@ fn locate(err: Error, sheet: &str, part: &str, base: u64) -> Error {
 struct Wanted<'s> {
     columns: Option<&'s ColumnSet>,
     window: (u32, u32),
-}
-
-/// A row's text: the window it was scanned in (positions count from its
-/// start) and the row's own bytes, validated as UTF-8 once.
-#[derive(Clone, Copy)]
-struct RowText<'r> {
-    window: &'r [u8],
-    text: &'r str,
-    /// Where `text` starts in the window.
-    base: usize,
-}
-
-impl<'r> RowText<'r> {
-    fn new(window: &'r [u8], start: usize, end: usize) -> Result<RowText<'r>> {
-        let bytes = &window[start..end];
-        let text = simdutf8::basic::from_utf8(bytes).map_err(|_| {
-            let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), |_| 0);
-            Error::new(ErrorKind::InvalidUtf8).with_offset((start + valid) as u64)
-        })?;
-        Ok(RowText {
-            window,
-            text,
-            base: start,
-        })
-    }
-
-    fn span(&self, span: Span) -> &'r str {
-        &self.text[span.start - self.base..span.end - self.base]
-    }
 }
 
 /// Resolves the raw cells of one row (repetition `index` of it) into

@@ -25,7 +25,8 @@ use crate::contract::{PartSource, SheetContext};
 use crate::date::parse_iso_datetime;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-use crate::xml::{self, Piece};
+use crate::xml::row_text::RowText;
+use crate::xml::{self, Piece, Span};
 
 /// The rows of one `.xlsx` sheet part: what [`SheetRows`](crate::SheetRows)
 /// reads an `.xlsx` sheet with.
@@ -183,42 +184,6 @@ fn locate(err: Error, sheet: &str, part: &str, base: u64) -> Error {
     err.with_sheet(sheet).with_part(part)
 }
 
-/// A row's text: the window it was scanned in (positions count from its
-/// start) and the row's own bytes, validated as UTF-8 once.
-#[derive(Clone, Copy)]
-struct RowText<'r> {
-    window: &'r [u8],
-    text: &'r str,
-    /// Where `text` starts in the window.
-    base: usize,
-}
-
-impl<'r> RowText<'r> {
-    /// Validates the row's bytes, `window[start..end]`.
-    fn new(window: &'r [u8], start: usize, end: usize) -> Result<RowText<'r>> {
-        let bytes = &window[start..end];
-        let text = simdutf8::basic::from_utf8(bytes).map_err(|_| {
-            let valid = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), |_| 0);
-            Error::new(ErrorKind::InvalidUtf8).with_offset((start + valid) as u64)
-        })?;
-        Ok(RowText {
-            window,
-            text,
-            base: start,
-        })
-    }
-
-    /// The raw text of a piece.
-    fn raw(&self, piece: &Piece) -> &'r str {
-        self.span(piece.span.start, piece.span.end)
-    }
-
-    /// The raw text from `start` to `end` (window positions).
-    fn span(&self, start: usize, end: usize) -> &'r str {
-        &self.text[start - self.base..end - self.base]
-    }
-}
-
 /// Resolves the raw cells of one row into values (the scanner recorded
 /// only the selected columns' cells).
 fn build_row<'r>(
@@ -336,8 +301,8 @@ fn join_pieces<'r>(
     let pieces = &pieces[range.start as usize..range.end as usize];
     let decoded = match pieces {
         [] => return Ok(""),
-        [piece] if !piece.needs_decoding(text.window, escapes) => return Ok(text.raw(piece)),
-        [piece] if !piece.needs_decoding(text.window, false) => text.raw(piece),
+        [piece] if !piece.needs_decoding(text.window, escapes) => return Ok(text.span(piece.span)),
+        [piece] if !piece.needs_decoding(text.window, false) => text.span(piece.span),
         _ => {
             // Decoding never lengthens text: one allocation of the raw
             // length, never regrown (regrowing in the arena leaves the old
@@ -350,7 +315,7 @@ fn join_pieces<'r>(
             let mut out = bumpalo::collections::String::with_capacity_in(raw_length, arena);
             for piece in pieces {
                 piece
-                    .decode_into(text.raw(piece), &mut out)
+                    .decode_into(text.span(piece.span), &mut out)
                     .map_err(|err| err.into_error())?;
             }
             if escapes && xml::has_escapes(&out) {
@@ -392,7 +357,9 @@ fn resolve_value<'r>(
         }
         Parsed::Bool(flag) => return Ok(Some(Value::Bool(flag))),
         Parsed::Text { start, end } => {
-            return Ok(Some(Value::Text(text.span(start as usize, end as usize))));
+            return Ok(Some(Value::Text(
+                text.span(Span::new(start as usize, end as usize)),
+            )));
         }
     }
     if matches!(cell.kind, CellKind::FormulaString | CellKind::InlineString) {

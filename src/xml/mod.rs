@@ -31,6 +31,7 @@
 //! one.
 
 pub(crate) mod bytes;
+pub(crate) mod row_text;
 
 use memchr::{memchr, memchr2, memmem};
 
