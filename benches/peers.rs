@@ -13,7 +13,8 @@
 //!
 //! Both sides are read the same way: through their Python packages, each
 //! sheet into pyarrow in a fresh Python process (`python/benches/peers_child.py`:
-//! open included, imports and loading the native library not), one thread
+//! open included, imports and loading the native library not; numpy's
+//! OpenBLAS held to one thread, see [`OPENBLAS_THREADS`]), one thread
 //! and default threads. ExcelReader's sheet is `to_arrow(infer_schema())`,
 //! one thread with `prefetch_decompression=False`, default threads with
 //! its default options (decompression prefetched on a second thread);
@@ -143,7 +144,7 @@ fn main() {
     );
     let _ = writeln!(
         report,
-        "python: {} ({}); best of {rounds} rounds, the readers taking turns, each run in a fresh process",
+        "python: {} ({}); best of {rounds} rounds, the readers taking turns, each run in a fresh process (OPENBLAS_NUM_THREADS={OPENBLAS_THREADS})",
         python
             .strip_prefix(env!("CARGO_MANIFEST_DIR"))
             .unwrap_or(&python)
@@ -416,6 +417,15 @@ fn python_versions(python: &Path) -> String {
         .unwrap_or_else(|| String::from("not found"))
 }
 
+/// OpenBLAS's threads for the Python children (pyarrow imports numpy,
+/// which starts them): left to themselves they spin for a while after the
+/// import, on a core a reader's second thread wants. On the 2-core box a
+/// lone sheet read with default threads took 0.062 s on its first read in
+/// a fresh process and 0.034 s on its second, 0.035 s on both with one
+/// OpenBLAS thread; the one-thread reads did not move. The same for every
+/// Python reader.
+const OPENBLAS_THREADS: &str = "1";
+
 /// One run of `reader` on `file` in a fresh process: the run and, for a
 /// Python reader, its Arrow types; or why there is none.
 fn run(reader: &str, file: &File, python: &Path) -> Result<(Run, String), String> {
@@ -426,6 +436,7 @@ fn run(reader: &str, file: &File, python: &Path) -> Result<(Run, String), String
         Command::new(python)
             .arg(script)
             .args([name, path, header])
+            .env("OPENBLAS_NUM_THREADS", OPENBLAS_THREADS)
             .output()
     } else {
         Command::new(std::env::current_exe().expect("the bench binary"))

@@ -132,7 +132,13 @@ pub(crate) fn parse_decimal(text: &[u8]) -> Option<f64> {
         return None;
     }
     let magnitude = if mantissa <= 1 << 53 {
-        mantissa as f64 / POWERS_OF_TEN[fraction_digits]
+        // An integer needs no division (dividing by 1 gives the same
+        // double), and a division holds up what waits for the value.
+        if fraction_digits == 0 {
+            mantissa as f64
+        } else {
+            mantissa as f64 / POWERS_OF_TEN[fraction_digits]
+        }
     } else {
         divide_exactly(mantissa, fraction_digits)
     };
