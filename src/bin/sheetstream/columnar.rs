@@ -53,7 +53,11 @@ pub struct TableArgs {
     /// the sheets are named (repeatable).
     #[arg(long, value_name = "POSITION", conflicts_with = "all")]
     sheet_index: Vec<usize>,
-    /// Every worksheet of each file.
+    /// Every worksheet of each file, read in parallel: each sheet's rows
+    /// in order, the batches of different sheets interleaved as the
+    /// threads read them (--file-column and --sheet-column tell them
+    /// apart); with `-t 1`, one sheet after another, biggest first, the
+    /// same order every run.
     #[arg(long)]
     all: bool,
     #[command(flatten)]
