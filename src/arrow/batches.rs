@@ -27,6 +27,11 @@ use crate::contract::SheetRows;
 use crate::error::{Error, ErrorKind, Result};
 use crate::number_format::FormatKind;
 
+/// A [`BatchBuilder::filled`] mark: the column owes nulls
+/// ([`BatchBuilder::owed`]) for rows that had no value in it, appended in
+/// one run when its next value comes or the batch is taken.
+const OWES_NULLS: u32 = u32::MAX;
+
 /// Issues described per batch in a [`BatchReport`]; past this many only
 /// the counts grow.
 pub const MAX_ISSUES_PER_BATCH: usize = 100;
@@ -184,8 +189,18 @@ struct BatchBuilder {
     /// (`u32::MAX`: none); a column read twice has its others in `extra_slots`.
     slot_of: Vec<u32>,
     extra_slots: Vec<(u32, usize)>,
-    /// Output columns filled in the current row.
-    filled: Vec<bool>,
+    /// Whether `slot_of` maps each sheet column to the output column of
+    /// the same index, one for each builder (no lookup per cell).
+    same_slots: bool,
+    /// For each output column, the `row_mark` of the last row that filled
+    /// it (a stamp, so that nothing is cleared per row), or
+    /// [`OWES_NULLS`].
+    filled: Vec<u32>,
+    /// The current row's mark in `filled`: counts up from 1 each row,
+    /// never [`OWES_NULLS`] (past it the marks start again).
+    row_mark: u32,
+    /// For each output column, the nulls it owes (see [`OWES_NULLS`]).
+    owed: Vec<usize>,
     constants: Vec<String>,
     batch_size: usize,
     n_rows: Option<u64>,
@@ -251,17 +266,35 @@ impl BatchBuilder {
         let mut appended = 0;
         let mut rest = cells;
         loop {
-            let run = append_common_run(
-                &mut self.builders,
-                &mut self.filled,
-                &self.slot_of,
-                rest,
-                plain_text,
-            );
+            let run = if self.same_slots {
+                append_common_run::<true>(
+                    &mut self.builders,
+                    &mut self.filled,
+                    self.row_mark,
+                    &self.slot_of,
+                    rest,
+                    plain_text,
+                )
+            } else {
+                append_common_run::<false>(
+                    &mut self.builders,
+                    &mut self.filled,
+                    self.row_mark,
+                    &self.slot_of,
+                    rest,
+                    plain_text,
+                )
+            };
             appended += run;
             let Some((cell, after)) = rest.get(run..).and_then(<[Cell<'_>]>::split_first) else {
                 break;
             };
+            // A column that owes nulls has them appended, and the cell
+            // tries the common fits again.
+            if self.pay_owed(cell.column()) {
+                rest = &rest[run..];
+                continue;
+            }
             self.put_cell(index, cell.column(), cell.value(), false)?;
             rest = after;
         }
@@ -418,22 +451,63 @@ impl BatchBuilder {
         if self.rows_in_batch == 0 {
             self.report.first_row = index;
         }
-        self.filled.fill(false);
+        self.row_mark += 1;
+        if self.row_mark == OWES_NULLS {
+            self.restart_marks();
+        }
     }
 
-    /// Nulls into the valued columns the row had no value for; none to
-    /// look for when `appended` (values the common fits appended, each in
-    /// a valued column of its own) fills them all.
+    /// The row marks start again from 1 (after 4,294,967,294 rows).
+    #[cold]
+    #[inline(never)]
+    fn restart_marks(&mut self) {
+        for mark in &mut self.filled {
+            if *mark != OWES_NULLS {
+                *mark = 0;
+            }
+        }
+        self.row_mark = 1;
+    }
+
+    /// Nulls owed by the valued columns the row had no value for (see
+    /// [`OWES_NULLS`]); none to look for when `appended` (values the
+    /// common fits appended, each in a valued column of its own) fills
+    /// them all.
     fn finish_row(&mut self, appended: usize) {
         if appended != self.valued.len() {
             for &slot in &self.valued {
-                if !self.filled[slot] {
-                    self.builders[slot].append_null();
+                let mark = &mut self.filled[slot];
+                if *mark != self.row_mark {
+                    *mark = OWES_NULLS;
+                    self.owed[slot] += 1;
                 }
             }
         }
         self.rows_in_batch += 1;
         self.produced += 1;
+    }
+
+    /// Appends the nulls `slot` owes, in one run.
+    #[inline(never)]
+    fn pay_nulls(&mut self, slot: usize) {
+        let owed = std::mem::take(&mut self.owed[slot]);
+        self.builders[slot].append_nulls(owed);
+        self.filled[slot] = 0;
+    }
+
+    /// Whether the output column of sheet column `column` owed nulls,
+    /// now appended.
+    #[inline]
+    fn pay_owed(&mut self, column: u32) -> bool {
+        let slot = self
+            .slot_of
+            .get(column as usize)
+            .map_or(usize::MAX, |&slot| slot as usize);
+        if self.filled.get(slot) == Some(&OWES_NULLS) {
+            self.pay_nulls(slot);
+            return true;
+        }
+        false
     }
 
     /// One cell into its output column. The common case (first value of
@@ -447,10 +521,14 @@ impl BatchBuilder {
     /// book: 1,276.8 -> 1,249.8 million instructions, callgrind).
     #[inline(always)]
     fn put(&mut self, slot: usize, row: u32, column: u32, value: Value<'_>) -> Result<()> {
-        if self.filled[slot] {
+        let mark = self.filled[slot];
+        if mark == self.row_mark {
             return self.repeated(slot, row, column, value);
         }
-        self.filled[slot] = true;
+        if mark == OWES_NULLS {
+            self.pay_nulls(slot);
+        }
+        self.filled[slot] = self.row_mark;
         if let Value::Text(text) = value
             && !self.null_values.is_empty()
             && self.null_values.contains(text)
@@ -587,6 +665,11 @@ impl BatchBuilder {
         // room for as many rows and as much text as this batch when the
         // next batch's first row comes (`make_room`).
         self.room = rows.min(self.batch_size.min(1 << 16));
+        for slot in 0..self.builders.len() {
+            if self.filled[slot] == OWES_NULLS {
+                self.pay_nulls(slot);
+            }
+        }
         for (builder, text) in self.builders.iter_mut().zip(&mut self.text_room) {
             *text = builder.text_bytes();
             let empty = builder.renewed(0, 0);
@@ -616,34 +699,43 @@ impl BatchBuilder {
 
 /// Appends the leading cells of `cells` that are each the first value of
 /// their column in the row and one of [`ColumnBuilder::append_common`]'s
-/// common fits, marking their columns filled; returns how many. The
-/// first cell it stops at (outside the columns, a second value, a value
-/// of another type, an error, text that may be null when `plain_text` is
-/// false) has had nothing done and takes the general way.
+/// common fits, marking their columns filled (`row_mark`); returns how
+/// many. The first cell it stops at (outside the columns, a second value,
+/// a column owing nulls, a value of another type, an error, text that may
+/// be null when `plain_text` is false) has had nothing done and takes the
+/// general way.
 ///
 /// Out of line and over slices, so that the per-cell loop keeps its
-/// state in registers: a slot lookup, a flag, a type check and an append.
+/// state in registers: a slot lookup (none when `SAME_SLOTS`: the sheet
+/// column is the output column), a mark, a type check and an append.
 #[inline(never)]
-fn append_common_run(
+fn append_common_run<const SAME_SLOTS: bool>(
     builders: &mut [ColumnBuilder],
-    filled: &mut [bool],
+    filled: &mut [u32],
+    row_mark: u32,
     slot_of: &[u32],
     cells: &[Cell<'_>],
     plain_text: bool,
 ) -> usize {
     let filled = &mut filled[..builders.len()];
     for (at, cell) in cells.iter().enumerate() {
-        // `u32::MAX` (no output column) is past every builder.
-        let slot = slot_of
-            .get(cell.column() as usize)
-            .map_or(usize::MAX, |&slot| slot as usize);
-        let (Some(builder), Some(flag)) = (builders.get_mut(slot), filled.get_mut(slot)) else {
+        let slot = if SAME_SLOTS {
+            cell.column() as usize
+        } else {
+            // `u32::MAX` (no output column) is past every builder.
+            slot_of
+                .get(cell.column() as usize)
+                .map_or(usize::MAX, |&slot| slot as usize)
+        };
+        let (Some(builder), Some(mark)) = (builders.get_mut(slot), filled.get_mut(slot)) else {
             return at;
         };
-        if *flag || !builder.append_common(cell.value(), plain_text) {
+        // Marks below this row's are free; this row's is a second value,
+        // and `OWES_NULLS` is above every row's.
+        if *mark >= row_mark || !builder.append_common(cell.value(), plain_text) {
             return at;
         }
-        *flag = true;
+        *mark = row_mark;
     }
     cells.len()
 }
@@ -859,6 +951,8 @@ impl<'w> SheetBatches<'w> {
                 extra_slots.push((source, slot));
             }
         }
+        let same_slots = slot_of.len() == outputs.len()
+            && (slot_of.iter().enumerate()).all(|(at, &slot)| slot as usize == at);
         let mut builder = BatchBuilder {
             schema,
             names: outputs.iter().map(|(name, _, _)| name.clone()).collect(),
@@ -875,9 +969,12 @@ impl<'w> SheetBatches<'w> {
             text_slots: (0..outputs.len())
                 .filter(|&slot| outputs[slot].2 == ColumnType::Utf8)
                 .collect(),
+            same_slots,
             slot_of,
             extra_slots,
-            filled: vec![false; outputs.len()],
+            filled: vec![0; outputs.len()],
+            row_mark: 0,
+            owed: vec![0; outputs.len()],
             constants,
             batch_size,
             n_rows: options.n_rows,
