@@ -332,8 +332,32 @@ impl BatchBuilder {
 
     /// What comes before a row's cells: the builders' room, the rows the
     /// sheet skipped (nulls), and whether the row is taken at all (None)
-    /// or the batch is full or the rows are done.
+    /// or the batch is full or the rows are done. Inlined into the row
+    /// loop; the room and the skipped rows are out of line in
+    /// [`BatchBuilder::before_row`] (the call was about 20 instructions
+    /// of the 110 a row this took on the Sales Records `.xlsb`).
+    #[inline(always)]
     fn begin_row(&mut self, index: u32) -> Option<Offer> {
+        if (self.room != 0 || self.next_index < index)
+            && let Some(offer) = self.before_row(index)
+        {
+            return Some(offer);
+        }
+        if self.n_rows.is_some_and(|n| self.produced >= n) {
+            return Some(Offer::Stop);
+        }
+        if self.rows_in_batch >= self.batch_size || self.text_full() {
+            return Some(Offer::Full);
+        }
+        self.start_row(index);
+        None
+    }
+
+    /// [`BatchBuilder::begin_row`]'s rare part: the builders' room for a
+    /// new batch and the rows the sheet skipped before row `index`; Some
+    /// when the row is not to be taken.
+    #[inline(never)]
+    fn before_row(&mut self, index: u32) -> Option<Offer> {
         if self.room != 0 {
             self.make_room();
         }
@@ -382,13 +406,6 @@ impl BatchBuilder {
             self.produced += n as u64;
             self.next_index += n as u32;
         }
-        if self.n_rows.is_some_and(|n| self.produced >= n) {
-            return Some(Offer::Stop);
-        }
-        if self.rows_in_batch >= self.batch_size || self.text_full() {
-            return Some(Offer::Full);
-        }
-        self.start_row(index);
         None
     }
 
