@@ -27,11 +27,6 @@ use crate::contract::SheetRows;
 use crate::error::{Error, ErrorKind, Result};
 use crate::number_format::FormatKind;
 
-/// A [`BatchBuilder::filled`] mark: the column owes nulls
-/// ([`BatchBuilder::owed`]) for rows that had no value in it, appended in
-/// one run when its next value comes or the batch is taken.
-const OWES_NULLS: u32 = u32::MAX;
-
 /// Issues described per batch in a [`BatchReport`]; past this many only
 /// the counts grow.
 pub const MAX_ISSUES_PER_BATCH: usize = 100;
@@ -192,15 +187,19 @@ struct BatchBuilder {
     /// Whether `slot_of` maps each sheet column to the output column of
     /// the same index, one for each builder (no lookup per cell).
     same_slots: bool,
-    /// For each output column, the `row_mark` of the last row that filled
-    /// it (a stamp, so that nothing is cleared per row), or
-    /// [`OWES_NULLS`].
+    /// For each output column, the `row_mark` of the row its next entry
+    /// is for (a stamp: nothing is cleared per row): the current row's
+    /// mark when it is free, the next row's once the row filled it. A
+    /// column whose mark is below the current row's owes nulls for the
+    /// rows since its last value, which had none in it: as many as it is
+    /// shorter than the batch, appended in one run ([`pay_nulls`]) when
+    /// its next value comes or the batch is taken; nothing is done for a
+    /// missing value as its row ends.
     filled: Vec<u32>,
-    /// The current row's mark in `filled`: counts up from 1 each row,
-    /// never [`OWES_NULLS`] (past it the marks start again).
+    /// The current row's mark in `filled`: counts up by one a row (the
+    /// rows a sheet skips have their nulls appended at once), from 1
+    /// again (every column's nulls paid) before it would wrap.
     row_mark: u32,
-    /// For each output column, the nulls it owes (see [`OWES_NULLS`]).
-    owed: Vec<usize>,
     constants: Vec<String>,
     batch_size: usize,
     n_rows: Option<u64>,
@@ -243,7 +242,7 @@ impl BatchBuilder {
             self.report.cells += 1;
             self.put_cell(index, column, value, read_twice)?;
         }
-        self.finish_row(0);
+        self.finish_row();
         self.next_index = index.saturating_add(1);
         Ok(Offer::Taken)
     }
@@ -263,7 +262,6 @@ impl BatchBuilder {
         // Decided once a row, not per cell: whether text can be read as
         // null (then text takes `put`'s way).
         let plain_text = self.null_values.is_empty();
-        let mut appended = 0;
         let mut rest = cells;
         loop {
             let run = if self.same_slots {
@@ -285,20 +283,19 @@ impl BatchBuilder {
                     plain_text,
                 )
             };
-            appended += run;
             let Some((cell, after)) = rest.get(run..).and_then(<[Cell<'_>]>::split_first) else {
                 break;
             };
             // A column that owes nulls has them appended, and the cell
             // tries the common fits again.
-            if self.pay_owed(cell.column()) {
+            if self.paid_nulls(cell.column()) {
                 rest = &rest[run..];
                 continue;
             }
             self.put_cell(index, cell.column(), cell.value(), false)?;
             rest = after;
         }
-        self.finish_row(appended);
+        self.finish_row();
         self.next_index = index.saturating_add(1);
         Ok(Offer::Taken)
     }
@@ -468,63 +465,56 @@ impl BatchBuilder {
         if self.rows_in_batch == 0 {
             self.report.first_row = index;
         }
-        self.row_mark += 1;
-        if self.row_mark == OWES_NULLS {
+        // A mark up to one past the row's.
+        if self.row_mark >= u32::MAX - 1 {
             self.restart_marks();
         }
+        self.row_mark += 1;
     }
 
-    /// The row marks start again from 1 (after 4,294,967,294 rows).
+    /// Every column's owed nulls paid and the row marks started again
+    /// (after 4,294,967,294 rows).
     #[cold]
     #[inline(never)]
     fn restart_marks(&mut self) {
-        for mark in &mut self.filled {
-            if *mark != OWES_NULLS {
-                *mark = 0;
-            }
+        self.pay_all_nulls();
+        self.filled.fill(1);
+        self.row_mark = 0;
+    }
+
+    /// The nulls every column owes, paid (see [`BatchBuilder::filled`]):
+    /// each column free for the next row.
+    fn pay_all_nulls(&mut self) {
+        let rows = self.rows_in_batch;
+        for (builder, mark) in self.builders.iter_mut().zip(&mut self.filled) {
+            pay_nulls(builder, rows);
+            *mark = self.row_mark + 1;
         }
-        self.row_mark = 1;
     }
 
-    /// Nulls owed by the valued columns the row had no value for (see
-    /// [`OWES_NULLS`]); none to look for when `appended` (values the
-    /// common fits appended, each in a valued column of its own) fills
-    /// them all.
-    fn finish_row(&mut self, appended: usize) {
-        if appended != self.valued.len() {
-            for &slot in &self.valued {
-                let mark = &mut self.filled[slot];
-                if *mark != self.row_mark {
-                    *mark = OWES_NULLS;
-                    self.owed[slot] += 1;
-                }
-            }
-        }
-        self.rows_in_batch += 1;
-        self.produced += 1;
-    }
-
-    /// Appends the nulls `slot` owes, in one run.
-    #[inline(never)]
-    fn pay_nulls(&mut self, slot: usize) {
-        let owed = std::mem::take(&mut self.owed[slot]);
-        self.builders[slot].append_nulls(owed);
-        self.filled[slot] = 0;
-    }
-
-    /// Whether the output column of sheet column `column` owed nulls,
-    /// now appended.
+    /// Whether the output column of sheet column `column` owed nulls (see
+    /// [`BatchBuilder::filled`]), now appended.
     #[inline]
-    fn pay_owed(&mut self, column: u32) -> bool {
+    fn paid_nulls(&mut self, column: u32) -> bool {
         let slot = self
             .slot_of
             .get(column as usize)
             .map_or(usize::MAX, |&slot| slot as usize);
-        if self.filled.get(slot) == Some(&OWES_NULLS) {
-            self.pay_nulls(slot);
-            return true;
+        match self.filled.get_mut(slot) {
+            Some(mark) if *mark < self.row_mark => {
+                *mark = self.row_mark;
+                pay_nulls(&mut self.builders[slot], self.rows_in_batch);
+                true
+            }
+            _ => false,
         }
-        false
+    }
+
+    /// The row's end: the columns it had no value for owe a null each,
+    /// which their lengths tell (see [`BatchBuilder::filled`]).
+    fn finish_row(&mut self) {
+        self.rows_in_batch += 1;
+        self.produced += 1;
     }
 
     /// One cell into its output column. The common case (first value of
@@ -539,13 +529,13 @@ impl BatchBuilder {
     #[inline(always)]
     fn put(&mut self, slot: usize, row: u32, column: u32, value: Value<'_>) -> Result<()> {
         let mark = self.filled[slot];
-        if mark == self.row_mark {
+        if mark > self.row_mark {
             return self.repeated(slot, row, column, value);
         }
-        if mark == OWES_NULLS {
-            self.pay_nulls(slot);
+        if mark < self.row_mark {
+            pay_nulls(&mut self.builders[slot], self.rows_in_batch);
         }
-        self.filled[slot] = self.row_mark;
+        self.filled[slot] = self.row_mark + 1;
         if let Value::Text(text) = value
             && !self.null_values.is_empty()
             && self.null_values.contains(text)
@@ -682,11 +672,7 @@ impl BatchBuilder {
         // room for as many rows and as much text as this batch when the
         // next batch's first row comes (`make_room`).
         self.room = rows.min(self.batch_size.min(1 << 16));
-        for slot in 0..self.builders.len() {
-            if self.filled[slot] == OWES_NULLS {
-                self.pay_nulls(slot);
-            }
-        }
+        self.pay_all_nulls();
         for (builder, text) in self.builders.iter_mut().zip(&mut self.text_room) {
             *text = builder.text_bytes();
             let empty = builder.renewed(0, 0);
@@ -714,13 +700,23 @@ impl BatchBuilder {
     }
 }
 
+/// Appends the nulls `builder` owes (see [`BatchBuilder::filled`]): as
+/// many as it is shorter than `rows`, the rows of the batch before the
+/// current one.
+#[inline(never)]
+fn pay_nulls(builder: &mut ColumnBuilder, rows: usize) {
+    let owed = rows.checked_sub(builder.len());
+    debug_assert!(owed.is_some(), "a column longer than its batch");
+    builder.append_nulls(owed.unwrap_or(0));
+}
+
 /// Appends the leading cells of `cells` that are each the first value of
 /// their column in the row and one of [`ColumnBuilder::append_common`]'s
-/// common fits, marking their columns filled (`row_mark`); returns how
-/// many. The first cell it stops at (outside the columns, a second value,
-/// a column owing nulls, a value of another type, an error, text that may
-/// be null when `plain_text` is false) has had nothing done and takes the
-/// general way.
+/// common fits, marking their columns filled (`row_mark`: the row's mark,
+/// see [`BatchBuilder::filled`]); returns how many. The first cell it
+/// stops at (outside the columns, a second value, a column that owes
+/// nulls, a value of another type, an error, text that may be null when
+/// `plain_text` is false) has had nothing done and takes the general way.
 ///
 /// Out of line and over slices, so that the per-cell loop keeps its
 /// state in registers: a slot lookup (none when `SAME_SLOTS`: the sheet
@@ -735,7 +731,10 @@ fn append_common_run<const SAME_SLOTS: bool>(
     plain_text: bool,
 ) -> usize {
     let filled = &mut filled[..builders.len()];
-    for (at, cell) in cells.iter().enumerate() {
+    // The cells left, and none other, counted: one register fewer in the
+    // loop than an index beside the iterator (spilled marks otherwise).
+    let mut rest = cells.iter();
+    while let Some(cell) = rest.next() {
         let slot = if SAME_SLOTS {
             cell.column() as usize
         } else {
@@ -744,15 +743,17 @@ fn append_common_run<const SAME_SLOTS: bool>(
                 .get(cell.column() as usize)
                 .map_or(usize::MAX, |&slot| slot as usize)
         };
-        let (Some(builder), Some(mark)) = (builders.get_mut(slot), filled.get_mut(slot)) else {
-            return at;
+        let taken = match (builders.get_mut(slot), filled.get_mut(slot)) {
+            // Past the row's mark: a second value; below it: nulls owed.
+            (Some(builder), Some(mark)) if *mark == row_mark => builder
+                .append_common(cell.value(), plain_text)
+                .then_some(mark),
+            _ => None,
         };
-        // Marks below this row's are free; this row's is a second value,
-        // and `OWES_NULLS` is above every row's.
-        if *mark >= row_mark || !builder.append_common(cell.value(), plain_text) {
-            return at;
-        }
-        *mark = row_mark;
+        let Some(mark) = taken else {
+            return cells.len() - rest.len() - 1;
+        };
+        *mark = row_mark + 1;
     }
     cells.len()
 }
@@ -989,9 +990,8 @@ impl<'w> SheetBatches<'w> {
             same_slots,
             slot_of,
             extra_slots,
-            filled: vec![0; outputs.len()],
+            filled: vec![1; outputs.len()],
             row_mark: 0,
-            owed: vec![0; outputs.len()],
             constants,
             batch_size,
             n_rows: options.n_rows,
