@@ -470,6 +470,65 @@ fn gaps_are_rows_of_nulls_and_batches_have_the_batch_size() {
     }
 }
 
+/// Columns a row has no value in, in runs of every length, across the
+/// batches' boundaries, around rows the sheet skips and beside text read
+/// as null: the nulls a column owes land in their own rows.
+#[test]
+fn sparse_columns_have_their_nulls_in_their_rows_across_batches() {
+    let mut rows = vec![row(
+        1,
+        &[inline("A1", "a"), inline("B1", "b"), inline("C1", "c")],
+    )];
+    let skipped = [12u32, 13];
+    for n in (2u32..=40).filter(|n| !skipped.contains(n)) {
+        let mut cells = vec![number(&format!("A{n}"), &n.to_string(), 0)];
+        if n % 3 == 0 {
+            cells.push(number(&format!("B{n}"), &(n * 10).to_string(), 0));
+        }
+        if n % 2 == 0 || n == 25 {
+            cells.push(inline(&format!("C{n}"), &format!("t{n}")));
+        }
+        rows.push(row(n, &cells));
+    }
+    let bytes = book().sheet("S", sheet_xml(&rows.concat())).build();
+    for null_text in [false, true] {
+        for batch_size in [1, 2, 3, 4, 7, 100] {
+            let mut options = ArrowOptions::new().batch_size(batch_size);
+            if null_text {
+                options = options.null_values(["t8", "t30"]);
+            }
+            let batches = read_all(bytes.clone(), &options).unwrap();
+            let mut a: Vec<Option<i64>> = Vec::new();
+            let mut b: Vec<Option<i64>> = Vec::new();
+            let mut c: Vec<Option<String>> = Vec::new();
+            for batch in &batches {
+                a.extend(column::<Int64Array>(batch, "a").iter());
+                b.extend(column::<Int64Array>(batch, "b").iter());
+                c.extend(
+                    column::<StringArray>(batch, "c")
+                        .iter()
+                        .map(|t| t.map(str::to_owned)),
+                );
+            }
+            let mut want_a = Vec::new();
+            let mut want_b = Vec::new();
+            let mut want_c = Vec::new();
+            for n in 2u32..=40 {
+                let here = !skipped.contains(&n);
+                want_a.push(here.then_some(i64::from(n)));
+                want_b.push((here && n % 3 == 0).then_some(i64::from(n) * 10));
+                let nulled = null_text && (n == 8 || n == 30);
+                want_c.push((here && (n % 2 == 0 || n == 25) && !nulled).then(|| format!("t{n}")));
+            }
+            let case = format!("batch size {batch_size}, null text {null_text}");
+            assert_eq!(a, want_a, "{case}");
+            assert_eq!(b, want_b, "{case}");
+            assert_eq!(c, want_c, "{case}");
+            assert_eq!(batches.len(), 39usize.div_ceil(batch_size), "{case}");
+        }
+    }
+}
+
 #[test]
 fn selected_columns_come_in_the_order_asked_and_others_are_not_resolved() {
     // Column B refers to shared string 99 of a table of one: resolving it fails.

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    BooleanBuilder, Date32Builder, DurationMillisecondBuilder, Float64Builder, Int64Builder,
-    StringBuilder, Time32MillisecondBuilder, TimestampMillisecondBuilder,
+    ArrayBuilder, BooleanBuilder, Date32Builder, DurationMillisecondBuilder, Float64Builder,
+    Int64Builder, StringBuilder, Time32MillisecondBuilder, TimestampMillisecondBuilder,
 };
 use arrow_array::{ArrayRef, NullArray};
 
@@ -85,7 +85,23 @@ impl ColumnBuilder {
         }
     }
 
-    /// Appends `n` nulls at once (the rows a sheet skips).
+    /// The values and nulls appended so far (0 for a Null column).
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            ColumnBuilder::Null => 0,
+            ColumnBuilder::Boolean(b) => b.len(),
+            ColumnBuilder::Int64(b) => b.len(),
+            ColumnBuilder::Float64(b) => b.len(),
+            ColumnBuilder::Utf8(b) => b.len(),
+            ColumnBuilder::Date32(b) => b.len(),
+            ColumnBuilder::Timestamp(b) => b.len(),
+            ColumnBuilder::Time(b) => b.len(),
+            ColumnBuilder::Duration(b) => b.len(),
+        }
+    }
+
+    /// Appends `n` nulls at once (the rows a sheet skips, the rows a
+    /// column had no value in).
     pub(crate) fn append_nulls(&mut self, n: usize) {
         match self {
             ColumnBuilder::Null => {}
