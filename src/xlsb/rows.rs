@@ -55,6 +55,30 @@ fn is_row_record(kind: u16) -> bool {
     kind <= SHORT_ISST || kind == CELL_RSTRING || kind == END_SHEET_DATA
 }
 
+/// Not a record [`RowSink::plain_cells`] reads (no size byte equals it).
+const NOT_PLAIN: u16 = 0x100;
+
+/// By record type, up to BrtShortIsst: the size of the common cell
+/// records [`RowSink::plain_cells`] reads (numbers, booleans, shared
+/// strings and blanks, full and short forms) when nothing follows their
+/// fields, or [`NOT_PLAIN`].
+const PLAIN_SIZE: [u16; SHORT_ISST as usize + 1] = {
+    let mut sizes = [NOT_PLAIN; SHORT_ISST as usize + 1];
+    // Full forms: column and style, then the value.
+    sizes[CELL_BLANK as usize] = 8;
+    sizes[CELL_RK as usize] = 8 + 4;
+    sizes[CELL_BOOL as usize] = 8 + 1;
+    sizes[CELL_REAL as usize] = 8 + 8;
+    sizes[CELL_ISST as usize] = 8 + 4;
+    // Short forms: the style, then the value.
+    sizes[SHORT_BLANK as usize] = 4;
+    sizes[SHORT_RK as usize] = 4 + 4;
+    sizes[SHORT_BOOL as usize] = 4 + 1;
+    sizes[SHORT_REAL as usize] = 4 + 8;
+    sizes[SHORT_ISST as usize] = 4 + 4;
+    sizes
+};
+
 /// A text cell of the row: its index in the row's cells and its text's
 /// range in the row's text buffer (the cell holds an empty placeholder
 /// until the buffer stops growing).
@@ -146,21 +170,31 @@ impl<'a> XlsbRows<'a> {
         if self.finished {
             return Ok(None);
         }
-        self.arena.reset();
         match self.read_row() {
             Ok(Some((index, hidden, values_elsewhere))) => {
-                // One copy of the cells as they are (a value moved through
-                // a conversion per cell stalled on store forwarding,
-                // measured), then the text cells' text filled in.
-                let text = self.text.as_str();
                 let source: &[Cell<'_>] = &self.cells;
-                let cells = self.arena.alloc_slice_copy(source);
-                for cell in &self.text_cells {
-                    cells[cell.index].value = Value::Text(&text[cell.start..cell.end]);
-                }
-                for cell in &self.formula_cells {
-                    cells[cell.index].formula = Some(&text[cell.start..cell.end]);
-                }
+                let cells: &[Cell<'_>] =
+                    if self.text_cells.is_empty() && self.formula_cells.is_empty() {
+                        // No text to fill in: the row's cells as they are,
+                        // not copied (the copy was about 7 instructions a
+                        // cell of the 65,535 x 14 bench sheet, measured).
+                        source
+                    } else {
+                        // One copy of the cells as they are (a value moved
+                        // through a conversion per cell stalled on store
+                        // forwarding, measured), then the text cells' text
+                        // filled in.
+                        self.arena.reset();
+                        let text = self.text.as_str();
+                        let cells = self.arena.alloc_slice_copy(source);
+                        for cell in &self.text_cells {
+                            cells[cell.index].value = Value::Text(&text[cell.start..cell.end]);
+                        }
+                        for cell in &self.formula_cells {
+                            cells[cell.index].formula = Some(&text[cell.start..cell.end]);
+                        }
+                        cells
+                    };
                 Ok(Some(Row {
                     index,
                     cells,
@@ -470,80 +504,118 @@ impl RowSink<'_, '_> {
     /// the window's end; [`record`](Self::record) reads that record as
     /// always, with its errors. Only without a column selection.
     #[inline(always)]
-    fn plain_cells(&mut self, window: &[u8], mut pos: usize) -> usize {
+    fn plain_cells(&mut self, window: &[u8], pos: usize) -> usize {
         // The longest record read here: BrtCellReal, 2 + 16 bytes.
         const BLOCK: usize = 18;
         let context = self.context;
-        while let Some(block) = window.get(pos..).and_then(<[u8]>::first_chunk::<BLOCK>) {
-            let (kind, size) = (u16::from(block[0]), block[1]);
+        // The run reads records only as far as the row's limits allow
+        // whatever they hold: its records' bytes within what the row limit
+        // leaves (a body is shorter than its record), 7 bytes a cell within
+        // what the cell limit leaves (a record with a value takes at least
+        // 7). The records past that, if any, go through `record`, which
+        // checks the limits one record at a time, as the run did (a check
+        // a record here was about 5 instructions a cell, measured).
+        let budget = self.max_row_bytes.saturating_sub(self.row_bytes);
+        let budget = usize::try_from(budget).unwrap_or(usize::MAX);
+        let room = MAX_ROW_CELLS.saturating_sub(self.cells.len()) * 7;
+        let Some(mut rest) = window
+            .get(pos..)
+            .map(|rest| &rest[..rest.len().min(budget).min(room)])
+        else {
+            return pos;
+        };
+        // The row's state in locals for the run, written back once at its
+        // end (kept in the sink, each store and load per record was about
+        // a tenth of the loop, measured).
+        let mut next_column = self.previous_column.map_or(0, |column| column + 1);
+        let mut row_bytes = self.row_bytes;
+        let row = self.index;
+        let cells = &mut *self.cells;
+        let before = rest.len();
+        // One length check a record: the block holds any record read here.
+        while let Some(block) = rest.first_chunk::<BLOCK>() {
+            let (kind, size) = (block[0], block[1]);
+            let Some(&plain) = PLAIN_SIZE.get(usize::from(kind)) else {
+                break;
+            };
+            if u16::from(size) != plain {
+                break;
+            }
+            // What the record takes of the window (at most the block: the
+            // `min` says so to the compiler, which then checks nothing).
+            let advance = 2 + usize::from(size.min(16));
             let word = |at: usize| {
                 u32::from_le_bytes([block[at], block[at + 1], block[at + 2], block[at + 3]])
             };
-            let short = (SHORT_BLANK..=SHORT_ISST).contains(&kind);
-            // The record's size when it holds its fields and nothing else.
-            let (fields, value_at) = if short { (4, 6) } else { (8, 10) };
-            let value_size = match kind {
-                CELL_BLANK | SHORT_BLANK => 0,
-                CELL_RK | SHORT_RK | CELL_ISST | SHORT_ISST => 4,
-                CELL_REAL | SHORT_REAL => 8,
-                CELL_BOOL | SHORT_BOOL => 1,
-                _ => return pos,
-            };
-            if usize::from(size) != fields + value_size
-                || self.cells.len() >= MAX_ROW_CELLS
-                || self.row_bytes + u64::from(size) > self.max_row_bytes
-            {
-                return pos;
-            }
-            let column = if short {
-                self.previous_column.map_or(0, |column| column + 1)
+            // The short forms (no column: the one after the last) are the
+            // full forms' types plus 0x0B.
+            let short = kind >= SHORT_BLANK as u8;
+            let (column, value_at, kind) = if short {
+                (next_column, 6, kind - (SHORT_BLANK - CELL_BLANK) as u8)
             } else {
-                word(2)
+                (word(2), 10, kind)
             };
             if column > MAX_COLUMN {
-                return pos;
+                break;
             }
             let style = word(value_at - 4) & 0x00FF_FFFF;
-            let value = match kind {
+            let value = match u16::from(kind) {
                 // A NaN or infinity is the per-record path's (an error at
                 // its offset): this run ends before it.
-                CELL_RK | SHORT_RK => match rk_number(word(value_at)) {
-                    number if number.is_finite() => context.number_value(number, style),
-                    _ => return pos,
-                },
-                CELL_REAL | SHORT_REAL => {
+                // `rk_number` with the finite check where it can fail: an
+                // integer is finite, and so is a finite number divided by
+                // 100.
+                CELL_RK => {
+                    let rk = word(value_at);
+                    let number = if rk & 2 != 0 {
+                        f64::from((rk as i32) >> 2)
+                    } else {
+                        match f64::from_bits(u64::from(rk & 0xFFFF_FFFC) << 32) {
+                            number if number.is_finite() => number,
+                            _ => break,
+                        }
+                    };
+                    let number = if rk & 1 != 0 { number / 100.0 } else { number };
+                    context.number_value(number, style)
+                }
+                CELL_REAL => {
                     let low = u64::from(word(value_at));
                     let high = u64::from(word(value_at + 4));
                     match f64::from_bits(low | high << 32) {
                         number if number.is_finite() => context.number_value(number, style),
-                        _ => return pos,
+                        _ => break,
                     }
                 }
-                CELL_BOOL | SHORT_BOOL => Value::Bool(block[value_at] != 0),
-                CELL_ISST | SHORT_ISST => match context.shared_string(u64::from(word(value_at))) {
+                CELL_BOOL => Value::Bool(block[value_at] != 0),
+                CELL_ISST => match context.shared_string(u64::from(word(value_at))) {
                     Ok(text) => Value::Text(text),
-                    Err(_) => return pos,
+                    Err(_) => break,
                 },
                 // A blank: formatting only, no value.
                 _ => {
-                    self.row_bytes += u64::from(size);
-                    self.previous_column = Some(column);
-                    pos += 2 + usize::from(size);
+                    row_bytes += u64::from(size);
+                    next_column = column + 1;
+                    rest = rest.get(advance..).unwrap_or_default();
                     continue;
                 }
             };
-            self.cells.push(Cell {
-                row: self.index,
+            cells.push(Cell {
+                row,
                 column,
                 style,
                 value,
                 formula: None,
             });
-            self.row_bytes += u64::from(size);
-            self.previous_column = Some(column);
-            pos += 2 + usize::from(size);
+            row_bytes += u64::from(size);
+            next_column = column + 1;
+            rest = rest.get(advance..).unwrap_or_default();
         }
-        pos
+        let read = before - rest.len();
+        if read > 0 {
+            self.row_bytes = row_bytes;
+            self.previous_column = Some(next_column - 1);
+        }
+        pos + read
     }
 
     /// [`cell`](Self::cell) for any cell record, each field read through
