@@ -535,6 +535,10 @@ impl RowSink<'_, '_> {
             else {
                 break;
             };
+            // (Always there: a body of at most 16 bytes in a block of 18.)
+            let Some(next) = rest.get(2 + size..) else {
+                break;
+            };
             if let Some(value) = value {
                 cells.push(Cell {
                     row,
@@ -546,7 +550,7 @@ impl RowSink<'_, '_> {
             }
             row_bytes += size as u64;
             next_column = column + 1;
-            rest = rest.get(2 + size..).unwrap_or_default();
+            rest = next;
         }
         let read = before - rest.len();
         if read > 0 {
