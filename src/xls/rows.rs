@@ -706,38 +706,13 @@ impl<'r> RowReader<'r, '_> {
             let Some((&[r0, r1, c0, c1, s0, s1], fields)) = data.split_first_chunk::<6>() else {
                 break;
             };
-            let plain = match kind {
-                NUMBER => len == 14,
-                RK | LABELSST => len == 10,
-                BOOLERR => len == 8,
-                FORMULA => len >= 14,
-                LABEL => self.codec.biff == Biff::V8,
-                _ => false,
-            };
-            if !plain {
-                break;
-            }
-            let index = u32::from(u16::from_le_bytes([r0, r1]));
-            match current {
-                Some(current) if current != index => {
-                    next_row = true;
-                    break;
-                }
-                Some(_) => {}
-                None => {
-                    if state.hidden_before(index).is_some() {
-                        break;
-                    }
-                }
-            }
-            let column = u32::from(u16::from_le_bytes([c0, c1]));
-            let bytes = row_bytes + len as u64;
-            if column > MAX_COLUMN || cells.len() >= MAX_ROW_CELLS || bytes > budget {
-                break;
-            }
             let style = u32::from(u16::from_le_bytes([s0, s1]));
-            let value = match kind {
-                NUMBER => {
+            // One dispatch on the kind: each common kind's length checked
+            // and its value read (nothing kept until the row's checks
+            // below pass; a LABEL's text is made after them).
+            let mut latin1: &[u8] = &[];
+            let mut value = match kind {
+                NUMBER if len == 14 => {
                     let Some(&number) = fields.first_chunk::<8>() else {
                         break;
                     };
@@ -747,7 +722,7 @@ impl<'r> RowReader<'r, '_> {
                     }
                     context.number_value(number, style)
                 }
-                RK => {
+                RK if len == 10 => {
                     let Some(&rk) = fields.first_chunk::<4>() else {
                         break;
                     };
@@ -757,7 +732,7 @@ impl<'r> RowReader<'r, '_> {
                     }
                     context.number_value(number, style)
                 }
-                LABELSST => {
+                LABELSST if len == 10 => {
                     let Some(&sst) = fields.first_chunk::<4>() else {
                         break;
                     };
@@ -766,7 +741,7 @@ impl<'r> RowReader<'r, '_> {
                     };
                     Value::Text(text)
                 }
-                BOOLERR => {
+                BOOLERR if len == 8 => {
                     let Some(&[code, error]) = fields.first_chunk::<2>() else {
                         break;
                     };
@@ -779,7 +754,7 @@ impl<'r> RowReader<'r, '_> {
                         Value::Bool(code != 0)
                     }
                 }
-                FORMULA => {
+                FORMULA if len >= 14 => {
                     let Some(&result) = fields.first_chunk::<8>() else {
                         break;
                     };
@@ -805,7 +780,7 @@ impl<'r> RowReader<'r, '_> {
                         context.number_value(number, style)
                     }
                 }
-                _ => {
+                LABEL if self.codec.biff == Biff::V8 => {
                     // 8-bit characters (Latin-1), all in the record.
                     let Some((&[n0, n1, 0], chars)) = fields.split_first_chunk::<3>() else {
                         break;
@@ -813,17 +788,40 @@ impl<'r> RowReader<'r, '_> {
                     let Some(bytes) = chars.get(..usize::from(u16::from_le_bytes([n0, n1]))) else {
                         break;
                     };
-                    // Pushed a character at a time (Latin-1 as the record
-                    // loop decodes it): about as many instructions as
-                    // `str::from_utf8` alone of the same bytes took after
-                    // they were checked ASCII (measured).
-                    let mut text = BumpString::with_capacity_in(bytes.len(), self.arena);
-                    for &byte in bytes {
-                        text.push(char::from(byte));
-                    }
-                    Value::Text(text.into_bump_str())
+                    latin1 = bytes;
+                    Value::Text("")
                 }
+                _ => break,
             };
+            let index = u32::from(u16::from_le_bytes([r0, r1]));
+            match current {
+                Some(current) if current != index => {
+                    next_row = true;
+                    break;
+                }
+                Some(_) => {}
+                None => {
+                    if state.hidden_before(index).is_some() {
+                        break;
+                    }
+                }
+            }
+            let column = u32::from(u16::from_le_bytes([c0, c1]));
+            let bytes = row_bytes + len as u64;
+            if column > MAX_COLUMN || cells.len() >= MAX_ROW_CELLS || bytes > budget {
+                break;
+            }
+            if kind == LABEL {
+                // Pushed a character at a time (Latin-1 as the record
+                // loop decodes it): about as many instructions as
+                // `str::from_utf8` alone of the same bytes took after
+                // they were checked ASCII (measured).
+                let mut text = BumpString::with_capacity_in(latin1.len(), self.arena);
+                for &byte in latin1 {
+                    text.push(char::from(byte));
+                }
+                value = Value::Text(text.into_bump_str());
+            }
             current = Some(index);
             row_bytes = bytes;
             cells.push(Cell {
