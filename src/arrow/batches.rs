@@ -175,8 +175,8 @@ struct BatchBuilder {
     /// For each builder, the text bytes to make room for (the text of the
     /// batch taken last; Utf8 columns only).
     text_room: Vec<usize>,
-    /// The output columns that hold values (not of type Null): the only
-    /// ones that do work per row.
+    /// The output columns that hold values (not of type Null): the ones
+    /// the rows a sheet skips append nulls to.
     valued: Vec<usize>,
     /// The Utf8 output columns, whose text size can cut a batch.
     text_slots: Vec<usize>,
@@ -262,27 +262,21 @@ impl BatchBuilder {
         // Decided once a row, not per cell: whether text can be read as
         // null (then text takes `put`'s way).
         let plain_text = self.null_values.is_empty();
+        let append_run = if self.same_slots {
+            append_common_run::<true>
+        } else {
+            append_common_run::<false>
+        };
         let mut rest = cells;
         loop {
-            let run = if self.same_slots {
-                append_common_run::<true>(
-                    &mut self.builders,
-                    &mut self.filled,
-                    self.row_mark,
-                    &self.slot_of,
-                    rest,
-                    plain_text,
-                )
-            } else {
-                append_common_run::<false>(
-                    &mut self.builders,
-                    &mut self.filled,
-                    self.row_mark,
-                    &self.slot_of,
-                    rest,
-                    plain_text,
-                )
-            };
+            let run = append_run(
+                &mut self.builders,
+                &mut self.filled,
+                self.row_mark,
+                &self.slot_of,
+                rest,
+                plain_text,
+            );
             let Some((cell, after)) = rest.get(run..).and_then(<[Cell<'_>]>::split_first) else {
                 break;
             };

@@ -919,21 +919,13 @@ fn plain_record<'a, const SHORT: bool, const KIND: u16>(
     let style = word(2 + head - 4) & 0x00FF_FFFF;
     let at = 2 + head;
     let value = match KIND {
-        // `rk_number` with the finite check where it can fail (a NaN or
-        // infinity is the per-record path's, an error at its offset): an
-        // integer is finite, and so is a finite number divided by 100.
+        // A NaN or infinity is the per-record path's (an error at its
+        // offset).
         CELL_RK => {
-            let rk = word(at);
-            let number = if rk & 2 != 0 {
-                f64::from((rk as i32) >> 2)
-            } else {
-                let number = f64::from_bits(u64::from(rk & 0xFFFF_FFFC) << 32);
-                if !number.is_finite() {
-                    return None;
-                }
-                number
-            };
-            let number = if rk & 1 != 0 { number / 100.0 } else { number };
+            let number = rk_number(word(at));
+            if !number.is_finite() {
+                return None;
+            }
             Some(context.number_value(number, style))
         }
         CELL_REAL => {
