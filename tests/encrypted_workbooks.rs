@@ -476,6 +476,27 @@ fn a_verifier_that_passes_over_a_garbage_package_is_a_damaged_package() {
 }
 
 #[test]
+fn an_encryption_header_whose_minifat_is_gone_is_a_damaged_container() {
+    // Found by the `open_workbook` fuzz target: the header says there is
+    // no MiniFAT, so the compound file opens on the second try (without
+    // it), and the small `EncryptionInfo` stream, which lies in the mini
+    // stream, fails in the middle of its read. That is the container's
+    // damage, typed, not an I/O error from bytes in memory.
+    let mut bytes = encrypted(&plain_book(0), PASSWORD);
+    bytes[0x3C..0x40].copy_from_slice(&0xFFFF_FFFEu32.to_le_bytes());
+    bytes[0x40..0x44].copy_from_slice(&0u32.to_le_bytes());
+    let err = open(&bytes, OpenOptions::new().password(PASSWORD))
+        .err()
+        .unwrap();
+    assert!(matches!(err.kind(), ErrorKind::Xls(_)), "{err:?}");
+    assert!(
+        err.to_string().contains("damaged OLE2 compound file")
+            && err.to_string().contains("MiniFAT"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_fat_padded_with_end_of_chain_markers_opens() {
     // excelize fills the FAT entries past the file's last sector with
     // ENDOFCHAIN rather than FREESECT.

@@ -203,7 +203,9 @@ impl<R: Read + Seek> OpenedCompound<R> {
     /// crate (for a small one: an encryption header).
     #[cfg_attr(not(feature = "encryption"), allow(dead_code))]
     pub(crate) fn open_stream(&mut self, name: &str) -> Result<impl Read + '_> {
-        stream_at(&mut self.file, name, 0).map_err(|err| err.with_part(name))
+        stream_at(&mut self.file, name, 0)
+            .map(CheckedStream)
+            .map_err(|err| err.with_part(name))
     }
 
     /// Where the stream `name` (among the root's children, `len` bytes)
@@ -919,6 +921,20 @@ pub(crate) fn compound_error(err: io::Error) -> Error {
             "damaged OLE2 compound file: a sector lies past the end of the file".into(),
         )),
         _ => Error::from(err),
+    }
+}
+
+/// A stream read through the `cfb` crate, whose errors are read as
+/// [`compound_error`] reads them: a damaged container found in the middle
+/// of a read (a sector chain the MiniFAT does not hold) is a typed error,
+/// never an I/O error from bytes in memory.
+struct CheckedStream<S>(S);
+
+impl<S: Read> Read for CheckedStream<S> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0
+            .read(buf)
+            .map_err(|err| io::Error::from(compound_error(err)))
     }
 }
 
