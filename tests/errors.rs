@@ -652,6 +652,24 @@ fn invalid_utf8() {
     let (_, err) = bad_sheet(sheet);
     assert!(matches!(err.kind(), ErrorKind::InvalidUtf8), "{err:?}");
     assert_mentions(&err, &["row 7"]);
+    // The same in a column whose cells repeat their shape (the scanner's
+    // fastest path, which hands out such text as it stands once checked):
+    // the rows before are read, the broken one refused at its byte.
+    let rows: String = (1..=6)
+        .map(|r| {
+            format!(
+                r#"<row r="{r}"><c r="A{r}" s="12" t="inlineStr"><is><t>é{r}</t></is></c><c r="B{r}"><v>{r}</v></c></row>"#
+            )
+        })
+        .collect();
+    let mut sheet = sheet_xml(&rows).into_bytes();
+    let at = find(&sheet, "é4".as_bytes()).unwrap();
+    sheet[at + 1] = b'x';
+    let (cells, err) = bad_sheet(sheet);
+    assert_eq!(cells, 6);
+    assert!(matches!(err.kind(), ErrorKind::InvalidUtf8), "{err:?}");
+    assert_mentions(&err, &["row 4"]);
+    assert_eq!(err.location().offset, Some(at as u64));
     // In attribute values nothing reads: a row of numbers is checked too.
     for row in [
         r#"<row r="4" x14ac:dyDescent="@@"><c r="A4"><v>1</v></c></row>"#,
@@ -1076,6 +1094,9 @@ fn shared_string_count_limit() {
     let err = at(9).unwrap_err();
     assert_eq!(limit_of(&err), ("shared string count", 9));
     assert_mentions(&err, &["xl/sharedStrings.xml", "limit"]);
+    // At the tenth item, read in a run of plain items as the nine before.
+    let tenth = find(sst_xml(&items).as_bytes(), b"<si><t>s9</t>").unwrap();
+    assert_eq!(err.location().offset, Some(tenth as u64));
     let err = at(0).unwrap_err();
     assert_eq!(limit_of(&err).1, 0);
 }
@@ -1098,6 +1119,8 @@ fn shared_string_bytes_limit() {
     assert_eq!(at(25).unwrap(), 0);
     let err = at(24).unwrap_err();
     assert_eq!(limit_of(&err), ("shared string bytes", 24));
+    let third = find(sst_xml(&items).as_bytes(), b"<si><t>01234</t>").unwrap();
+    assert_eq!(err.location().offset, Some(third as u64));
 }
 
 // ---------------------------------------------------------------------------

@@ -7,8 +7,8 @@
 //! before the next row. After the first rows have sized the buffers nothing
 //! here touches the heap.
 //!
-//! A row whose every value the scanner parsed (`RawRow::ascii_only`; a plain
-//! inline string, ASCII with nothing to decode, counts as parsed:
+//! A row whose every value the scanner parsed (`RawRow::ascii_only`; a
+//! verbatim inline string, with nothing to decode, counts as parsed:
 //! `Parsed::Text`, its span checked as UTF-8 alone) is resolved in one pass
 //! into a slice of the exact length; other rows are UTF-8-checked and go
 //! through the text path (decoding, escapes, formulas).
@@ -265,7 +265,8 @@ fn parsed_cell<'r>(
                 .map_err(|err| Some(locate_cell(err, cell)))?,
         ),
         Parsed::Bool(flag) => Value::Bool(flag),
-        // ASCII (the scanner checked): never refused here.
+        // Verbatim (the scanner checked); text that is not UTF-8 sends the
+        // row the general way, which reports it.
         Parsed::Text { start, end } => window
             .get(start as usize..end as usize)
             .and_then(|text| std::str::from_utf8(text).ok())

@@ -155,20 +155,36 @@ pub(crate) fn has_special_byte(
 /// 0x20 costs what flagging the carriage return alone did.)
 #[inline]
 pub(crate) fn is_plain_text(text: &[u8]) -> bool {
+    text_without_markup::<false>(text)
+}
+
+/// Whether `text` stands as it is, as [`is_plain_text`] says, except that
+/// bytes from 0x80 up are allowed: whether they are UTF-8 is for the
+/// caller to check. (Of the characters XML forbids, those above 0x7F are
+/// the surrogates, which are not UTF-8, and U+FFFE and U+FFFF, which the
+/// general path hands out as they stand too.)
+#[inline]
+pub(crate) fn is_verbatim_text(text: &[u8]) -> bool {
+    text_without_markup::<true>(text)
+}
+
+/// [`is_plain_text`], or [`is_verbatim_text`] with `HIGH_BYTES`.
+#[inline(always)]
+fn text_without_markup<const HIGH_BYTES: bool>(text: &[u8]) -> bool {
+    let high_bits = if HIGH_BYTES { 0 } else { HIGH_BITS };
     let mut words = text.chunks_exact(8);
     let mut flags = 0;
     for word in words.by_ref() {
         let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        flags |= (word & HIGH_BITS)
+        flags |= (word & high_bits)
             | bytes_equal(word, b'&')
             | bytes_below_space(word)
             | bytes_equal(word, b'_');
     }
     flags == 0
-        && words
-            .remainder()
-            .iter()
-            .all(|&byte| (0x20..0x80).contains(&byte) && !matches!(byte, b'&' | b'_'))
+        && words.remainder().iter().all(|&byte| {
+            byte >= 0x20 && (HIGH_BYTES || byte < 0x80) && !matches!(byte, b'&' | b'_')
+        })
 }
 
 /// Whether every byte of `value` is printable ASCII (0x20 to 0x7E, and
@@ -234,6 +250,22 @@ mod tests {
                 let mut text = "x".repeat(21);
                 text.insert_str(at, special);
                 assert!(!is_plain_text(text.as_bytes()), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn verbatim_text_is_plain_text_with_any_byte_from_0x80() {
+        for text in ["", "item-0000001", "münchen", "東京", "río \u{1F600}"] {
+            assert!(is_verbatim_text(text.as_bytes()), "{text:?}");
+        }
+        // Not UTF-8, yet verbatim: the caller checks.
+        assert!(is_verbatim_text(b"\xff\xfe abc \x80"));
+        for special in ["&", "\r", "_", "\t", "\n", "\u{1b}", "\0"] {
+            for at in [0, 3, 7, 8, 9, 15, 20] {
+                let mut text = "é".repeat(11);
+                text.insert_str(at & !1, special);
+                assert!(!is_verbatim_text(text.as_bytes()), "{text:?}");
             }
         }
     }
