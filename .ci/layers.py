@@ -24,7 +24,7 @@ import sys
 # (a prefix ending in `/` is a folder, otherwise a file). The library.
 LAYERS = [
     ("model", [
-        "src/limits.rs", "src/source.rs", "src/text.rs", "src/date.rs",
+        "src/limits.rs", "src/source.rs", "src/text.rs", "src/ascii.rs", "src/date.rs",
         "src/cell.rs", "src/number_format.rs", "src/error.rs", "src/range.rs",
         "src/columns.rs", "src/interop.rs", "src/format/", "src/styles.rs",
         "src/shared_strings.rs", "src/metadata.rs", "src/count.rs",

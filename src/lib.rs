@@ -133,11 +133,13 @@
 //! giant rows, huge shared string tables) is refused by [`Limits`], which
 //! can be raised through [`OpenOptions`].
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// `unsafe` in one module only (`ascii.rs`), which allows it.
+#![deny(unsafe_code)]
 
 mod archive;
 #[cfg(feature = "arrow")]
 pub mod arrow;
+mod ascii;
 mod cell;
 mod chunk;
 mod columns;

@@ -28,6 +28,7 @@
 use bumpalo::Bump;
 use bumpalo::collections::{String as BumpString, Vec as BumpVec};
 
+use crate::ascii::ascii_str;
 use crate::cell::{Cell, MAX_COLUMN, Row, Value};
 use crate::columns::ColumnSet;
 use crate::contract::RowSource;
@@ -812,15 +813,20 @@ impl<'r> RowReader<'r, '_> {
                 break;
             }
             if kind == LABEL {
-                // Pushed a character at a time (Latin-1 as the record
-                // loop decodes it): about as many instructions as
-                // `str::from_utf8` alone of the same bytes took after
-                // they were checked ASCII (measured).
-                let mut text = BumpString::with_capacity_in(latin1.len(), self.arena);
-                for &byte in latin1 {
-                    text.push(char::from(byte));
-                }
-                value = Value::Text(text.into_bump_str());
+                // ASCII (nearly every label) copied as it is; other
+                // Latin-1 text pushed a character at a time, as the
+                // record loop decodes it.
+                let text = match ascii_str(latin1) {
+                    Some(ascii) => self.arena.alloc_str(ascii),
+                    None => {
+                        let mut text = BumpString::with_capacity_in(latin1.len(), self.arena);
+                        for &byte in latin1 {
+                            text.push(char::from(byte));
+                        }
+                        text.into_bump_str()
+                    }
+                };
+                value = Value::Text(text);
             }
             current = Some(index);
             row_bytes = bytes;

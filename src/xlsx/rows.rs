@@ -17,6 +17,7 @@ use bumpalo::Bump;
 
 use super::number::{parse_index, parse_number};
 use super::scan::{CellKind, Parsed, PieceRange, RawCell, RawRow, Scan, SheetScanner};
+use crate::ascii::ascii_str;
 use crate::cell::{Cell, Row, Value};
 use crate::chunk::ChunkBuffer;
 use crate::columns::ColumnSet;
@@ -269,7 +270,7 @@ fn parsed_cell<'r>(
         // row the general way, which reports it.
         Parsed::Text { start, end } => window
             .get(start as usize..end as usize)
-            .and_then(|text| std::str::from_utf8(text).ok())
+            .and_then(|text| ascii_str(text).or_else(|| std::str::from_utf8(text).ok()))
             .map_or(Err(None), |text| Ok(Value::Text(text)))?,
         Parsed::No => return Err(None),
     };
