@@ -1505,7 +1505,6 @@ impl CellShapes {
         pieces: &mut Vec<Piece>,
     ) -> (u32, usize) {
         const OPEN: u64 = u64::from_le_bytes(*b"<c r=\"\0\0");
-        const V_CLOSE: u64 = u64::from_le_bytes(*b"</v></c>");
         while let Some(block) = input
             .get(pos..)
             .and_then(|rest| rest.first_chunk::<SHAPED_CELL>())
@@ -1565,25 +1564,8 @@ impl CellShapes {
                     OtherShape::Unread => break,
                 }
             }
-            // The value: up to 23 bytes, then `</v></c>`.
-            let Some(text_end) = find_lt(block, tag_end) else {
+            let Some((parsed, text_end)) = shaped_value(block, tag_end, shape.kind) else {
                 break;
-            };
-            if word_of(block, text_end) != V_CLOSE {
-                break;
-            }
-            let text = &block[tag_end..text_end];
-            let parsed = match shape.kind {
-                CellKind::Number => number::parse_number(text).map_or(Parsed::No, Parsed::Number),
-                CellKind::SharedString => {
-                    number::parse_index(text).map_or(Parsed::No, Parsed::SharedString)
-                }
-                CellKind::Bool => match text {
-                    b"1" => Parsed::Bool(true),
-                    b"0" => Parsed::Bool(false),
-                    _ => Parsed::No,
-                },
-                _ => Parsed::No,
             };
             let start = pieces.len() as u32;
             let value = if parsed == Parsed::No {
@@ -1670,7 +1652,6 @@ impl CellShapes {
             (close + 4, ShapeEnd::Value)
         };
         let len = end - (pos + at);
-
         let slot = column as usize;
         if len > SHAPE_BYTES || slot >= SHAPED_COLUMNS {
             return None;
@@ -1766,8 +1747,15 @@ fn shaped_value(block: &[u8; SHAPED_CELL], at: usize, kind: CellKind) -> Option<
     if word_of(block, text_end) != V_CLOSE {
         return None;
     }
-    let text = &block[at..text_end];
-    let parsed = match kind {
+    Some((parsed_value(kind, &block[at..text_end]), text_end))
+}
+
+/// A `<v>` value's text as the scanner parses it for a cell of `kind`: a
+/// number, a shared string's index, a boolean; [`Parsed::No`] for any
+/// other kind or text, which the row reader reads.
+#[inline(always)]
+fn parsed_value(kind: CellKind, text: &[u8]) -> Parsed {
+    match kind {
         CellKind::Number => number::parse_number(text).map_or(Parsed::No, Parsed::Number),
         CellKind::SharedString => {
             number::parse_index(text).map_or(Parsed::No, Parsed::SharedString)
@@ -1778,8 +1766,7 @@ fn shaped_value(block: &[u8; SHAPED_CELL], at: usize, kind: CellKind) -> Option<
             _ => Parsed::No,
         },
         _ => Parsed::No,
-    };
-    Some((parsed, text_end))
+    }
 }
 
 /// The text of a shaped inline string whose `<is><t>` ends at `at` in
@@ -2013,19 +2000,7 @@ fn read_fast_cell(
     if input.get(text_end..text_end + 8)? != b"</v></c>" {
         return None;
     }
-    let text = &input[text_start..text_end];
-    cell.parsed = match cell.kind {
-        CellKind::Number => number::parse_number(text).map_or(Parsed::No, Parsed::Number),
-        CellKind::SharedString => {
-            number::parse_index(text).map_or(Parsed::No, Parsed::SharedString)
-        }
-        CellKind::Bool => match text {
-            b"1" => Parsed::Bool(true),
-            b"0" => Parsed::Bool(false),
-            _ => Parsed::No,
-        },
-        _ => Parsed::No,
-    };
+    cell.parsed = parsed_value(cell.kind, &input[text_start..text_end]);
     let start = pieces.len() as u32;
     if cell.parsed == Parsed::No {
         pieces.push(Piece {
