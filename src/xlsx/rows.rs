@@ -7,7 +7,7 @@
 //! before the next row. After the first rows have sized the buffers nothing
 //! here touches the heap.
 //!
-//! A row whose every value the scanner parsed (`RawRow::ascii_only`; a
+//! A row whose every value the scanner parsed (`RawRow::values_parsed`; a
 //! verbatim inline string, with nothing to decode, counts as parsed:
 //! `Parsed::Text`, its span checked as UTF-8 alone) is resolved in one pass
 //! into a slice of the exact length; other rows are UTF-8-checked and go
@@ -194,7 +194,7 @@ fn build_row<'r>(
     context: SheetContext<'r>,
     formulas: bool,
 ) -> Result<Row<'r>> {
-    if raw.ascii_only {
+    if raw.values_parsed {
         // Every value was parsed by the scanner: one pass into a slice of
         // the exact length, without the text machinery.
         let parsed = raw

@@ -80,7 +80,7 @@ pub(crate) enum Parsed {
     /// An inline string's text, verbatim ([`is_verbatim_text`]: nothing
     /// to decode), handed out as it stands once checked as UTF-8 on its
     /// own: where it starts and ends in the window. Such a row needs no
-    /// UTF-8 check of its own ([`RawRow::ascii_only`]).
+    /// UTF-8 check of its own ([`RawRow::values_parsed`]).
     Text { start: u32, end: u32 },
 }
 
@@ -195,7 +195,7 @@ pub(crate) struct RawRow {
     /// but those (no pieces), so that the row needs no UTF-8 check: its
     /// values are numbers, booleans, shared string indices and
     /// [`Parsed::Text`] (checked one by one).
-    pub ascii_only: bool,
+    pub values_parsed: bool,
     /// Whether the row tag says `hidden="1"` (or `true`).
     pub hidden: bool,
     /// Whether a cell the column selection skipped held a value (a `<v>`
@@ -735,7 +735,7 @@ impl SheetScanner {
     ) -> Result<Option<usize>> {
         row.cells.clear();
         row.pieces.clear();
-        row.ascii_only = false;
+        row.values_parsed = false;
         row.values_skipped = false;
         let selection = self.selection.as_ref();
         // Cleared when the general path reads any part of the row.
@@ -766,7 +766,7 @@ impl SheetScanner {
         row.start = tag_start;
         if self_closing {
             self.next_row = index + 1;
-            row.ascii_only = fast_only;
+            row.values_parsed = fast_only;
             return Ok(Some(body_start));
         }
         let mut pos = body_start;
@@ -822,7 +822,7 @@ impl SheetScanner {
             }
             if fast && open.is_empty() && input.get(pos..pos + 6) == Some(b"</row>") {
                 self.next_row = index + 1;
-                row.ascii_only = fast_only && row.pieces.is_empty();
+                row.values_parsed = fast_only && row.pieces.is_empty();
                 return Ok(Some(pos + 6));
             }
             fast_only = false;
@@ -1045,7 +1045,7 @@ fn fast_attributes(
                 }
                 let close = find_byte(input, eq + 2, b'"')?;
                 let value = &input[eq + 2..close];
-                // The fast path reads only ASCII (see `RawRow::ascii_only`),
+                // The fast path reads only ASCII (see `RawRow::values_parsed`),
                 // and no character XML forbids.
                 if !is_plain_attribute_value(value) {
                     return None;
@@ -2527,7 +2527,7 @@ mod tests {
                         "{} {} {} {} {:?} {:?}",
                         row.index,
                         row.hidden,
-                        row.ascii_only,
+                        row.values_parsed,
                         row.values_skipped,
                         row.cells,
                         row.pieces
@@ -2839,12 +2839,12 @@ mod tests {
 
     /// Whether the one row of `row_xml`, scanned in one window, needs no
     /// text of its own.
-    fn ascii_only(row_xml: &str) -> bool {
+    fn values_parsed(row_xml: &str) -> bool {
         let xml = format!("<sheetData>{row_xml}</sheetData>");
         let mut row = RawRow::default();
         let scan = SheetScanner::new().scan(xml.as_bytes(), true, &mut row);
         assert!(matches!(scan, Ok(Scan::Row { .. })), "{scan:?}");
-        row.ascii_only
+        row.values_parsed
     }
 
     #[test]
@@ -2862,7 +2862,7 @@ mod tests {
             "<row r=\"8\"><c r=\"A8\" t=\"inlineStr\"><is><t>\u{e9}</t></is></c></row>",
             "<row r=\"9\"><c r=\"A9\" t=\"inlineStr\"><is><t>東京</t></is></c></row>",
         ] {
-            assert!(ascii_only(row), "{row}");
+            assert!(values_parsed(row), "{row}");
         }
         for row in [
             // Text is handed out: inline strings to decode or with a
@@ -2881,7 +2881,7 @@ mod tests {
             "<row r=\"1\" x=\"\u{e9}\"><c r=\"A1\"><v>1</v></c></row>",
             "<row r=\"1\"><c r=\"A1\" x=\"\u{e9}\"><v>1</v></c></row>",
         ] {
-            assert!(!ascii_only(row), "{row}");
+            assert!(!values_parsed(row), "{row}");
         }
     }
 
