@@ -359,6 +359,10 @@ fn next_slice(scan: &Scan) -> Result<Option<RecordBatch>, BoxError> {
             state.offset += rows;
             return Ok(Some(slice));
         }
+        // The batch read through is dropped before the next is taken: held
+        // while the reader hands over the next one, it was one batch more at
+        // the peak (as in the CLI's `arrow`, issue 48).
+        state.batch = None;
         match state.reader.next_batch() {
             Ok(Some(batch)) => {
                 state.batch = Some(batch);
