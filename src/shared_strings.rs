@@ -64,6 +64,21 @@ impl Block {
     fn len(&self) -> usize {
         self.ends.len() - 1
     }
+
+    fn empty() -> Block {
+        Block {
+            text: String::new(),
+            ends: Box::new([0]),
+        }
+    }
+
+    /// Keeps the first `items` items.
+    fn truncate(&mut self, items: usize) {
+        if items < self.len() {
+            self.text.truncate(self.ends[items]);
+            self.ends = self.ends[..=items].into();
+        }
+    }
 }
 
 /// A format's shared strings part as a resumable parser.
@@ -75,10 +90,19 @@ pub(crate) trait ItemSource: Send {
     fn next_items(&mut self, strings: &mut SharedStringsBuilder) -> Result<bool>;
 }
 
+/// Opens a lazy table's part again, from its start, as a new parser: for
+/// the blocks a check to the part's end read and did not keep
+/// ([`SharedStrings::check_to_end`]).
+pub(crate) type ReopenItems = Box<dyn Fn() -> Result<Box<dyn ItemSource>> + Send + Sync>;
+
 /// Where the parse stands.
 enum State {
     /// Items remain to be read.
     Pending(Box<Pending>),
+    /// The part was read to its end, whole and within the limits, by a
+    /// check that kept no block past those set: a lookup past them reads
+    /// the part again.
+    Checked(Origin),
     /// The part was read to its end: every block is set.
     Done,
     /// The part is damaged past the blocks that are set.
@@ -88,8 +112,41 @@ enum State {
 struct Pending {
     source: Box<dyn ItemSource>,
     builder: SharedStringsBuilder,
+    origin: Origin,
+    /// Blocks a parser reading the part again reads past (set already).
+    skip: usize,
+}
+
+/// Where a lazy table's items come from.
+struct Origin {
     /// The part's name, for errors.
     part: String,
+    limits: Limits,
+    /// How to read the part again; None where it cannot be (the check to
+    /// the end then keeps every block, as a whole read does).
+    reopen: Option<ReopenItems>,
+    /// Whether the part was read to its end once (by a check): a second
+    /// check has nothing to do.
+    whole: bool,
+}
+
+impl Origin {
+    /// A parser of the part from its start again, reading past the `set`
+    /// blocks already set.
+    fn reread(self, set: usize) -> Result<Box<Pending>> {
+        let reopen = self.reopen.as_ref().ok_or_else(|| {
+            Error::new(ErrorKind::Package(
+                "the shared strings part cannot be read again".into(),
+            ))
+        })?;
+        let source = reopen().map_err(|err| err.with_part(&self.part))?;
+        Ok(Box::new(Pending {
+            source,
+            builder: SharedStringsBuilder::handing_out(&self.limits),
+            origin: self,
+            skip: set,
+        }))
+    }
 }
 
 /// All shared strings of a workbook, parsed as far as asked for (see the
@@ -135,13 +192,25 @@ impl SharedStrings {
     }
 
     /// A table read from `source` only as far as lookups need it; errors
-    /// name `part`.
-    pub(crate) fn lazy(source: Box<dyn ItemSource>, limits: &Limits, part: &str) -> SharedStrings {
+    /// name `part`. With `reopen`, a check to the part's end keeps no block
+    /// it alone read ([`SharedStrings::check_to_end`]).
+    pub(crate) fn lazy(
+        source: Box<dyn ItemSource>,
+        reopen: Option<ReopenItems>,
+        limits: &Limits,
+        part: &str,
+    ) -> SharedStrings {
         SharedStrings {
             state: Mutex::new(State::Pending(Box::new(Pending {
                 source,
                 builder: SharedStringsBuilder::handing_out(limits),
-                part: part.to_owned(),
+                origin: Origin {
+                    part: part.to_owned(),
+                    limits: *limits,
+                    reopen,
+                    whole: false,
+                },
+                skip: 0,
             }))),
             ..SharedStrings::empty()
         }
@@ -236,13 +305,102 @@ impl SharedStrings {
             .and_then(|block| block.get(position)))
     }
 
-    /// Reads items until block `wanted` is set or the part ends.
-    fn fill(&self, wanted: usize) -> Result<()> {
-        let mut state = self.state.lock().map_err(|_| {
+    /// Checks the part to its end as reading the whole table would (its
+    /// well-formedness and the limits: the same error, or none), for a read
+    /// that reaches a sheet's end, without keeping what only the check
+    /// read: the blocks past those already set are dropped as they fill, and
+    /// a lookup that needs one later reads the part again. A read of
+    /// numbers alone in a sheet of a million shared strings then holds none
+    /// of them (it held them all, 19.5 MB, issue 48). Where the part cannot
+    /// be read again, the whole table is read ([`SharedStrings::load`]).
+    pub(crate) fn check_to_end(&self) -> Result<()> {
+        if self.count.get().is_some() {
+            return Ok(());
+        }
+        let mut state = self.lock_state()?;
+        let pending = match &mut *state {
+            State::Done | State::Checked(_) => return Ok(()),
+            State::Failed(err) => return Err(err.duplicate()),
+            State::Pending(pending) if pending.origin.whole => return Ok(()),
+            State::Pending(pending) if pending.origin.reopen.is_none() || pending.skip > 0 => {
+                drop(state);
+                return self.load();
+            }
+            State::Pending(pending) => pending,
+        };
+        pending.builder.check_only();
+        loop {
+            match pending.next_block() {
+                // Not kept: read again if a lookup needs it.
+                Ok(Some(_block)) => {}
+                Ok(None) => {
+                    let State::Pending(pending) = std::mem::replace(&mut *state, State::Done)
+                    else {
+                        unreachable!("the state checked above");
+                    };
+                    let mut origin = pending.origin;
+                    origin.whole = true;
+                    *state = State::Checked(origin);
+                    return Ok(());
+                }
+                Err(err) => {
+                    let err = err.with_part(&pending.origin.part);
+                    let items = pending.builder.count();
+                    let State::Pending(pending) =
+                        std::mem::replace(&mut *state, State::Failed(err.duplicate()))
+                    else {
+                        unreachable!("the state checked above");
+                    };
+                    self.replay_to_damage(pending.origin, items);
+                    return Err(err);
+                }
+            }
+        }
+    }
+
+    /// After a check found damage past item `items`: the table as a whole
+    /// read leaves it, from the part read again: every block before the
+    /// damaged one set, and the damaged one's items before the damage kept
+    /// (all of them read without damage before).
+    fn replay_to_damage(&self, origin: Origin, items: usize) {
+        let (damaged, _) = locate(items);
+        let Ok(mut pending) = origin.reread(locate(self.parsed()).0) else {
+            return;
+        };
+        while pending.skip > 0 || locate(self.parsed()).0 < damaged {
+            match pending.next_block() {
+                Ok(Some(_)) if pending.skip > 0 => pending.skip -= 1,
+                Ok(Some(block)) => {
+                    if self.install(block).is_err() {
+                        return;
+                    }
+                }
+                Ok(None) | Err(_) => return,
+            }
+        }
+        let first = self.parsed();
+        let mut partial = match pending.next_block() {
+            Ok(Some(block)) => block,
+            Ok(None) => pending.builder.seal_rest().unwrap_or_else(Block::empty),
+            // The damage again (or, for a limit the workbook's other parts
+            // took part in, none: the items are cut where it was found).
+            Err(_) => pending.builder.take_block(),
+        };
+        partial.truncate(items.saturating_sub(first));
+        let _ = self.before_damage.set((first, partial));
+    }
+
+    fn lock_state(&self) -> Result<std::sync::MutexGuard<'_, State>> {
+        self.state.lock().map_err(|_| {
             Error::new(ErrorKind::Package(
                 "the shared strings table's reader failed in another thread".into(),
             ))
-        })?;
+        })
+    }
+
+    /// Reads items until block `wanted` is set or the part ends.
+    fn fill(&self, wanted: usize) -> Result<()> {
+        let mut state = self.lock_state()?;
         loop {
             if self
                 .blocks
@@ -254,9 +412,28 @@ impl SharedStrings {
             let pending = match &mut *state {
                 State::Done => return Ok(()),
                 State::Failed(err) => return Err(err.duplicate()),
+                State::Checked(_) => {
+                    // A lookup past the blocks a check did not keep: the
+                    // part read again, past the blocks set.
+                    let State::Checked(origin) = std::mem::replace(&mut *state, State::Done) else {
+                        unreachable!("matched above");
+                    };
+                    let set = locate(self.parsed()).0;
+                    let part = origin.part.clone();
+                    match origin.reread(set) {
+                        Ok(pending) => *state = State::Pending(pending),
+                        Err(err) => {
+                            let err = err.with_part(&part);
+                            *state = State::Failed(err.duplicate());
+                            return Err(err);
+                        }
+                    }
+                    continue;
+                }
                 State::Pending(pending) => pending,
             };
             match pending.next_block() {
+                Ok(Some(_)) if pending.skip > 0 => pending.skip -= 1,
                 Ok(Some(block)) => self.install(block)?,
                 Ok(None) => {
                     let count = pending.builder.count();
@@ -267,10 +444,14 @@ impl SharedStrings {
                     *state = State::Done;
                 }
                 Err(err) => {
-                    let err = err.with_part(&pending.part);
-                    let _ = self
-                        .before_damage
-                        .set((self.parsed(), pending.builder.take_block()));
+                    let err = err.with_part(&pending.origin.part);
+                    // (A part read again was read whole without damage: an
+                    // error there leaves the blocks as they are.)
+                    if pending.skip == 0 {
+                        let _ = self
+                            .before_damage
+                            .set((self.parsed(), pending.builder.take_block()));
+                    }
                     *state = State::Failed(err.duplicate());
                     return Err(err);
                 }
@@ -332,6 +513,9 @@ pub(crate) struct SharedStringsBuilder {
     done: Vec<Block>,
     /// Whether filled blocks are kept (in `done`) or handed out (`full`).
     keep: bool,
+    /// Whether the blocks are a check's, not kept: each of the first
+    /// block's size, whatever the block index.
+    checking: bool,
     max_text: u64,
     max_count: u64,
 }
@@ -350,6 +534,7 @@ impl SharedStringsBuilder {
             full: None,
             done: Vec::new(),
             keep: true,
+            checking: false,
             max_text: limits.max_shared_string_bytes,
             max_count: limits.max_shared_strings,
         }
@@ -361,6 +546,25 @@ impl SharedStringsBuilder {
             keep: false,
             ..SharedStringsBuilder::new(limits)
         }
+    }
+
+    /// Items the block being gathered holds when full: `1024 << block`, or
+    /// 1024 for a check's blocks ([`SharedStringsBuilder::check_only`]).
+    fn block_items(&self) -> usize {
+        if self.checking {
+            block_capacity(0)
+        } else {
+            block_capacity(self.block)
+        }
+    }
+
+    /// From here on, blocks of 1024 items, for a check that keeps none:
+    /// the limits hold as before (they count items and bytes, not blocks).
+    fn check_only(&mut self) {
+        self.checking = true;
+        // The next item ends through the checked path, which seals a block
+        // past the new size.
+        self.ends_check = 0;
     }
 
     /// Items ended so far.
@@ -400,9 +604,10 @@ impl SharedStringsBuilder {
         if self.count() as u64 >= self.max_count {
             return Err(Error::limit("shared string count", self.max_count));
         }
+        let block_items = self.block_items();
         let ends = &mut self.ends;
         if ends.len() == ends.capacity() {
-            let capacity = block_capacity(self.block) as u64 + 1;
+            let capacity = block_items as u64 + 1;
             let left = self.max_count - self.sealed_items as u64 + 1;
             let ceiling = usize::try_from(capacity.min(left)).unwrap_or(usize::MAX);
             let wanted = ends.len().saturating_mul(2).clamp(16, ceiling.max(16));
@@ -410,14 +615,14 @@ impl SharedStringsBuilder {
                 .map_err(|_| Error::limit("shared string count", self.max_count))?;
         }
         ends.push(self.text.len());
-        if ends.len() > block_capacity(self.block) {
+        if ends.len() > block_items {
             self.seal()?;
         }
         let left = self.max_count.saturating_sub(self.sealed_items as u64) + 1;
         self.ends_check = self
             .ends
             .capacity()
-            .min(block_capacity(self.block))
+            .min(self.block_items())
             .min(usize::try_from(left).unwrap_or(usize::MAX));
         Ok(())
     }
@@ -430,7 +635,9 @@ impl SharedStringsBuilder {
             return Err(Error::limit("shared string count", self.max_count));
         }
         let block = self.take_block();
-        self.block += 1;
+        if !self.checking {
+            self.block += 1;
+        }
         if self.keep {
             self.done.push(block);
         } else {
@@ -563,7 +770,7 @@ mod tests {
             end,
             fail_at,
         };
-        SharedStrings::lazy(Box::new(source), &Limits::default(), "sst")
+        SharedStrings::lazy(Box::new(source), None, &Limits::default(), "sst")
     }
 
     #[test]
@@ -611,6 +818,7 @@ mod tests {
                 end: 1_500,
                 fail_at: None,
             }),
+            None,
             &limits,
             "sst",
         );
@@ -626,6 +834,7 @@ mod tests {
                 end: 5_000,
                 fail_at: None,
             }),
+            None,
             &Limits {
                 max_shared_string_bytes: 1 << 20,
                 ..limits
@@ -635,5 +844,100 @@ mod tests {
         assert_eq!(strings.lookup(1_999).unwrap(), Some("1999"));
         let err = strings.lookup(2_000).unwrap_err();
         assert!(err.to_string().contains("shared string count"), "{err}");
+    }
+
+    /// A table of `end` numbers (damaged at `fail_at`) whose part can be
+    /// read again, and how many times it was.
+    fn reopenable(
+        end: usize,
+        fail_at: Option<usize>,
+        limits: &Limits,
+    ) -> (SharedStrings, std::sync::Arc<AtomicUsize>) {
+        let reopened = std::sync::Arc::new(AtomicUsize::new(0));
+        let counter = std::sync::Arc::clone(&reopened);
+        let reopen: ReopenItems = Box::new(move || {
+            counter.fetch_add(1, Ordering::Relaxed);
+            Ok(Box::new(Numbers {
+                next: 0,
+                end,
+                fail_at,
+            }) as Box<dyn ItemSource>)
+        });
+        let source = Numbers {
+            next: 0,
+            end,
+            fail_at,
+        };
+        let strings = SharedStrings::lazy(Box::new(source), Some(reopen), limits, "sst");
+        (strings, reopened)
+    }
+
+    #[test]
+    fn a_check_to_the_end_keeps_no_block_it_alone_read() {
+        let (strings, reopened) = reopenable(10_000, None, &Limits::default());
+        assert_eq!(strings.lookup(5).unwrap(), Some("5"));
+        strings.check_to_end().unwrap();
+        // Only the block the lookup set: the text of items 0 to 1023.
+        assert_eq!(strings.parsed(), 1024);
+        assert_eq!(strings.text_bytes(), 10 + 90 * 2 + 900 * 3 + 24 * 4);
+        assert_eq!(reopened.load(Ordering::Relaxed), 0);
+        // Set blocks read as before; a lookup past them reads the part again.
+        assert_eq!(strings.lookup(1_000).unwrap(), Some("1000"));
+        assert_eq!(strings.lookup(7_000).unwrap(), Some("7000"));
+        assert_eq!(reopened.load(Ordering::Relaxed), 1);
+        assert_eq!(strings.parsed(), 7_168);
+        // A second check has nothing to do: the part was read whole once.
+        strings.check_to_end().unwrap();
+        assert_eq!(strings.lookup(9_999).unwrap(), Some("9999"));
+        assert_eq!(strings.lookup(10_000).unwrap(), None);
+        assert_eq!(strings.len(), 10_000);
+        assert_eq!(strings.text_bytes(), 10 + 90 * 2 + 900 * 3 + 9000 * 4);
+        assert_eq!(reopened.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn a_check_finds_the_damage_a_whole_read_finds_and_leaves_the_same_table() {
+        for lookup_first in [None, Some(10), Some(2_000)] {
+            let whole = numbers(10_000, Some(5_000));
+            let (checked, _) = reopenable(10_000, Some(5_000), &Limits::default());
+            if let Some(index) = lookup_first {
+                assert_eq!(whole.lookup(index).unwrap(), checked.lookup(index).unwrap());
+            }
+            let expected = whole.load().unwrap_err();
+            let got = checked.check_to_end().unwrap_err();
+            assert_eq!(got.to_string(), expected.to_string());
+            assert_eq!(got.location(), expected.location());
+            assert_eq!(checked.parsed(), whole.parsed());
+            for index in [0, 1_023, 3_071, 4_999, 5_000, 6_000] {
+                assert_eq!(
+                    checked.lookup(index).ok(),
+                    whole.lookup(index).ok(),
+                    "{index} after {lookup_first:?}"
+                );
+            }
+            assert!(checked.check_to_end().is_err());
+        }
+    }
+
+    #[test]
+    fn a_check_holds_the_limits_as_a_whole_read() {
+        let limits = Limits {
+            max_shared_strings: 2_000,
+            max_shared_string_bytes: 3_000,
+            ..Limits::default()
+        };
+        let (strings, _) = reopenable(1_500, None, &limits);
+        let err = strings.check_to_end().unwrap_err();
+        assert!(err.to_string().contains("shared string bytes"), "{err}");
+        assert_eq!(strings.lookup(1_026).unwrap(), Some("1026"));
+        assert!(strings.lookup(1_027).is_err());
+        let limits = Limits {
+            max_shared_string_bytes: 1 << 20,
+            ..limits
+        };
+        let (strings, _) = reopenable(5_000, None, &limits);
+        let err = strings.check_to_end().unwrap_err();
+        assert!(err.to_string().contains("shared string count"), "{err}");
+        assert_eq!(strings.lookup(1_999).unwrap(), Some("1999"));
     }
 }

@@ -967,6 +967,68 @@ fn a_shared_strings_table_past_its_limit_or_cut_is_refused_by_a_full_read() {
     );
 }
 
+/// A sheet read to its end checks the rest of the table without keeping
+/// it; a sheet read after it that needs strings past what the first set
+/// reads the part again, and every path gives the same rows.
+#[test]
+fn strings_a_check_did_not_keep_are_read_again_when_asked_for() {
+    let items = 5000;
+    let mut sst = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><sst xmlns="{}" count="{items}" uniqueCount="{items}">"#,
+        common::MAIN_NS
+    );
+    for i in 0..items {
+        sst.push_str(&format!("<si><t>s{i}</t></si>"));
+    }
+    sst.push_str("</sst>");
+    let row = |row: usize, cell: String| format!(r#"<row r="{row}">{cell}</row>"#);
+    // The first sheet needs string 3 (the first block) and numbers; the
+    // second strings of the third block and of the last.
+    let first: String = (1..=10)
+        .map(|r| {
+            row(
+                r,
+                format!(r#"<c r="A{r}"><v>{r}</v></c><c r="B{r}" t="s"><v>3</v></c>"#),
+            )
+        })
+        .collect();
+    let second: String = (1..=10)
+        .map(|r| {
+            row(
+                r,
+                format!(r#"<c r="A{r}" t="s"><v>{}</v></c>"#, 4000 + r * 99 - 99),
+            )
+        })
+        .collect();
+    let bytes = common::book()
+        .strings_part(sst)
+        .sheet("First", common::sheet_xml(&first))
+        .sheet("Second", common::sheet_xml(&second))
+        .build();
+    let mut workbook = Workbook::from_bytes(bytes.clone()).unwrap();
+    let mut rows = workbook.rows(0).unwrap();
+    while let Some(row) = rows.next_row().unwrap() {
+        assert_eq!(row.cells()[1].value().to_string(), "s3");
+    }
+    drop(rows);
+    let mut rows = workbook.rows(1).unwrap();
+    let mut texts = Vec::new();
+    while let Some(row) = rows.next_row().unwrap() {
+        texts.push(row.cells()[0].value().to_string());
+    }
+    let expected: Vec<String> = (0..10).map(|i| format!("s{}", 4000 + i * 99)).collect();
+    assert_eq!(texts, expected);
+    drop(rows);
+    assert_eq!(workbook.shared_strings().unwrap().len(), items);
+    let serial = rows_serial(&bytes).unwrap();
+    assert_eq!(serial.error, None);
+    for threads in THREADS {
+        let parallel = rows_parallel(&bytes, threads).unwrap();
+        assert_eq!(parallel.sheets, serial.sheets, "{threads} threads");
+        assert_eq!(parallel.error, None);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // 9. Rows that go back come in file order, in all three formats.
 

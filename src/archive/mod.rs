@@ -398,16 +398,17 @@ impl<R: Read + Seek> Archive<R> {
 
     /// As [`Archive::open_part`], a reader that owns what it reads: the
     /// part's compressed bytes, read into memory now and inflated as they
-    /// are read (the shared strings, parsed as far as lookups need them).
-    /// `None` for a part not deflated (stored: its bytes are the text
-    /// itself, no smaller than the parsed table), which the caller reads
-    /// whole.
+    /// are read (the shared strings, parsed as far as lookups need them);
+    /// and a way to read the part again from those bytes, from its start
+    /// ([`ReopenPart`]). `None` for a part not deflated (stored: its bytes
+    /// are the text itself, no smaller than the parsed table), which the
+    /// caller reads whole.
     pub(crate) fn open_part_owned(
         &mut self,
         name: &str,
         max_bytes: u64,
         limits: &Limits,
-    ) -> Result<Option<Box<dyn Read + Send>>> {
+    ) -> Result<Option<(Box<dyn Read + Send>, ReopenPart)>> {
         let index = self.entry_index(name)?;
         let budget = self.budget();
         let mut file = self
@@ -429,15 +430,25 @@ impl<R: Read + Seek> Archive<R> {
         file.read_to_end(&mut bytes)
             .map_err(|err| Error::from(err).with_part(name))?;
         drop(file);
-        let inflater = Inflater::new(io::Cursor::new(bytes), compressed, crc);
-        let mut reader =
-            PartReader::new(inflater, (compressed, declared), max_bytes, limits, budget);
-        Ok(Some(
-            match utf8_start(&mut reader, name, max_bytes, limits)? {
-                Utf8Start::Head(head) => Box::new(io::Cursor::new(head).chain(reader)),
-                Utf8Start::Whole(text) => Box::new(io::Cursor::new(text)),
-            },
-        ))
+        let part = OwnedPart {
+            name: name.to_owned(),
+            bytes: SharedBytes(Arc::new(bytes)),
+            sizes: (compressed, declared),
+            crc,
+            max_bytes,
+            limits: *limits,
+        };
+        let reader = part.open(budget)?;
+        // Read again, the part's bytes count against a budget of their own:
+        // the workbook's counted them when they were first read.
+        let archive_bytes = self.archive_bytes;
+        let reopen = move || {
+            part.open(WorkbookBudget {
+                inflated: Arc::new(AtomicU64::new(0)),
+                archive_bytes,
+            })
+        };
+        Ok(Some((reader, Box::new(reopen))))
     }
 
     /// A deflated part's compressed bytes, read through a clone of the
@@ -702,6 +713,48 @@ fn check_entries_do_not_overlap<R: Read + Seek>(zip: &ZipArchive<R>) -> Result<(
 struct WorkbookBudget {
     inflated: Arc<AtomicU64>,
     archive_bytes: u64,
+}
+
+/// Reads a part that [`Archive::open_part_owned`] opened again, from its
+/// start: the same bytes through the same limits, the workbook's budget
+/// left as it stands.
+pub(crate) type ReopenPart = Box<dyn Fn() -> Result<Box<dyn Read + Send>> + Send + Sync>;
+
+/// A part's compressed bytes, shared by its readers.
+#[derive(Clone)]
+struct SharedBytes(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for SharedBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// A deflated part read into memory (its compressed bytes), opened as
+/// often as asked.
+struct OwnedPart {
+    name: String,
+    bytes: SharedBytes,
+    /// Compressed and declared inflated sizes.
+    sizes: (u64, u64),
+    crc: u32,
+    max_bytes: u64,
+    limits: Limits,
+}
+
+impl OwnedPart {
+    /// A reader of the part from its start, counting against `budget`.
+    fn open(&self, budget: WorkbookBudget) -> Result<Box<dyn Read + Send>> {
+        let inflater = Inflater::new(io::Cursor::new(self.bytes.clone()), self.sizes.0, self.crc);
+        let mut reader =
+            PartReader::new(inflater, self.sizes, self.max_bytes, &self.limits, budget);
+        Ok(
+            match utf8_start(&mut reader, &self.name, self.max_bytes, &self.limits)? {
+                Utf8Start::Head(head) => Box::new(io::Cursor::new(head).chain(reader)),
+                Utf8Start::Whole(text) => Box::new(io::Cursor::new(text)),
+            },
+        )
+    }
 }
 
 /// A part's inflated bytes, with the limits enforced as they are read.

@@ -31,7 +31,7 @@ use crate::formula::Links;
 use crate::limits::Limits;
 use crate::metadata::{DefinedName, SheetInfo, SheetMetadata, Table};
 use crate::range::CellRange;
-use crate::shared_strings::SharedStrings;
+use crate::shared_strings::{ItemSource, ReopenItems, SharedStrings};
 use crate::styles::Styles;
 use rows::XlsxRows;
 use shared_strings::{XmlItems, read_shared_strings};
@@ -68,9 +68,13 @@ impl<R: Read + Seek> XlsxBook<R> {
         let shared_strings = match &layout.shared_strings_part {
             Some(part) => Some(
                 match archive.open_part_owned(part, limits.max_part_bytes, &limits)? {
-                    Some(reader) => {
+                    Some((reader, reopen_part)) => {
                         let items = XmlItems::new(reader, &limits);
-                        SharedStrings::lazy(Box::new(items), &limits, part)
+                        let reopen: ReopenItems = Box::new(move || {
+                            let items = XmlItems::new(reopen_part()?, &limits);
+                            Ok(Box::new(items) as Box<dyn ItemSource>)
+                        });
+                        SharedStrings::lazy(Box::new(items), Some(reopen), &limits, part)
                     }
                     None => {
                         let reader = archive.open_part(part, limits.max_part_bytes, &limits)?;

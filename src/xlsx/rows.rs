@@ -115,15 +115,16 @@ impl<'a> XlsxRows<'a> {
             }
             Ok(None) => {
                 self.finished = true;
-                // A read to the sheet's end parses the rest of the shared
+                // A read to the sheet's end checks the rest of the shared
                 // strings table too (its rows needed only a prefix): the
                 // table's size limit and its well-formedness hold as they
                 // did when it was read whole at open, whatever the rows
-                // asked for. A read that stops early (a head, a range)
-                // checks only what it parsed.
+                // asked for, and what only the check read is not kept. A
+                // read that stops early (a head, a range) checks only what
+                // it parsed.
                 if let Some(strings) = self.context.shared_strings {
                     strings
-                        .load()
+                        .check_to_end()
                         .map_err(|err| err.with_sheet(self.sheet_name))?;
                 }
                 Ok(None)
