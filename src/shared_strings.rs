@@ -1,8 +1,10 @@
 //! The shared strings table, parsed lazily: only as far as the strings
 //! asked for. Writers put the strings in order of first use, so the first
 //! rows of a sheet need only the first items, and a read that stops early
-//! (a head, a range) parses only a prefix of the part; a full read parses
-//! it all, as it would at open.
+//! (a head, a range) parses only a prefix of the part; a read to a sheet's
+//! end checks the rest of it as a whole read would (the same errors), but
+//! keeps only the blocks its rows asked for ([`SharedStrings::check_to_end`]:
+//! a later lookup past them reads the part again).
 //!
 //! Storage is append-only blocks of items, block `k` holding `1024 << k`
 //! items (so a handful of blocks hold any table, and a lookup finds its
