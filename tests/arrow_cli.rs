@@ -416,18 +416,7 @@ fn batches_written_are_not_held_while_the_next_is_taken() {
     const BATCH_ROWS: usize = 65_536;
     const BATCHES: usize = 6;
     const COLUMNS: usize = 6;
-    let letters = ["A", "B", "C", "D", "E", "F"];
-    let mut rows = String::with_capacity(BATCH_ROWS * BATCHES * COLUMNS * 32);
-    for row in 1..=BATCH_ROWS * BATCHES {
-        rows.push_str(&format!(r#"<row r="{row}">"#));
-        for (column, letter) in letters.iter().enumerate() {
-            rows.push_str(&format!(
-                r#"<c r="{letter}{row}"><v>{}.5</v></c>"#,
-                row * COLUMNS + column
-            ));
-        }
-        rows.push_str("</row>");
-    }
+    let rows = common::number_rows(1..=BATCH_ROWS * BATCHES, COLUMNS);
     // Stored, not deflated: nothing of the test's time goes to compressing
     // 60 MB of sheet XML.
     let bytes = common::book()

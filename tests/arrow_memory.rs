@@ -35,16 +35,7 @@ fn numbers_workbook() -> Vec<u8> {
         ));
     }
     rows.push_str("</row>");
-    for row in 2..=BATCH_ROWS * BATCHES + 1 {
-        rows.push_str(&format!(r#"<row r="{row}">"#));
-        for (column, letter) in letters.iter().enumerate() {
-            rows.push_str(&format!(
-                r#"<c r="{letter}{row}"><v>{}.5</v></c>"#,
-                row * COLUMNS + column
-            ));
-        }
-        rows.push_str("</row>");
-    }
+    rows.push_str(&number_rows(2..=BATCH_ROWS * BATCHES + 1, COLUMNS));
     book().sheet("Data", sheet_xml(&rows)).build()
 }
 

@@ -321,6 +321,24 @@ pub fn styles_xml(custom: &[(u32, &str)], cell_xfs: &[u32]) -> String {
     out
 }
 
+/// The rows `rows` of sheet XML, each of `columns` numbers (at most 26:
+/// A, B, ...), the value of a cell `row * columns + column` plus a half.
+pub fn number_rows(rows: std::ops::RangeInclusive<usize>, columns: usize) -> String {
+    let mut xml = String::with_capacity(rows.clone().count() * (columns * 30 + 20));
+    for row in rows {
+        xml.push_str(&format!(r#"<row r="{row}">"#));
+        for column in 0..columns {
+            let letter = char::from(b'A' + column as u8);
+            xml.push_str(&format!(
+                r#"<c r="{letter}{row}"><v>{}.5</v></c>"#,
+                row * columns + column
+            ));
+        }
+        xml.push_str("</row>");
+    }
+    xml
+}
+
 /// A file under Cargo's per-target temporary folder, unique to this process.
 pub fn temp_file(stem: &str, bytes: &[u8]) -> TempFile {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
