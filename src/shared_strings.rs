@@ -564,8 +564,11 @@ impl SharedStringsBuilder {
     /// the limits hold as before (they count items and bytes, not blocks).
     fn check_only(&mut self) {
         self.checking = true;
-        // The next item ends through the checked path, which seals a block
-        // past the new size.
+        // The block being gathered is not kept either (its items and bytes
+        // counted as sealed), so that no block of the old size grows on.
+        if self.ends.len() > 1 {
+            drop(self.take_block());
+        }
         self.ends_check = 0;
     }
 
