@@ -136,12 +136,13 @@ impl Origin {
     /// A parser of the part from its start again, reading past the `set`
     /// blocks already set.
     fn reread(self, set: usize) -> Result<Box<Pending>> {
-        let reopen = self.reopen.as_ref().ok_or_else(|| {
-            Error::new(ErrorKind::Package(
+        let source = match &self.reopen {
+            Some(reopen) => reopen(),
+            None => Err(Error::new(ErrorKind::Package(
                 "the shared strings part cannot be read again".into(),
-            ))
-        })?;
-        let source = reopen().map_err(|err| err.with_part(&self.part))?;
+            ))),
+        }
+        .map_err(|err| err.with_part(&self.part))?;
         Ok(Box::new(Pending {
             source,
             builder: SharedStringsBuilder::handing_out(&self.limits),
@@ -324,7 +325,8 @@ impl SharedStrings {
             State::Done | State::Checked(_) => return Ok(()),
             State::Failed(err) => return Err(err.duplicate()),
             State::Pending(pending) if pending.origin.whole => return Ok(()),
-            State::Pending(pending) if pending.origin.reopen.is_none() || pending.skip > 0 => {
+            // (A part read again was checked whole: `whole` above.)
+            State::Pending(pending) if pending.origin.reopen.is_none() => {
                 drop(state);
                 return self.load();
             }
@@ -420,12 +422,9 @@ impl SharedStrings {
                     let State::Checked(origin) = std::mem::replace(&mut *state, State::Done) else {
                         unreachable!("matched above");
                     };
-                    let set = locate(self.parsed()).0;
-                    let part = origin.part.clone();
-                    match origin.reread(set) {
+                    match origin.reread(locate(self.parsed()).0) {
                         Ok(pending) => *state = State::Pending(pending),
                         Err(err) => {
-                            let err = err.with_part(&part);
                             *state = State::Failed(err.duplicate());
                             return Err(err);
                         }
@@ -769,13 +768,17 @@ mod tests {
         }
     }
 
-    fn numbers(end: usize, fail_at: Option<usize>) -> SharedStrings {
-        let source = Numbers {
+    /// Items "0" to `end - 1`, damaged at `fail_at`.
+    fn items(end: usize, fail_at: Option<usize>) -> Box<Numbers> {
+        Box::new(Numbers {
             next: 0,
             end,
             fail_at,
-        };
-        SharedStrings::lazy(Box::new(source), None, &Limits::default(), "sst")
+        })
+    }
+
+    fn numbers(end: usize, fail_at: Option<usize>) -> SharedStrings {
+        SharedStrings::lazy(items(end, fail_at), None, &Limits::default(), "sst")
     }
 
     #[test]
@@ -817,16 +820,7 @@ mod tests {
             max_shared_string_bytes: 3_000,
             ..Limits::default()
         };
-        let strings = SharedStrings::lazy(
-            Box::new(Numbers {
-                next: 0,
-                end: 1_500,
-                fail_at: None,
-            }),
-            None,
-            &limits,
-            "sst",
-        );
+        let strings = SharedStrings::lazy(items(1_500, None), None, &limits, "sst");
         // The first 1024 items hold 10 + 180 + 2700 + 96 bytes.
         assert_eq!(strings.lookup(1_000).unwrap(), Some("1000"));
         // Items 1024 to 1026 fit in the 14 bytes left, 1027 does not.
@@ -834,11 +828,7 @@ mod tests {
         let err = strings.lookup(1_027).unwrap_err();
         assert!(err.to_string().contains("shared string bytes"), "{err}");
         let strings = SharedStrings::lazy(
-            Box::new(Numbers {
-                next: 0,
-                end: 5_000,
-                fail_at: None,
-            }),
+            items(5_000, None),
             None,
             &Limits {
                 max_shared_string_bytes: 1 << 20,
@@ -862,18 +852,9 @@ mod tests {
         let counter = std::sync::Arc::clone(&reopened);
         let reopen: ReopenItems = Box::new(move || {
             counter.fetch_add(1, Ordering::Relaxed);
-            Ok(Box::new(Numbers {
-                next: 0,
-                end,
-                fail_at,
-            }) as Box<dyn ItemSource>)
+            Ok(items(end, fail_at) as Box<dyn ItemSource>)
         });
-        let source = Numbers {
-            next: 0,
-            end,
-            fail_at,
-        };
-        let strings = SharedStrings::lazy(Box::new(source), Some(reopen), limits, "sst");
+        let strings = SharedStrings::lazy(items(end, fail_at), Some(reopen), limits, "sst");
         (strings, reopened)
     }
 
